@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rtrace needs to build, test and benchmark, when they are missing.
+# Runs apt-get only if something is missing; needs root (or sudo) then.
+set -euo pipefail
+
+packages=(
+  g++ make cmake ninja-build pkg-config
+  libfmt-dev libcli11-dev zlib1g-dev libzstd-dev
+  libdw-dev libelf-dev libunwind-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  elfutils binutils gzip zstd xz-utils time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "rtrace: installing ${missing[*]}" >&2
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "rtrace: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

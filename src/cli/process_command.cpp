@@ -1,0 +1,141 @@
+#include "cli/process_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "formats/read_trace.h"
+#include "formats/sprtrace_binary/binary_writer.h"
+#include "formats/sprtrace_text/text_writer.h"
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "io/output_stream.h"
+#include "rtrace/version.h"
+
+namespace rtrace::cli {
+namespace {
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Remembers the traced process id on the way through, to name output files after it.
+class PidProbe final : public ForwardingSink {
+ public:
+  using ForwardingSink::ForwardingSink;
+  void process_info(const ProcessInfo& info) override {
+    pid_ = info.pid;
+    ForwardingSink::process_info(info);
+  }
+  std::uint32_t pid() const { return pid_; }
+
+ private:
+  std::uint32_t pid_ = 0;
+};
+
+// The filters belong to the post-processing stages; until they exist, say so plainly.
+bool reject_unavailable_filters(const ProcessOptions& o) {
+  std::vector<std::string> asked;
+  if (o.leaks) asked.emplace_back("-l/--filter-leaks");
+  if (o.compress) asked.emplace_back("-c/--compress");
+  if (o.resolve) asked.emplace_back("-r/--resolve");
+  if (o.remove_args) asked.emplace_back("-a/--remove-args");
+  if (o.sort) asked.emplace_back("-s/--sort");
+  if (o.context_mask) asked.emplace_back("-C/--context");
+  if (o.resource_mask) asked.emplace_back("-R/--resource");
+  if (o.backtrace_depth) asked.emplace_back("-b/--backtrace-depth");
+  if (o.include_file) asked.emplace_back("--include");
+  if (o.exclude_file) asked.emplace_back("--exclude");
+  if (o.call_address) asked.emplace_back("--call-address");
+  if (asked.empty()) return false;
+  fmt::print(stderr, "rtrace: {}: not available in this version of rtrace yet\n",
+             fmt::join(asked, ", "));
+  return true;
+}
+
+std::unique_ptr<TraceSink> make_writer(const ProcessOptions& o, OutputStream& out) {
+  if (o.output_format == "binary") return std::make_unique<BinaryWriter>(out);
+  return std::make_unique<TextWriter>(out, TextWriterOptions{.origin = kOrigin});
+}
+
+int process(const ProcessOptions& o) {
+  StderrDiagnostics diagnostics(o.quiet);
+  const std::unique_ptr<InputStream> input = open_input(o.input);
+
+  const bool to_directory = is_directory(o.output);
+  OutputStream out = to_directory       ? OutputStream::in_directory(o.output)
+                     : o.output.empty() ? OutputStream()
+                                        : OutputStream(o.output, {o.input});
+  const std::unique_ptr<TraceSink> writer = make_writer(o, out);
+  PidProbe probe(*writer);
+
+  read_trace(*input, probe, diagnostics);
+
+  if (to_directory) {
+    const std::string suffix = o.output_format == "binary" ? ".rtrace" : ".rtrace.txt";
+    const std::string path = out.commit_numbered(fmt::format("{}-", probe.pid()), suffix);
+    if (!o.quiet) fmt::print(stderr, "rtrace: created {}\n", path);
+  } else {
+    out.commit();
+  }
+  return o.strict && diagnostics.warning_count() > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void add_process_options(CLI::App& app, ProcessOptions& o) {
+  app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
+      ->option_text("PATH");
+  app.add_option("-o,--output,--output-dir", o.output,
+                 "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in "
+                 "(default: standard output)")
+      ->option_text("PATH");
+  app.add_option("--to", o.output_format, "Output format")
+      ->check(CLI::IsMember({"text", "binary"}))
+      ->option_text("text|binary");
+  app.add_flag("-t,--text", "Write text output (always the default; kept for compatibility)");
+  app.add_option("-f,--format", "Ignored; the input format is detected from its content")
+      ->option_text("FORMAT");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.add_flag("--strict", o.strict, "Exit with status 1 when the input was damaged or truncated");
+
+  app.add_flag("-l,--filter-leaks", o.leaks, "Keep only resources never released");
+  app.add_flag("-c,--compress", o.compress, "Group calls by identical backtrace");
+  app.add_flag("-r,--resolve", o.resolve, "Resolve backtrace addresses to names");
+  app.add_flag("-a,--remove-args", o.remove_args, "Drop function argument lines");
+  app.add_option("-s,--sort", o.sort, "Order of compressed groups")
+      ->check(CLI::IsMember({"size", "size-asc", "count", "count-asc"}))
+      ->option_text("size|size-asc|count|count-asc");
+  app.add_option("-C,--context", o.context_mask, "Keep calls in these contexts (hex mask)")
+      ->option_text("MASK");
+  app.add_option("-R,--resource", o.resource_mask, "Keep calls of these resource types (hex mask)")
+      ->option_text("MASK");
+  app.add_option("-b,--backtrace-depth", o.backtrace_depth, "Trim backtraces to N frames")
+      ->option_text("N");
+  app.add_option("--include", o.include_file, "Keep only the calls listed (one index per line)")
+      ->option_text("FILE");
+  app.add_option("--exclude", o.exclude_file, "Drop the calls listed (one index per line)")
+      ->option_text("FILE");
+  app.add_option("--call-address", o.call_address, "Keep allocations made from this code range")
+      ->option_text("TARGET:START+SIZE");
+  app.footer(
+      "Exit status: 0 success (warnings allowed), 1 unreadable or corrupt input or a write\n"
+      "error (with --strict also a damaged input), 2 bad options.");
+}
+
+int run_process(const ProcessOptions& options) {
+  if (reject_unavailable_filters(options)) return 2;
+  try {
+    return process(options);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace rtrace::cli

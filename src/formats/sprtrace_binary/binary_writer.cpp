@@ -1,0 +1,1 @@
+#include "formats/sprtrace_binary/binary_writer.h"

@@ -1,0 +1,38 @@
+// Writer of the sp-rtrace binary protocol, version 2.0, exactly as the original tracer writes it,
+// so that the original post-processor reads our traces and binary -> model -> binary is
+// byte-identical.
+#pragma once
+
+#include <memory>
+
+#include "io/output_stream.h"
+#include "pipeline/trace_sink.h"
+
+namespace rtrace {
+
+class BinaryWriter final : public TraceSink {
+ public:
+  explicit BinaryWriter(OutputStream& out);
+  ~BinaryWriter() override;
+
+  void handshake(const Handshake& handshake) override;
+  void process_info(const ProcessInfo& info) override;
+  void output_settings(const OutputSettings& settings) override;
+  void module(const ModuleInfo& module) override;
+  void mapping(const Mapping& mapping) override;
+  void context(const ContextInfo& context) override;
+  void resource_type(const ResourceType& type) override;
+  void symbol(Address address, const SymbolInfo& symbol) override;
+  void call(const CallRecord& record) override;
+  void heap_info(const HeapInfo& info) override;
+  void attachment(const Attachment& attachment) override;
+  void comment(std::string_view text) override;
+  void finish() override;
+
+ private:
+  class Encoder;
+  OutputStream& out_;
+  std::unique_ptr<Encoder> encoder_;
+};
+
+}  // namespace rtrace

@@ -1,0 +1,75 @@
+// The sp-rtrace binary protocol: constants and layout rules shared by everything that reads or
+// writes it (the post-processor's reader and writer, and the tracer running inside a process).
+//
+// See ../shared/spec/sp-rtrace-BINARY_PROTOCOL.txt and NOTES.md. Summary of what the real tool
+// writes (protocol 2.0):
+//   handshake  [0xF0][size:1][major:1][minor:1][len:1][arch:len][endian:1][pointer size:1] padded
+//              to 4 bytes; size counts everything after itself, padding included.
+//   packet     [type:4][size:4][data:size] from 2.0; [size:4][type:4][data] before 2.0. Types are
+//              four ASCII letters stored as a 32-bit value in the writer's byte order.
+//   string     [length:2][bytes] where the length already counts the NUL padding that makes
+//              2 + length a multiple of 4; the text ends at the first NUL.
+// Header-only and free of allocation, so that the tracer can use it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rtrace::sprtrace {
+
+inline constexpr std::uint8_t kHandshakeId = 0xF0;
+inline constexpr std::uint8_t kWrittenMajor = 2;
+inline constexpr std::uint8_t kWrittenMinor = 0;
+
+// A packet type as the 32-bit value whose bytes, in the writer's byte order, spell the name.
+constexpr std::uint32_t packet_type(const char (&name)[5], bool big_endian = false) {
+  const auto b = [&](int i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(name[i]));
+  };
+  return big_endian ? (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3)
+                    : b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
+}
+
+enum class PacketType : std::uint32_t {
+  ProcessInfo = packet_type("PINF"),
+  ModuleInfo = packet_type("MINF"),
+  MemoryMap = packet_type("MMAP"),
+  ContextRegistry = packet_type("CTXR"),
+  FunctionCall = packet_type("CALL"),
+  Backtrace = packet_type("BTRC"),
+  FunctionArgs = packet_type("ARGS"),
+  NewLibrary = packet_type("NLIB"),
+  HeapInfo = packet_type("HINF"),
+  OutputSettings = packet_type("OCFG"),
+  ResourceRegistry = packet_type("RESR"),
+  FileAttachment = packet_type("FILE"),
+};
+
+// Call kinds in CALL packets.
+inline constexpr std::uint32_t kCallFree = 1;
+inline constexpr std::uint32_t kCallAlloc = 2;
+
+// Module versions in MINF packets: major in the high 16 bits, minor in the low.
+constexpr std::uint32_t module_version(std::uint16_t major, std::uint16_t minor) {
+  return (std::uint32_t{major} << 16) | minor;
+}
+
+// The length field the real tracer writes for a string of `text_length` bytes: padded so that
+// the 2-byte length plus the text end on a 4-byte boundary, with at least one NUL unless the
+// text alone already reaches the boundary (as the tracer does: "malloc" is stored as 6, "main"
+// as 6, "" as 2).
+constexpr std::size_t padded_string_length(std::size_t text_length) {
+  return ((2 + text_length + 3) & ~std::size_t{3}) - 2;
+}
+
+// Bytes a string occupies in a packet, length field included.
+constexpr std::size_t string_field_size(std::size_t text_length) {
+  return 2 + padded_string_length(text_length);
+}
+
+// Bytes the handshake occupies for an architecture name of `arch_length` bytes.
+constexpr std::size_t handshake_size(std::size_t arch_length) {
+  return (2 + 2 + 1 + arch_length + 2 + 3) & ~std::size_t{3};
+}
+
+}  // namespace rtrace::sprtrace

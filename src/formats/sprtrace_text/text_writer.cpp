@@ -1,0 +1,1 @@
+#include "formats/sprtrace_text/text_writer.h"

@@ -1,0 +1,120 @@
+#include "io/input_stream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "io/diagnostics.h"
+
+namespace rtrace {
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+Compression sniff_compression(std::span<const std::uint8_t> head) {
+  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return Compression::Gzip;
+  if (head.size() >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f &&
+      head[3] == 0xfd) {
+    return Compression::Zstd;
+  }
+  return Compression::None;
+}
+
+}  // namespace
+
+InputStream::InputStream(std::unique_ptr<ByteSource> source, std::string name)
+    : source_(std::move(source)), name_(std::move(name)) {}
+
+bool InputStream::fill(std::size_t wanted) {
+  if (begin_ > 0 && (buffer_.size() - begin_ < wanted || begin_ == end_)) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  // Grow in step with data that really arrives, never to a size read from the input.
+  while (end_ - begin_ < wanted && !eof_) {
+    if (buffer_.size() - end_ < kChunk / 4) {
+      buffer_.resize(std::max(buffer_.size() * 2, end_ + kChunk));
+    }
+    const std::size_t n = source_->read(std::span(buffer_).subspan(end_));
+    if (n == 0) eof_ = true;
+    end_ += n;
+  }
+  return end_ - begin_ >= wanted;
+}
+
+std::span<const std::uint8_t> InputStream::peek(std::size_t n) {
+  if (end_ - begin_ < n) {
+    if (n > kMaxPeek) throw std::logic_error("InputStream::peek beyond kMaxPeek");
+    fill(n);
+  }
+  return {buffer_.data() + begin_, end_ - begin_};
+}
+
+void InputStream::consume(std::size_t n) {
+  n = std::min(n, end_ - begin_);
+  begin_ += n;
+  consumed_ += n;
+}
+
+std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
+  std::size_t searched = 0;
+  for (;;) {
+    const std::uint8_t* start = buffer_.data() + begin_;
+    const std::size_t available = end_ - begin_;
+    const void* nl = std::memchr(start + searched, '\n', available - searched);
+    if (nl != nullptr) {
+      const std::size_t length = static_cast<const std::uint8_t*>(nl) - start;
+      if (length > max_length) break;
+      ++lines_;
+      consume(length + 1);
+      return std::string_view(reinterpret_cast<const char*>(start), length);
+    }
+    searched = available;
+    if (available > max_length) break;
+    if (!fill(available + 1)) {
+      if (end_ == begin_) return std::nullopt;
+      // The last line has no newline.
+      const std::size_t length = end_ - begin_;
+      const char* text = reinterpret_cast<const char*>(buffer_.data() + begin_);
+      ++lines_;
+      consume(length);
+      return std::string_view(text, length);
+    }
+  }
+  throw InputError(name_, lines_ + 1,
+                   "line longer than " + std::to_string(max_length) + " bytes (not a text trace?)");
+}
+
+std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std::string name) {
+  // Sniff the first bytes, then hand them back in front of the rest.
+  std::vector<std::uint8_t> head(4);
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const std::size_t n = source->read(std::span(head).subspan(got));
+    if (n == 0) break;
+    got += n;
+  }
+  head.resize(got);
+  const Compression compression = sniff_compression(head);
+  std::unique_ptr<ByteSource> bytes =
+      std::make_unique<PrefixedSource>(std::move(head), std::move(source));
+  if (compression == Compression::Gzip) bytes = make_gzip_source(std::move(bytes));
+  if (compression == Compression::Zstd) bytes = make_zstd_source(std::move(bytes));
+  return std::make_unique<InputStream>(std::move(bytes), std::move(name));
+}
+
+std::unique_ptr<InputStream> open_input(const std::string& path) {
+  if (path == "-" || path.empty()) {
+    return open_input(std::make_unique<FdSource>(STDIN_FILENO, false), "<stdin>");
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
+  return open_input(std::make_unique<FdSource>(fd, true), path);
+}
+
+}  // namespace rtrace

@@ -1,0 +1,65 @@
+// Buffered reading of one input (a file, or standard input), decompressed transparently.
+//
+// Readers peek at the bytes they need, decode them in place and consume them. Nothing is read
+// ahead beyond what a peek asks for plus one chunk, so memory stays bounded by the largest record
+// a reader accepts, never by the size of the input or by a size field read from it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/byte_source.h"
+
+namespace rtrace {
+
+enum class Compression : std::uint8_t { None, Gzip, Zstd };
+
+class InputStream {
+ public:
+  InputStream(std::unique_ptr<ByteSource> source, std::string name);
+
+  // The buffered bytes from the current position: at least `n` of them unless the input ends
+  // first (then all that is left). `n` must not exceed kMaxPeek.
+  std::span<const std::uint8_t> peek(std::size_t n);
+  void consume(std::size_t n);
+
+  // The next line without its '\n' (a final line may lack it), or nothing at the end. Throws
+  // InputError when a line is longer than `max_length`.
+  std::optional<std::string_view> read_line(std::size_t max_length = kMaxLine);
+
+  // Bytes consumed so far (of the decompressed data).
+  std::uint64_t offset() const { return consumed_; }
+  // Lines returned so far by read_line.
+  std::uint64_t line_number() const { return lines_; }
+  const std::string& name() const { return name_; }
+  bool at_end() { return peek(1).empty(); }
+
+  static constexpr std::size_t kMaxPeek = std::size_t{64} << 20;
+  static constexpr std::size_t kMaxLine = std::size_t{1} << 20;
+
+ private:
+  bool fill(std::size_t wanted);
+
+  std::unique_ptr<ByteSource> source_;
+  std::string name_;
+  std::vector<std::uint8_t> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool eof_ = false;
+  std::uint64_t consumed_ = 0;
+  std::uint64_t lines_ = 0;
+};
+
+// Opens `path` ("-" for standard input) and detects gzip or zstd compression by content.
+// Throws std::runtime_error (naming the file) when it cannot be opened.
+std::unique_ptr<InputStream> open_input(const std::string& path);
+
+// The same over an already open source (tests, pipes); `name` appears in messages.
+std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std::string name);
+
+}  // namespace rtrace

@@ -1,0 +1,149 @@
+#include "io/output_stream.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace rtrace {
+namespace {
+
+std::runtime_error system_error(const std::string& what) {
+  return std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+bool same_file(const struct stat& a, const std::string& path) {
+  struct stat b {};
+  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+mode_t current_umask() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+}  // namespace
+
+OutputStream::OutputStream() {
+  buffer_.reserve(kFlushAt + 4096);
+}
+
+OutputStream::OutputStream(const std::string& path, const std::vector<std::string>& inputs)
+    : path_(path) {
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0) {
+    for (const std::string& input : inputs) {
+      if (input != "-" && same_file(target, input)) {
+        throw std::runtime_error(path + ": is also an input; refusing to overwrite it");
+      }
+    }
+  }
+  open_temporary(path);
+}
+
+OutputStream::OutputStream(InDirectory /*unused*/, const std::string& directory)
+    : directory_(directory) {
+  open_temporary(directory + "/.rtrace");
+}
+
+OutputStream OutputStream::in_directory(const std::string& directory) {
+  return OutputStream(InDirectory{}, directory);
+}
+
+OutputStream::OutputStream(OutputStream&& other) noexcept
+    : fd_(other.fd_),
+      path_(std::move(other.path_)),
+      directory_(std::move(other.directory_)),
+      temporary_(std::move(other.temporary_)),
+      buffer_(std::move(other.buffer_)),
+      committed_(other.committed_) {
+  other.fd_ = 1;
+  other.path_.clear();
+  other.directory_.clear();
+  other.temporary_.clear();
+  other.committed_ = true;
+}
+
+void OutputStream::open_temporary(const std::string& near) {
+  // mkstemp creates the temporary exclusively (O_EXCL), so it never follows a planted link.
+  temporary_ = near + ".XXXXXX";
+  fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
+  if (fd_ < 0) throw system_error(near);
+  // mkstemp makes the file private; give it the permissions a plain creat() would.
+  ::fchmod(fd_, 0666 & ~current_umask());
+  buffer_.reserve(kFlushAt + 4096);
+}
+
+OutputStream::~OutputStream() {
+  if (temporary_.empty()) {
+    try {
+      flush();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor has nobody left to tell
+    }
+    return;
+  }
+  if (!committed_) {
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
+  }
+}
+
+void OutputStream::flush() {
+  std::size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      buffer_.clear();
+      throw system_error(path_.empty() ? std::string("<stdout>") : path_);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+void OutputStream::commit() {
+  flush();
+  if (temporary_.empty() || committed_) return;
+  if (path_.empty()) throw std::logic_error("OutputStream::commit without a file name");
+  if (::close(fd_) != 0) throw system_error(path_);
+  if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const std::runtime_error error = system_error(path_);
+    ::unlink(temporary_.c_str());
+    committed_ = true;
+    throw error;
+  }
+  committed_ = true;
+}
+
+}  // namespace rtrace
+
+namespace rtrace {
+
+std::string OutputStream::commit_numbered(const std::string& prefix, const std::string& suffix) {
+  flush();
+  if (::close(fd_) != 0) throw system_error(directory_);
+  for (unsigned n = 0;; ++n) {
+    std::string path = directory_ + "/" + prefix + std::to_string(n) + suffix;
+    // RENAME_NOREPLACE: an existing file, or one created meanwhile, is never replaced.
+    if (::renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+      committed_ = true;
+      return path;
+    }
+    if (errno != EEXIST) {
+      const std::runtime_error error = system_error(path);
+      ::unlink(temporary_.c_str());
+      committed_ = true;
+      throw error;
+    }
+  }
+}
+
+}  // namespace rtrace

@@ -1,0 +1,59 @@
+// Buffered output to standard output or to a named file.
+//
+// A named file is written under a temporary name in the same directory and renamed into place by
+// commit(), so an interrupted run never leaves half a file, and an existing file is replaced
+// only once the new one is complete. Writing over one of our inputs is refused.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rtrace {
+
+class OutputStream {
+ public:
+  // Standard output.
+  OutputStream();
+  // A file; `inputs` are paths that must not be the same file. Throws std::runtime_error.
+  OutputStream(const std::string& path, const std::vector<std::string>& inputs);
+  // A file in `directory` whose name is chosen at the end by commit_numbered().
+  static OutputStream in_directory(const std::string& directory);
+  OutputStream(OutputStream&& other) noexcept;
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  // Without commit() a named file's temporary is removed and the target left untouched.
+  ~OutputStream();
+
+  void write(std::string_view bytes) {
+    if (buffer_.size() + bytes.size() > kFlushAt) flush();
+    buffer_.append(bytes);
+  }
+  // Writers format straight into this buffer and call maybe_flush() after each record.
+  std::string& buffer() { return buffer_; }
+  void maybe_flush() {
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+  void flush();
+  // Flushes, and for a named file makes it appear under its name.
+  void commit();
+  // For in_directory(): names the file `<prefix><n><suffix>` with the smallest n that does not
+  // exist yet (never replacing a file) and returns that path.
+  std::string commit_numbered(const std::string& prefix, const std::string& suffix);
+
+ private:
+  static constexpr std::size_t kFlushAt = std::size_t{1} << 20;
+
+  struct InDirectory {};
+  OutputStream(InDirectory, const std::string& directory);
+  void open_temporary(const std::string& near);
+
+  int fd_ = 1;
+  std::string path_;
+  std::string directory_;
+  std::string temporary_;
+  std::string buffer_;
+  bool committed_ = false;
+};
+
+}  // namespace rtrace

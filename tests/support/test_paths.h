@@ -1,0 +1,40 @@
+// Where tests find fixtures, built programs and scratch space.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace rtrace::test {
+
+// A file under ../shared/fixtures; fails the calling test when it does not exist.
+std::filesystem::path fixture(const std::string& relative);
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& bytes);
+
+// The build directory (for built tools such as bin/rtrace).
+std::filesystem::path build_dir();
+std::filesystem::path source_dir();
+
+// A fresh private directory (mkdtemp, mode 0700) removed when the object goes away.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs a shell command; returns its exit status and what it printed on stdout and stderr.
+struct CommandResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult run_command(const std::string& command);
+
+}  // namespace rtrace::test
