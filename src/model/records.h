@@ -132,6 +132,15 @@ struct CallRecord {
   std::span<const Address> frames;
 };
 
+// Calls that share one backtrace, as compressed output (-c) shows them: the calls (their own
+// frames empty, in index order), then the group's summary and backtrace.
+struct CallGroup {
+  std::span<const CallRecord> calls;
+  std::span<const Address> frames;
+  std::uint64_t block_count = 0;  // "# allocation summary: <block_count> block(s)
+  std::uint64_t total_size = 0;   //  with total size <total_size>"
+};
+
 // What a resolver (or resolved text input) knows about one return address.
 struct SymbolInfo {
   enum class Where : std::uint8_t {

@@ -29,6 +29,8 @@ class TraceSink {
   virtual void resource_type(const ResourceType& type) = 0;
   virtual void symbol(Address address, const SymbolInfo& symbol) = 0;
   virtual void call(const CallRecord& record) = 0;
+  // Compressed output: calls grouped by backtrace (emitted by the compress stage).
+  virtual void call_group(const CallGroup& group) = 0;
   virtual void heap_info(const HeapInfo& info) = 0;
   virtual void attachment(const Attachment& attachment) = 0;
   // A comment line of the text protocol, verbatim without its newline.
@@ -50,6 +52,7 @@ class ForwardingSink : public TraceSink {
   void resource_type(const ResourceType& type) override { next_.resource_type(type); }
   void symbol(Address address, const SymbolInfo& symbol) override { next_.symbol(address, symbol); }
   void call(const CallRecord& record) override { next_.call(record); }
+  void call_group(const CallGroup& group) override { next_.call_group(group); }
   void heap_info(const HeapInfo& info) override { next_.heap_info(info); }
   void attachment(const Attachment& attachment) override { next_.attachment(attachment); }
   void comment(std::string_view text) override { next_.comment(text); }

@@ -24,6 +24,7 @@ class BinaryWriter final : public TraceSink {
   void resource_type(const ResourceType& type) override;
   void symbol(Address address, const SymbolInfo& symbol) override;
   void call(const CallRecord& record) override;
+  void call_group(const CallGroup& group) override;
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
   void comment(std::string_view text) override;
