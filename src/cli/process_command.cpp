@@ -74,7 +74,14 @@ int process(const ProcessOptions& o) {
   const std::unique_ptr<TraceSink> writer = make_writer(o, out);
   PidProbe probe(*writer);
 
-  read_trace(*input, probe, diagnostics);
+  // Corrupt input: the reader has already pushed (and finished) everything before the damage;
+  // keep that output, then report the damage.
+  std::exception_ptr damage;
+  try {
+    read_trace(*input, probe, diagnostics);
+  } catch (const InputError&) {
+    damage = std::current_exception();
+  }
 
   if (to_directory) {
     const std::string suffix = o.output_format == "binary" ? ".rtrace" : ".rtrace.txt";
@@ -83,6 +90,7 @@ int process(const ProcessOptions& o) {
   } else {
     out.commit();
   }
+  if (damage) std::rethrow_exception(damage);
   return o.strict && diagnostics.warning_count() > 0 ? 1 : 0;
 }
 
