@@ -1,0 +1,156 @@
+// `rtrace process` / `sp-rtrace-postproc` as a user runs them: inputs from files, stdin and
+// compressed files, outputs to stdout, files and directories, and what happens with bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+using test::fixture;
+using test::read_file;
+using test::run_command;
+using test::ScratchDir;
+
+std::string rtrace_bin() {
+  return (test::build_dir() / "bin" / "rtrace").string();
+}
+std::string postproc_bin() {
+  return (test::build_dir() / "bin" / "sp-rtrace-postproc").string();
+}
+std::string quote(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+// The original's output for memory.raw with our origin field.
+std::string expected_memory_txt() {
+  std::string text = read_file(fixture("sp-rtrace/memory/memory.txt"));
+  const std::string theirs = "origin=sp-rtrace 1.8, ";
+  text.replace(text.find(theirs), theirs.size(), "origin=rtrace 0.1.0, ");
+  return text;
+}
+
+TEST(ProcessCli, ConvertsBinaryFileToText) {
+  const auto r =
+      run_command(rtrace_bin() + " process -i " + quote(fixture("sp-rtrace/memory/memory.raw")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, expected_memory_txt());
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(ProcessCli, CompatibleNameReadsStandardInput) {
+  const auto r =
+      run_command(postproc_bin() + " < " + quote(fixture("sp-rtrace/memory/memory.raw")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, expected_memory_txt());
+}
+
+TEST(ProcessCli, OpensGzipAndZstdInputByContent) {
+  const ScratchDir dir;
+  const auto raw = quote(fixture("sp-rtrace/memory/memory.raw"));
+  ASSERT_EQ(run_command("gzip -c " + raw + " > " + quote(dir / "t1")).status, 0);
+  ASSERT_EQ(run_command("zstd -q -c " + raw + " > " + quote(dir / "t2")).status, 0);
+  for (const char* name : {"t1", "t2"}) {
+    const auto r = run_command(rtrace_bin() + " process -i " + quote(dir / name));
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.out, expected_memory_txt()) << name;
+  }
+}
+
+TEST(ProcessCli, OutputDirectoryGetsNumberedFilesNeverReplaced) {
+  const ScratchDir dir;
+  const auto raw = quote(fixture("sp-rtrace/memory/memory.raw"));
+  test::write_file(dir / "778-0.rtrace.txt", "keep me");
+  const auto r = run_command(rtrace_bin() + " process -i " + raw + " -o " + quote(dir.path()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_file(dir / "778-0.rtrace.txt"), "keep me");
+  EXPECT_EQ(read_file(dir / "778-1.rtrace.txt"), expected_memory_txt());
+  EXPECT_NE(r.err.find("778-1.rtrace.txt"), std::string::npos);
+}
+
+TEST(ProcessCli, OutputFileIsWrittenAndTheInputNeverOverwritten) {
+  const ScratchDir dir;
+  std::filesystem::copy_file(fixture("sp-rtrace/memory/memory.raw"), dir / "t.raw");
+  const auto ok = run_command(rtrace_bin() + " process -i " + quote(dir / "t.raw") + " -o " +
+                              quote(dir / "t.txt"));
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(read_file(dir / "t.txt"), expected_memory_txt());
+
+  const std::string before = read_file(dir / "t.raw");
+  const auto refused = run_command(rtrace_bin() + " process -i " + quote(dir / "t.raw") + " -o " +
+                                   quote(dir / "t.raw"));
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("refusing to overwrite"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_file(dir / "t.raw"), before);
+}
+
+TEST(ProcessCli, BinaryRoundTripThroughTheCommandIsByteIdentical) {
+  const ScratchDir dir;
+  for (const char* name :
+       {"memory/memory.raw", "fd/fd.raw", "shmsysv/shmsysv.raw", "context/context.raw"}) {
+    const auto raw = fixture(std::string("sp-rtrace/") + name);
+    const auto r = run_command(rtrace_bin() + " process --to binary -i " + quote(raw) + " -o " +
+                               quote(dir / "copy.raw"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(dir / "copy.raw"), read_file(raw)) << name;
+  }
+}
+
+TEST(ProcessCli, TruncatedInputKeepsWhatCameBeforeAndWarnsWithTheOffset) {
+  const ScratchDir dir;
+  const std::string raw = read_file(fixture("sp-rtrace/memory/memory.raw"));
+  // Cut in the middle of a backtrace packet well into the call records.
+  test::write_file(dir / "cut.raw", raw.substr(0, 3000));
+  const auto r = run_command(rtrace_bin() + " process -i " + quote(dir / "cut.raw"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("cut.raw:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  // Everything before the cut is there, identical to the full conversion.
+  const std::string full = expected_memory_txt();
+  ASSERT_GT(r.out.size(), 1000U);
+  const std::size_t last_record = r.out.rfind("\n\n");
+  EXPECT_EQ(r.out.substr(0, last_record), full.substr(0, last_record));
+
+  const auto strict = run_command(rtrace_bin() + " process --strict -i " + quote(dir / "cut.raw"));
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.out, r.out);
+}
+
+TEST(ProcessCli, GarbageIsRejectedWithFileAndPosition) {
+  const ScratchDir dir;
+  test::write_file(dir / "junk", std::string("\x7f"
+                                             "ELF\x02\x01\x01",
+                                             7) +
+                                     std::string(100, '\0'));
+  const auto r = run_command(rtrace_bin() + " process -i " + quote(dir / "junk"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "rtrace: " + (dir / "junk").string() + ":0: not a trace in any format rtrace reads\n");
+  EXPECT_EQ(r.out, "");
+
+  test::write_file(dir / "empty", "");
+  const auto e = run_command(rtrace_bin() + " process -i " + quote(dir / "empty"));
+  EXPECT_EQ(e.status, 1);
+  EXPECT_EQ(e.err, "rtrace: " + (dir / "empty").string() + ":0: empty input\n");
+}
+
+TEST(ProcessCli, MissingInputFileIsNamed) {
+  const auto r = run_command(rtrace_bin() + " process -i /nonexistent/trace.raw");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "rtrace: /nonexistent/trace.raw: No such file or directory\n");
+}
+
+TEST(ProcessCli, BadOptionsExitWithTwo) {
+  EXPECT_EQ(run_command(rtrace_bin() + " process --no-such-option").status, 2);
+  EXPECT_EQ(run_command(postproc_bin() + " -s sideways").status, 2);
+  EXPECT_EQ(run_command(rtrace_bin()).status, 2);
+  const auto help = run_command(postproc_bin() + " -h");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--filter-leaks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rtrace
