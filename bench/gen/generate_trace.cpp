@@ -7,9 +7,9 @@
 // malloc/calloc/realloc/free in proportions typical of C and C++ code, K distinct call stacks of
 // depth D spread over a few modules, a monotonic millisecond clock. Roughly 1 in 4000 allocations
 // is never freed (leaks). Everything derives from the seed, so runs are reproducible.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -50,19 +50,24 @@ std::vector<std::vector<Address>> make_stacks(const Shape& shape, std::mt19937_6
 }
 
 void write_environment(rtrace::TraceSink& sink) {
-  sink.handshake({.version = {2, 0}, .arch = "x86_64"});
-  sink.process_info({.pid = 4242,
-                     .name = "./synthetic",
-                     .start = {.seconds = 1'795'000'000, .microseconds = 0},
-                     .backtrace_depth = 10});
-  sink.module({.id = 0, .version_major = 1, .version_minor = 0, .name = "main"});
-  sink.mapping({.from = kExe, .to = kExe + 0x100000, .path = "/usr/bin/synthetic"});
-  sink.mapping({.from = kLibs[0], .to = kLibs[0] + 0x100000, .path = "/usr/lib/libc.so.6"});
-  sink.mapping({.from = kLibs[1], .to = kLibs[1] + 0x100000, .path = "/usr/lib/libstdc++.so.6"});
-  sink.mapping({.from = kLibs[2], .to = kLibs[2] + 0x100000, .path = "/usr/lib/libz.so.1"});
-  sink.module({.id = 1, .version_major = 1, .version_minor = 0, .name = "memory"});
-  sink.resource_type(
-      {.id = 1, .flags = 0, .type = "memory", .description = "memory allocation in bytes"});
+  rtrace::Handshake handshake;
+  handshake.arch = "x86_64";
+  sink.handshake(handshake);
+
+  rtrace::ProcessInfo process;
+  process.pid = 4242;
+  process.name = "./synthetic";
+  process.start.seconds = 1'795'000'000;
+  process.backtrace_depth = 10;
+  sink.process_info(process);
+
+  sink.module(rtrace::ModuleInfo{0, 1, 0, "main"});
+  sink.mapping(rtrace::Mapping{kExe, kExe + 0x100000, "/usr/bin/synthetic"});
+  sink.mapping(rtrace::Mapping{kLibs[0], kLibs[0] + 0x100000, "/usr/lib/libc.so.6"});
+  sink.mapping(rtrace::Mapping{kLibs[1], kLibs[1] + 0x100000, "/usr/lib/libstdc++.so.6"});
+  sink.mapping(rtrace::Mapping{kLibs[2], kLibs[2] + 0x100000, "/usr/lib/libz.so.1"});
+  sink.module(rtrace::ModuleInfo{1, 1, 0, "memory"});
+  sink.resource_type(rtrace::ResourceType{1, 0, "memory", "memory allocation in bytes"});
 }
 
 class Generator {
@@ -116,13 +121,12 @@ class Generator {
     ++index_;
     if ((index_ & 127) == 0) ++clock_ms_;
     rtrace::CallRecord record;
-    record.call = {.index = index_,
-                   .resource_id = id,
-                   .size = size,
-                   .timestamp_ms = clock_ms_,
-                   .context = 0,
-                   .resource_type = 1,
-                   .kind = kind};
+    record.call.index = index_;
+    record.call.resource_id = id;
+    record.call.size = size;
+    record.call.timestamp_ms = clock_ms_;
+    record.call.resource_type = 1;
+    record.call.kind = kind;
     record.function = function;
     record.frames = frames;
     sink_.call(record);
@@ -173,8 +177,10 @@ int main(int argc, char** argv) {
   CLI::App app{"Write a synthetic sp-rtrace binary trace for benchmarks"};
   app.add_option("-n,--calls", shape.calls, "Number of call records");
   app.add_option("-d,--depth", shape.depth, "Frames per backtrace")->check(CLI::Range(1, 256));
-  app.add_option("-k,--stacks", shape.stacks, "Distinct call stacks")->check(CLI::Range(1, 10000000));
-  app.add_option("-l,--live", shape.live, "Largest number of live blocks")->check(CLI::Range(1, 100000000));
+  app.add_option("-k,--stacks", shape.stacks, "Distinct call stacks")
+      ->check(CLI::Range(1, 10000000));
+  app.add_option("-l,--live", shape.live, "Largest number of live blocks")
+      ->check(CLI::Range(1, 100000000));
   app.add_option("-s,--seed", shape.seed, "Random seed");
   app.add_option("-o,--output", shape.output, "Output file")->required();
   CLI11_PARSE(app, argc, argv);

@@ -1,1 +1,531 @@
 #include "formats/sprtrace_binary/binary_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/sprtrace_binary/packet_cursor.h"
+#include "formats/sprtrace_binary/protocol.h"
+
+// What the original tools really wrote, where the protocol document is silent or wrong (learnt
+// from the sources of the sp-rtrace tracer and post-processor, 1.x and 2.0, and from the fixtures):
+//  - Packet headers: [type][size] from 2.0 with size = data bytes; [size][type] before, with
+//    size = data bytes + 4 (the 1.x tracer stored "bytes after the size field").
+//  - CALL: from 2.0 the fields are resource type, context, timestamp, call kind, name,
+//    size (dword), resource id (pointer) (NOTES.md). Before 2.0 we read the protocol document's
+//    order (timestamp, resource type, context, kind, name, id, size): the documents are the
+//    ground truth wherever NOTES.md does not name a difference.
+//    (Development snapshots of 1.0 without the resource type field, with 2-letter packet types or
+//    with a mistyped packet-type macro are not supported.)
+//  - The tracer writes ARGS (if any) and then BTRC after every CALL, an empty BTRC (count 0) when
+//    it took no backtrace; the post-processor attaches both to the CALL before them.
+//  - HINF holds heap bottom and heap top, then ten mallinfo dwords (arena ... keepcost). The
+//    lowest/highest block of HeapInfo exist only in text traces. The 2.0 tracer stores bottom
+//    and top as dwords even with 8-byte pointers (a 48-byte packet): both layouts are read.
+//  - PINF has the backtrace depth from 1.2; RESR has its flags from 1.3; FILE appeared in 1.4.
+//  - NLIB goes only from the tracer to the recorder; a file holding one is read past silently.
+
+namespace rtrace {
+namespace {
+
+using sprtrace::CorruptPacket;
+using sprtrace::Layout;
+using sprtrace::PacketCursor;
+using sprtrace::PacketType;
+
+// How much to ask of the input at once; packets are decoded in place from each such window.
+constexpr std::size_t kReadAhead = std::size_t{256} << 10;
+constexpr std::size_t kMaxPacket = InputStream::kMaxPeek;
+constexpr std::size_t kHeapInfoDwords = 10;
+
+enum class Step : std::uint8_t { Done, Incomplete, Stop };
+
+bool is_known_type(std::uint32_t type) {
+  switch (static_cast<PacketType>(type)) {
+    case PacketType::ProcessInfo:
+    case PacketType::ModuleInfo:
+    case PacketType::MemoryMap:
+    case PacketType::ContextRegistry:
+    case PacketType::FunctionCall:
+    case PacketType::Backtrace:
+    case PacketType::FunctionArgs:
+    case PacketType::NewLibrary:
+    case PacketType::HeapInfo:
+    case PacketType::OutputSettings:
+    case PacketType::ResourceRegistry:
+    case PacketType::FileAttachment:
+      return true;
+  }
+  return false;
+}
+
+// "0x4c4c4143 (CALL)" when the value spells letters, for messages.
+std::string describe_type(std::uint32_t type) {
+  std::string letters;
+  for (int shift = 0; shift < 32; shift += 8) {
+    const auto c = static_cast<unsigned char>(type >> shift);
+    letters += std::isprint(c) != 0 ? static_cast<char>(c) : '?';
+  }
+  return fmt::format("{:#010x} ({})", type, letters);
+}
+
+CallKind call_kind(std::uint32_t code) {
+  if (code == sprtrace::kCallFree) {
+    return CallKind::Free;
+  }
+  if (code == sprtrace::kCallAlloc) {
+    return CallKind::Alloc;
+  }
+  return CallKind::Other;
+}
+
+class BinaryReader {
+ public:
+  BinaryReader(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
+      : input_(input), sink_(sink), diagnostics_(diagnostics) {}
+
+  void run();
+
+ private:
+  bool read_handshake();
+  void read_packets();
+  Step read_packet(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
+  std::uint32_t canonical_type(std::uint32_t type) const;
+  bool is_second_handshake(std::span<const std::uint8_t> bytes) const;
+  void dispatch(std::uint32_t type, PacketCursor& packet);
+
+  void read_call(PacketCursor& packet);
+  void read_arguments(PacketCursor& packet);
+  void read_backtrace(PacketCursor& packet);
+  void read_process_info(PacketCursor& packet);
+  void read_module(PacketCursor& packet);
+  void read_mapping(PacketCursor& packet);
+  void read_context(PacketCursor& packet);
+  void read_resource_type(PacketCursor& packet);
+  void read_heap_info(PacketCursor& packet);
+  void read_output_settings(PacketCursor& packet);
+  void read_attachment(PacketCursor& packet);
+  void skip_unknown(std::uint32_t type, std::uint64_t offset);
+  bool accept_call_part(const char* what, std::uint64_t offset);
+
+  void deliver_call();
+  void keep_call_text();
+  void warn(std::uint64_t offset, std::string_view message) {
+    diagnostics_.warning(input_.name(), offset, message);
+  }
+
+  InputStream& input_;
+  TraceSink& sink_;
+  Diagnostics& diagnostics_;
+
+  Handshake handshake_;
+  Layout layout_;
+  bool type_first_ = true;
+
+  // The call being assembled from CALL, ARGS and BTRC. Its strings point into the input buffer
+  // until keep_call_text() copies them (only when the buffer is about to move).
+  bool call_pending_ = false;
+  CallRecord call_;
+  std::vector<Argument> arguments_;
+  std::size_t complete_arguments_ = 0;  // arguments_ of fully decoded ARGS packets
+  std::vector<Address> frames_;
+  std::vector<char> call_text_;  // a vector: swapping it never moves its characters
+  std::vector<char> spare_text_;
+  std::uint64_t call_count_ = 0;
+
+  // Reused between packets so that their strings keep their capacity.
+  ProcessInfo process_;
+  ModuleInfo module_;
+  Mapping mapping_;
+  ContextInfo context_;
+  ResourceType resource_;
+  OutputSettings settings_;
+  Attachment attachment_;
+
+  std::vector<std::uint32_t> unknown_types_;
+  bool warned_orphan_ = false;
+};
+
+void BinaryReader::run() {
+  try {
+    if (read_handshake()) {
+      read_packets();
+    }
+  } catch (const CorruptPacket& damage) {
+    arguments_.resize(complete_arguments_);
+    deliver_call();
+    sink_.finish();
+    throw InputError(input_.name(), damage.offset, damage.message);
+  }
+  deliver_call();
+  sink_.finish();
+}
+
+// [0xF0][size][major][minor][arch length][arch][byte order][pointer size], padded to 4 bytes;
+// size counts everything after itself.
+bool BinaryReader::read_handshake() {
+  const auto head = input_.peek(2);
+  if (head.size() < 2 || head[0] != sprtrace::kHandshakeId) {
+    if (!head.empty() && head[0] != sprtrace::kHandshakeId) {
+      throw CorruptPacket{0, "not an sp-rtrace binary trace (no handshake)"};
+    }
+    warn(0, "truncated handshake");
+    return false;
+  }
+  const std::size_t total = 2 + std::size_t{head[1]};
+  const auto bytes = input_.peek(total);
+  if (bytes.size() < total) {
+    warn(0, "truncated handshake");
+    return false;
+  }
+  const std::uint8_t major = bytes[2];
+  const std::uint8_t minor = bytes[3];
+  const std::size_t arch_length = bytes[4];
+  if (5 + arch_length + 2 > total) {
+    throw CorruptPacket{0, "handshake too short for its fields"};
+  }
+  const std::uint8_t order = bytes[5 + arch_length];
+  const std::uint8_t pointer_size = bytes[6 + arch_length];
+  if (major == 0 || major > sprtrace::kWrittenMajor ||
+      (major == sprtrace::kWrittenMajor && minor > sprtrace::kWrittenMinor)) {
+    throw CorruptPacket{0, fmt::format("unsupported protocol version {}.{}", major, minor)};
+  }
+  if (order > 1) {
+    throw CorruptPacket{0, fmt::format("unknown byte order {}", order)};
+  }
+  if (pointer_size != 4 && pointer_size != 8) {
+    throw CorruptPacket{0, fmt::format("unsupported pointer size {}", pointer_size)};
+  }
+
+  handshake_.version = {major, minor};
+  handshake_.arch.assign(reinterpret_cast<const char*>(bytes.data() + 5), arch_length);
+  handshake_.byte_order = order == 1 ? ByteOrder::Big : ByteOrder::Little;
+  handshake_.pointer_size = pointer_size;
+  const bool big_machine = std::endian::native == std::endian::big;
+  layout_ = Layout{.swap = (order == 1) != big_machine, .pointer_size = pointer_size};
+  type_first_ = major >= sprtrace::kTypeFirstMajor;
+  input_.consume(total);
+  sink_.handshake(handshake_);
+  return true;
+}
+
+// Decodes as many packets as each window of buffered input holds, straight from the buffer.
+void BinaryReader::read_packets() {
+  std::size_t wanted = sprtrace::kPacketHeaderSize;
+  for (;;) {
+    const auto bytes = input_.peek(std::max(wanted, kReadAhead));
+    if (bytes.empty()) {
+      return;
+    }
+    if (bytes.size() < wanted) {
+      warn(input_.offset(),
+           fmt::format("truncated packet ({} of {} bytes); ignored", bytes.size(), wanted));
+      return;
+    }
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t size = 0;
+      const Step step = read_packet(bytes.subspan(pos), input_.offset() + pos, size);
+      if (step == Step::Done) {
+        pos += size;
+        continue;
+      }
+      if (step == Step::Stop) {
+        input_.consume(pos);
+        return;
+      }
+      wanted = size;
+      break;
+    }
+    input_.consume(pos);
+    keep_call_text();  // the next peek may move the buffer
+  }
+}
+
+// One packet at the front of `bytes`. Done: `size` is the packet's length. Incomplete: `size`
+// is how many bytes the packet needs.
+Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                               std::size_t& size) {
+  if (bytes.size() < sprtrace::kPacketHeaderSize) {
+    size = sprtrace::kPacketHeaderSize;
+    return Step::Incomplete;
+  }
+  if (bytes[0] == sprtrace::kHandshakeId && is_second_handshake(bytes)) {
+    warn(offset, "a second trace starts here (concatenated traces); reading stops");
+    return Step::Stop;
+  }
+  const std::uint32_t first = sprtrace::load_u32(bytes.data(), layout_.swap);
+  const std::uint32_t second = sprtrace::load_u32(bytes.data() + 4, layout_.swap);
+  const std::uint32_t type = canonical_type(type_first_ ? first : second);
+  const std::uint64_t field = type_first_ ? second : first;
+  // Before 2.0 the size field also counts the 4-byte type field.
+  const std::uint64_t counted_header = type_first_ ? 0 : 4;
+  if (field < counted_header) {
+    throw CorruptPacket{offset, fmt::format("impossible packet size {}", field)};
+  }
+  const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
+  if (total > kMaxPacket) {
+    throw CorruptPacket{offset, fmt::format("impossible packet size {}", field)};
+  }
+  size = static_cast<std::size_t>(total);
+  if (bytes.size() < size) {
+    return Step::Incomplete;
+  }
+
+  PacketCursor packet(
+      bytes.subspan(sprtrace::kPacketHeaderSize, size - sprtrace::kPacketHeaderSize), layout_,
+      offset);
+  dispatch(type, packet);
+  return Step::Done;
+}
+
+// The tracer stores a type as the dword 'C' | 'A' << 8 | ... in its own byte order, so a
+// big-endian trace holds the bytes "LLAC". A big-endian writer that spelled the bytes "CALL"
+// instead is understood too.
+std::uint32_t BinaryReader::canonical_type(std::uint32_t type) const {
+  if (handshake_.byte_order != ByteOrder::Big || is_known_type(type)) {
+    return type;
+  }
+  const std::uint32_t swapped = __builtin_bswap32(type);
+  return is_known_type(swapped) ? swapped : type;
+}
+
+// No packet type begins with the handshake byte; before 2.0 the size comes first and may, so
+// there the type decides.
+bool BinaryReader::is_second_handshake(std::span<const std::uint8_t> bytes) const {
+  return type_first_ ||
+         !is_known_type(canonical_type(sprtrace::load_u32(bytes.data() + 4, layout_.swap)));
+}
+
+void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
+  if (type == static_cast<std::uint32_t>(PacketType::FunctionArgs)) {
+    return read_arguments(packet);
+  }
+  if (type == static_cast<std::uint32_t>(PacketType::Backtrace)) {
+    return read_backtrace(packet);
+  }
+  deliver_call();
+  switch (static_cast<PacketType>(type)) {
+    case PacketType::FunctionCall:
+      return read_call(packet);
+    case PacketType::ProcessInfo:
+      return read_process_info(packet);
+    case PacketType::ModuleInfo:
+      return read_module(packet);
+    case PacketType::MemoryMap:
+      return read_mapping(packet);
+    case PacketType::ContextRegistry:
+      return read_context(packet);
+    case PacketType::ResourceRegistry:
+      return read_resource_type(packet);
+    case PacketType::HeapInfo:
+      return read_heap_info(packet);
+    case PacketType::OutputSettings:
+      return read_output_settings(packet);
+    case PacketType::FileAttachment:
+      return read_attachment(packet);
+    case PacketType::NewLibrary:
+      return;  // recorder-internal
+    case PacketType::FunctionArgs:
+    case PacketType::Backtrace:
+      break;
+  }
+  skip_unknown(type, packet.packet_offset());
+}
+
+void BinaryReader::read_call(PacketCursor& packet) {
+  Call& call = call_.call;
+  call = Call{};
+  if (handshake_.version.major >= 2) {
+    // What the 2.0 tracer writes (NOTES.md).
+    call.resource_type = packet.dword();
+    call.context = packet.dword();
+    call.timestamp_ms = packet.dword();
+    call.kind = call_kind(packet.dword());
+    call_.function = packet.string();
+    call.size = packet.dword();
+    call.resource_id = packet.pointer();
+  } else {
+    // The protocol document's order, the ground truth for 1.x: NOTES.md names 2.0 as where the
+    // real tool departs from it.
+    call.timestamp_ms = packet.dword();
+    call.resource_type = packet.dword();
+    call.context = packet.dword();
+    call.kind = call_kind(packet.dword());
+    call_.function = packet.string();
+    call.resource_id = packet.pointer();
+    call.size = packet.dword();
+  }
+  call.index = ++call_count_;
+  arguments_.clear();
+  complete_arguments_ = 0;
+  frames_.clear();
+  call_pending_ = true;
+}
+
+bool BinaryReader::accept_call_part(const char* what, std::uint64_t offset) {
+  if (call_pending_) {
+    return true;
+  }
+  if (!warned_orphan_) {
+    warned_orphan_ = true;
+    warn(offset, fmt::format("{} packet without a CALL packet before it; ignored", what));
+  }
+  return false;
+}
+
+void BinaryReader::read_arguments(PacketCursor& packet) {
+  if (!accept_call_part("ARGS", packet.packet_offset())) {
+    return;
+  }
+  const std::uint32_t count = packet.dword();
+  // Each argument is two strings of at least 2 bytes each.
+  if (count > packet.remaining() / 4) {
+    packet.fail(fmt::format("argument count {} larger than the packet holds", count));
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::string_view name = packet.string();
+    const std::string_view value = packet.string();
+    arguments_.push_back({name, value});
+  }
+  complete_arguments_ = arguments_.size();
+}
+
+void BinaryReader::read_backtrace(PacketCursor& packet) {
+  if (!accept_call_part("BTRC", packet.packet_offset())) {
+    return;
+  }
+  const std::uint32_t count = packet.dword();
+  if (count > packet.remaining() / layout_.pointer_size) {
+    packet.fail(fmt::format("frame count {} larger than the packet holds", count));
+  }
+  frames_.resize(count);
+  packet.pointers(count, frames_.data());
+}
+
+void BinaryReader::read_process_info(PacketCursor& packet) {
+  process_.pid = packet.dword();
+  process_.start.seconds = packet.dword();
+  process_.start.microseconds = packet.dword();
+  process_.backtrace_depth.reset();
+  if (sprtrace::has_backtrace_depth(handshake_.version.major, handshake_.version.minor)) {
+    process_.backtrace_depth = packet.dword();
+  }
+  process_.name.assign(packet.string());
+  sink_.process_info(process_);
+}
+
+void BinaryReader::read_module(PacketCursor& packet) {
+  module_.id = packet.dword();
+  const std::uint32_t version = packet.dword();
+  module_.version_major = static_cast<std::uint16_t>(version >> 16);
+  module_.version_minor = static_cast<std::uint16_t>(version & 0xFFFF);
+  module_.name.assign(packet.string());
+  sink_.module(module_);
+}
+
+void BinaryReader::read_mapping(PacketCursor& packet) {
+  mapping_.from = packet.pointer();
+  mapping_.to = packet.pointer();
+  mapping_.path.assign(packet.string());
+  sink_.mapping(mapping_);
+}
+
+void BinaryReader::read_context(PacketCursor& packet) {
+  context_.id = packet.dword();
+  context_.name.assign(packet.string());
+  sink_.context(context_);
+}
+
+void BinaryReader::read_resource_type(PacketCursor& packet) {
+  resource_.id = packet.dword();
+  resource_.flags = 0;
+  if (sprtrace::has_resource_flags(handshake_.version.major, handshake_.version.minor)) {
+    resource_.flags = packet.dword();
+  }
+  resource_.type.assign(packet.string());
+  resource_.description.assign(packet.string());
+  sink_.resource_type(resource_);
+}
+
+void BinaryReader::read_heap_info(PacketCursor& packet) {
+  const bool narrow_heap_bounds =
+      layout_.pointer_size == 8 && packet.size() == (2 + kHeapInfoDwords) * 4;
+  HeapInfo info;
+  info.heap_bottom = narrow_heap_bounds ? packet.dword() : packet.pointer();
+  info.heap_top = narrow_heap_bounds ? packet.dword() : packet.pointer();
+  for (std::uint32_t* field :
+       {&info.arena, &info.ordblks, &info.smblks, &info.hblks, &info.hblkhd, &info.usmblks,
+        &info.fsmblks, &info.uordblks, &info.fordblks, &info.keepcost}) {
+    *field = packet.dword();
+  }
+  sink_.heap_info(info);
+}
+
+void BinaryReader::read_output_settings(PacketCursor& packet) {
+  settings_.path.assign(packet.string());
+  settings_.options.assign(packet.string());
+  sink_.output_settings(settings_);
+}
+
+void BinaryReader::read_attachment(PacketCursor& packet) {
+  attachment_.name.assign(packet.string());
+  attachment_.path.assign(packet.string());
+  sink_.attachment(attachment_);
+}
+
+void BinaryReader::skip_unknown(std::uint32_t type, std::uint64_t offset) {
+  if (std::find(unknown_types_.begin(), unknown_types_.end(), type) != unknown_types_.end()) {
+    return;
+  }
+  unknown_types_.push_back(type);
+  warn(offset, fmt::format("unknown packet type {} skipped", describe_type(type)));
+}
+
+void BinaryReader::deliver_call() {
+  if (!call_pending_) {
+    return;
+  }
+  call_pending_ = false;
+  call_.arguments = arguments_;
+  call_.frames = frames_;
+  sink_.call(call_);
+}
+
+// Copies the pending call's strings out of the input buffer, which the next peek may move. Some
+// may already be copies from an earlier window, so they are gathered into a second vector first.
+void BinaryReader::keep_call_text() {
+  if (!call_pending_) {
+    return;
+  }
+  std::size_t total = call_.function.size();
+  for (const Argument& a : arguments_) {
+    total += a.name.size() + a.value.size();
+  }
+  spare_text_.clear();
+  spare_text_.reserve(total);  // no reallocation below, so the new views stay valid
+  const auto keep = [this](std::string_view text) {
+    const std::size_t at = spare_text_.size();
+    spare_text_.insert(spare_text_.end(), text.begin(), text.end());
+    return std::string_view(spare_text_.data() + at, text.size());
+  };
+  call_.function = keep(call_.function);
+  for (Argument& a : arguments_) {
+    a.name = keep(a.name);
+    a.value = keep(a.value);
+  }
+  call_text_.swap(spare_text_);
+}
+
+}  // namespace
+
+void read_sprtrace_binary(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
+  BinaryReader(input, sink, diagnostics).run();
+}
+
+}  // namespace rtrace

@@ -1,1 +1,283 @@
 #include "formats/sprtrace_binary/binary_writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "formats/sprtrace_binary/protocol.h"
+
+namespace rtrace {
+namespace {
+
+using sprtrace::PacketType;
+
+// The architecture a default handshake names: the machine we run on, as the tracer would.
+constexpr std::string_view kBuildArch =
+#if defined(__x86_64__)
+    "x86_64";
+#elif defined(__i386__)
+    "i386";
+#elif defined(__aarch64__)
+    "aarch64";
+#elif defined(__arm__)
+    "arm";
+#else
+    "unknown";
+#endif
+
+// The longest text whose padded length still fits the 16-bit length field.
+constexpr std::size_t kMaxStringText = 0xFFFF - 1;
+// The handshake's size byte counts everything after itself.
+constexpr std::size_t kMaxArch = 0xFF - 5 - 3;
+
+std::uint32_t call_kind_code(CallKind kind) {
+  switch (kind) {
+    case CallKind::Free:
+      return sprtrace::kCallFree;
+    case CallKind::Alloc:
+      return sprtrace::kCallAlloc;
+    case CallKind::Other:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Appends packets straight to the output buffer, in the byte order and pointer size of the
+// trace's handshake. A packet is begun, filled, and then its size field is patched in.
+class BinaryWriter::Encoder {
+ public:
+  explicit Encoder(std::string& out) : out_(out) {}
+
+  bool has_handshake() const { return has_handshake_; }
+
+  void handshake(const Handshake& h) {
+    has_handshake_ = true;
+    swap_ = (h.byte_order == ByteOrder::Big) != (std::endian::native == std::endian::big);
+    pointer_size_ = h.pointer_size == 4 ? 4 : 8;
+    const std::string_view arch = std::string_view(h.arch).substr(0, kMaxArch);
+    const std::size_t size = sprtrace::handshake_size(arch.size());
+    const std::size_t start = out_.size();
+    out_.push_back(static_cast<char>(sprtrace::kHandshakeId));
+    out_.push_back(static_cast<char>(size - 2));
+    out_.push_back(static_cast<char>(sprtrace::kWrittenMajor));
+    out_.push_back(static_cast<char>(sprtrace::kWrittenMinor));
+    out_.push_back(static_cast<char>(arch.size()));
+    out_.append(arch);
+    out_.push_back(static_cast<char>(h.byte_order == ByteOrder::Big ? 1 : 0));
+    out_.push_back(static_cast<char>(pointer_size_));
+    out_.resize(start + size, '\0');
+  }
+
+  void begin(PacketType type) {
+    dword(static_cast<std::uint32_t>(type));
+    size_at_ = out_.size();
+    dword(0);
+  }
+
+  void end() {
+    const auto size = static_cast<std::uint32_t>(out_.size() - size_at_ - 4);
+    store(size_at_, swap_ ? __builtin_bswap32(size) : size);
+  }
+
+  void dword(std::uint32_t value) { append(swap_ ? __builtin_bswap32(value) : value); }
+
+  void pointer(Address value) {
+    if (pointer_size_ == 4) {
+      return dword(static_cast<std::uint32_t>(value));
+    }
+    append(swap_ ? __builtin_bswap64(value) : value);
+  }
+
+  // As the tracer writes it: the text, then NUL padding to the next 4-byte boundary, with the
+  // padding counted in the length. Text after an embedded NUL could not be read back: dropped.
+  void string(std::string_view text) {
+    text = text.substr(0, std::min(text.find('\0'), kMaxStringText));
+    const std::size_t length = sprtrace::padded_string_length(text.size());
+    const auto length16 = static_cast<std::uint16_t>(length);
+    append(swap_ ? static_cast<std::uint16_t>((length16 >> 8) | (length16 << 8)) : length16);
+    out_.append(text);
+    out_.append(length - text.size(), '\0');
+  }
+
+ private:
+  template <typename T>
+  void append(T value) {
+    const std::size_t at = out_.size();
+    out_.resize(at + sizeof value);
+    store(at, value);
+  }
+
+  template <typename T>
+  void store(std::size_t at, T value) {
+    std::memcpy(out_.data() + at, &value, sizeof value);
+  }
+
+  std::string& out_;
+  bool has_handshake_ = false;
+  bool swap_ = false;
+  std::uint8_t pointer_size_ = 8;
+  std::size_t size_at_ = 0;
+};
+
+BinaryWriter::BinaryWriter(OutputStream& out)
+    : out_(out), encoder_(std::make_unique<Encoder>(out.buffer())) {}
+
+BinaryWriter::~BinaryWriter() = default;
+
+void BinaryWriter::handshake(const Handshake& handshake) {
+  encoder_->handshake(handshake);
+  out_.maybe_flush();
+}
+
+void BinaryWriter::process_info(const ProcessInfo& info) {
+  start_record();
+  encoder_->begin(PacketType::ProcessInfo);
+  encoder_->dword(info.pid);
+  encoder_->dword(static_cast<std::uint32_t>(info.start.seconds));
+  encoder_->dword(info.start.microseconds);
+  encoder_->dword(info.backtrace_depth.value_or(0));
+  encoder_->string(info.name);
+  end_record();
+}
+
+void BinaryWriter::output_settings(const OutputSettings& settings) {
+  start_record();
+  encoder_->begin(PacketType::OutputSettings);
+  encoder_->string(settings.path);
+  encoder_->string(settings.options);
+  end_record();
+}
+
+void BinaryWriter::module(const ModuleInfo& module) {
+  start_record();
+  encoder_->begin(PacketType::ModuleInfo);
+  encoder_->dword(module.id);
+  encoder_->dword(sprtrace::module_version(module.version_major, module.version_minor));
+  encoder_->string(module.name);
+  end_record();
+}
+
+void BinaryWriter::mapping(const Mapping& mapping) {
+  start_record();
+  encoder_->begin(PacketType::MemoryMap);
+  encoder_->pointer(mapping.from);
+  encoder_->pointer(mapping.to);
+  encoder_->string(mapping.path);
+  end_record();
+}
+
+void BinaryWriter::context(const ContextInfo& context) {
+  start_record();
+  encoder_->begin(PacketType::ContextRegistry);
+  encoder_->dword(context.id);
+  encoder_->string(context.name);
+  end_record();
+}
+
+void BinaryWriter::resource_type(const ResourceType& type) {
+  start_record();
+  encoder_->begin(PacketType::ResourceRegistry);
+  encoder_->dword(type.id);
+  encoder_->dword(type.flags);
+  encoder_->string(type.type);
+  encoder_->string(type.description);
+  end_record();
+}
+
+// Symbols and comments have no binary form.
+void BinaryWriter::symbol(Address /*address*/, const SymbolInfo& /*symbol*/) {}
+void BinaryWriter::comment(std::string_view /*text*/) {}
+
+void BinaryWriter::call(const CallRecord& record) {
+  start_record();
+  write_call(record, record.frames);
+  out_.maybe_flush();
+}
+
+void BinaryWriter::call_group(const CallGroup& group) {
+  start_record();
+  for (const CallRecord& record : group.calls) {
+    write_call(record, group.frames);
+  }
+  out_.maybe_flush();
+}
+
+// CALL, then ARGS when there are arguments, then BTRC (empty when there is no backtrace), as
+// the tracer sends them.
+void BinaryWriter::write_call(const CallRecord& record, std::span<const Address> frames) {
+  const Call& call = record.call;
+  encoder_->begin(PacketType::FunctionCall);
+  encoder_->dword(call.resource_type);
+  encoder_->dword(call.context);
+  encoder_->dword(call.timestamp_ms);
+  encoder_->dword(call_kind_code(call.kind));
+  encoder_->string(record.function);
+  encoder_->dword(static_cast<std::uint32_t>(call.size));
+  encoder_->pointer(call.resource_id);
+  encoder_->end();
+
+  if (!record.arguments.empty()) {
+    encoder_->begin(PacketType::FunctionArgs);
+    encoder_->dword(static_cast<std::uint32_t>(record.arguments.size()));
+    for (const Argument& argument : record.arguments) {
+      encoder_->string(argument.name);
+      encoder_->string(argument.value);
+    }
+    encoder_->end();
+  }
+
+  encoder_->begin(PacketType::Backtrace);
+  encoder_->dword(static_cast<std::uint32_t>(frames.size()));
+  for (const Address frame : frames) {
+    encoder_->pointer(frame);
+  }
+  encoder_->end();
+}
+
+void BinaryWriter::heap_info(const HeapInfo& info) {
+  start_record();
+  encoder_->begin(PacketType::HeapInfo);
+  encoder_->pointer(info.heap_bottom);
+  encoder_->pointer(info.heap_top);
+  for (const std::uint32_t field :
+       {info.arena, info.ordblks, info.smblks, info.hblks, info.hblkhd, info.usmblks, info.fsmblks,
+        info.uordblks, info.fordblks, info.keepcost}) {
+    encoder_->dword(field);
+  }
+  end_record();
+}
+
+void BinaryWriter::attachment(const Attachment& attachment) {
+  start_record();
+  encoder_->begin(PacketType::FileAttachment);
+  encoder_->string(attachment.name);
+  encoder_->string(attachment.path);
+  end_record();
+}
+
+void BinaryWriter::finish() {
+  start_record();  // even an empty trace gets its handshake
+  out_.flush();
+}
+
+// Records that arrive before any handshake get the default one (2.0, this machine,
+// little-endian, 8-byte pointers).
+void BinaryWriter::start_record() {
+  if (encoder_->has_handshake()) {
+    return;
+  }
+  Handshake defaults;
+  defaults.arch = kBuildArch;
+  encoder_->handshake(defaults);
+}
+
+void BinaryWriter::end_record() {
+  encoder_->end();
+  out_.maybe_flush();
+}
+
+}  // namespace rtrace

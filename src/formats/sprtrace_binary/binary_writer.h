@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "io/output_stream.h"
 #include "pipeline/trace_sink.h"
@@ -32,6 +33,10 @@ class BinaryWriter final : public TraceSink {
 
  private:
   class Encoder;
+  void start_record();
+  void end_record();
+  void write_call(const CallRecord& record, std::span<const Address> frames);
+
   OutputStream& out_;
   std::unique_ptr<Encoder> encoder_;
 };

@@ -21,7 +21,10 @@ inline constexpr std::uint8_t kHandshakeId = 0xF0;
 inline constexpr std::uint8_t kWrittenMajor = 2;
 inline constexpr std::uint8_t kWrittenMinor = 0;
 
-// A packet type as the 32-bit value whose bytes, in the writer's byte order, spell the name.
+// A packet type as a 32-bit value. The tracer stores the little-endian spelling
+// ('C' | 'A' << 8 | ...) as a dword in its own byte order, so a little-endian file holds the bytes
+// "CALL" and a big-endian one "LLAC"; decoded in the file's byte order the value is always the
+// little-endian one. (big_endian = true gives the value whose big-endian bytes spell the name.)
 constexpr std::uint32_t packet_type(const char (&name)[5], bool big_endian = false) {
   const auto b = [&](int i) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(name[i]));
@@ -44,6 +47,19 @@ enum class PacketType : std::uint32_t {
   ResourceRegistry = packet_type("RESR"),
   FileAttachment = packet_type("FILE"),
 };
+
+// Packet headers: [type][size] from 2.0, where size counts the data only; [size][type] before
+// 2.0, where size also counts the type field (the 1.x tracer wrote "bytes after the size field").
+inline constexpr std::size_t kPacketHeaderSize = 8;
+
+// Protocol features by version.
+inline constexpr std::uint8_t kTypeFirstMajor = 2;  // [type][size] headers
+constexpr bool has_backtrace_depth(std::uint8_t major, std::uint8_t minor) {
+  return major > 1 || minor >= 2;
+}
+constexpr bool has_resource_flags(std::uint8_t major, std::uint8_t minor) {
+  return major > 1 || minor >= 3;
+}
 
 // Call kinds in CALL packets.
 inline constexpr std::uint32_t kCallFree = 1;
