@@ -66,7 +66,9 @@ std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
   for (;;) {
     const std::uint8_t* start = buffer_.data() + begin_;
     const std::size_t available = end_ - begin_;
-    const void* nl = std::memchr(start + searched, '\n', available - searched);
+    // memchr() must not see the null data() of a still empty buffer, even for 0 bytes.
+    const void* nl =
+        available > searched ? std::memchr(start + searched, '\n', available - searched) : nullptr;
     if (nl != nullptr) {
       const std::size_t length = static_cast<const std::uint8_t*>(nl) - start;
       if (length > max_length) break;

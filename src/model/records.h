@@ -151,6 +151,15 @@ struct SymbolInfo {
   std::string function;  // as printed, parameters included: "main()", "foo(int)"; may be empty
   Where where = Where::Module;
   std::string location;  // the module path, or "file:line"; empty for Unknown
+
+  // Source form only: when `function` was inlined at this address, the calls that inlined it,
+  // innermost first, each with the caller and the "file:line" of the call. The text protocol
+  // appends each as ` (inlined by caller() at file:line)` to the frame line.
+  struct InlinedCall {
+    std::string function;
+    std::string location;
+  };
+  std::vector<InlinedCall> inlined_by;
 };
 
 // HINF: heap statistics (mallinfo) at the end of the trace.

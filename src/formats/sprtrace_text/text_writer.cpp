@@ -1,1 +1,528 @@
 #include "formats/sprtrace_text/text_writer.h"
+
+#include <ctime>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/sprtrace_text/resolved_frame.h"
+#include "formats/sprtrace_text/text_numbers.h"
+
+namespace rtrace {
+namespace {
+
+using sprtrace_text::kMaxDigits;
+using sprtrace_text::write_decimal;
+using sprtrace_text::write_hex;
+using sprtrace_text::write_two_digits;
+
+// The original post-processor always writes its own text format version, whatever the input said.
+constexpr std::string_view kTextVersion = "2.0";
+constexpr std::uint32_t kMillisecondsPerDay = 24 * 60 * 60 * 1000;
+
+// Formats into the tail of `buffer`: room for `max` characters is made first, and the string is
+// cut back to what was written when the line goes out of scope. This avoids a capacity check per
+// character or per number on the hot lines.
+class TailWriter {
+ public:
+  TailWriter(std::string& buffer, std::size_t max) : buffer_(buffer) {
+    const std::size_t start = buffer.size();
+    buffer.resize(start + max);
+    p_ = buffer.data() + start;
+  }
+  TailWriter(const TailWriter&) = delete;
+  TailWriter& operator=(const TailWriter&) = delete;
+  ~TailWriter() { buffer_.resize(static_cast<std::size_t>(p_ - buffer_.data())); }
+
+  void put(char c) { *p_++ = c; }
+  void put(std::string_view text) {
+    text.copy(p_, text.size());
+    p_ += text.size();
+  }
+  void hex(std::uint64_t value) { p_ = write_hex(p_, value); }
+  void decimal(std::uint64_t value) { p_ = write_decimal(p_, value); }
+  void two_digits(unsigned value) { p_ = write_two_digits(p_, value); }
+
+ private:
+  std::string& buffer_;
+  char* p_;
+};
+
+std::string header_timestamp(const ProcessInfo& info) {
+  if (!info.start_text.empty()) {
+    return info.start_text;
+  }
+  const std::time_t seconds = static_cast<std::time_t>(info.start.seconds);
+  std::tm tm{};
+  if (localtime_r(&seconds, &tm) == nullptr) {
+    return {};
+  }
+  std::string text = std::to_string(tm.tm_year + 1900) + '.' + std::to_string(tm.tm_mon + 1) + '.' +
+                     std::to_string(tm.tm_mday) + ' ';
+  char clock[8];
+  char* p = write_two_digits(clock, static_cast<unsigned>(tm.tm_hour));
+  *p++ = ':';
+  p = write_two_digits(p, static_cast<unsigned>(tm.tm_min));
+  *p++ = ':';
+  p = write_two_digits(p, static_cast<unsigned>(tm.tm_sec));
+  return text.append(clock, p);
+}
+
+std::string filter_text(const FilterSet& filters) {
+  std::string text;
+  const auto add = [&](bool on, std::string_view name) {
+    if (!on) {
+      return;
+    }
+    if (!text.empty()) {
+      text += '|';
+    }
+    text += name;
+  };
+  add(filters.leaks, "leaks");
+  add(filters.compress, "compress");
+  add(filters.resolve, "resolve");
+  return text;
+}
+
+// The mask the text protocol shows for a resource type ordinal.
+std::uint64_t resource_mask(std::uint32_t id) {
+  return id == 0 || id > 64 ? 0 : std::uint64_t{1} << (id - 1);
+}
+
+}  // namespace
+
+// Everything the writer knows between records. Records that arrive before the first call are
+// kept in `Preamble` and printed in the original's order when the first call arrives; after that
+// every record is printed as it arrives, so memory stays constant.
+class TextWriter::Printer {
+ public:
+  Printer(OutputStream& out, TextWriterOptions options) : out_(out), options_(std::move(options)) {}
+
+  void handshake(const Handshake& handshake) {
+    if (!started_) {
+      preamble_.handshake = handshake;
+    }
+  }
+  void process_info(const ProcessInfo& info) {
+    if (!started_) {
+      preamble_.process = info;
+    }
+  }
+  void module(const ModuleInfo& module) {
+    if (started_) {
+      print_module(module);
+    } else {
+      preamble_.modules.push_back(module);
+    }
+  }
+  void mapping(const Mapping& mapping) {
+    if (started_) {
+      print_mapping(mapping);
+    } else {
+      preamble_.mappings.push_back(mapping);
+    }
+  }
+  void context(const ContextInfo& context) {
+    if (started_) {
+      print_context(context);
+    } else {
+      preamble_.contexts.push_back(context);
+    }
+  }
+  void resource_type(const ResourceType& type) {
+    remember_type(type);
+    if (started_) {
+      print_resource_type(type);
+    } else {
+      preamble_.resource_types.push_back(type);
+    }
+  }
+  void heap_info(const HeapInfo& info) {
+    if (started_) {
+      print_heap_info(info);
+    } else {
+      preamble_.heap = info;
+    }
+  }
+  void attachment(const Attachment& attachment) {
+    if (started_) {
+      print_attachment(attachment);
+    } else {
+      preamble_.attachments.push_back(attachment);
+    }
+  }
+  void comment(std::string_view text) {
+    if (started_) {
+      print_comment(text);
+    } else {
+      preamble_.comments.emplace_back(text);
+    }
+  }
+  void symbol(Address address, const SymbolInfo& symbol) {
+    std::string text = sprtrace_text::format_resolved_frame(symbol);
+    if (text.empty()) {
+      resolved_.erase(address);
+    } else {
+      resolved_[address] = ' ' + text;
+    }
+  }
+
+  void call(const CallRecord& record) {
+    start();
+    print_call_line(record);
+    print_arguments(record.arguments);
+    print_frames(record.frames);
+    out_.buffer() += '\n';
+    out_.maybe_flush();
+  }
+
+  void call_group(const CallGroup& group) {
+    start();
+    for (const CallRecord& record : group.calls) {
+      print_call_line(record);
+      print_arguments(record.arguments);
+    }
+    std::string& b = out_.buffer();
+    b += "# allocation summary: ";
+    b += std::to_string(group.block_count);
+    b += " block(s) with total size ";
+    b += std::to_string(group.total_size);
+    b += '\n';
+    print_frames(group.frames);
+    b += '\n';
+    out_.maybe_flush();
+  }
+
+  void finish() {
+    start();
+    out_.flush();
+  }
+
+ private:
+  struct Preamble {
+    Handshake handshake;
+    ProcessInfo process;
+    std::vector<ModuleInfo> modules;
+    std::vector<ContextInfo> contexts;
+    std::vector<ResourceType> resource_types;
+    std::vector<Mapping> mappings;
+    std::optional<HeapInfo> heap;
+    std::vector<Attachment> attachments;
+    std::vector<std::string> comments;
+  };
+
+  void start() {
+    if (started_) {
+      return;
+    }
+    started_ = true;
+    print_header(preamble_.handshake, preamble_.process);
+    if (preamble_.heap) {
+      print_heap_info(*preamble_.heap);
+    }
+    for (const ModuleInfo& module : preamble_.modules) {
+      print_module(module);
+    }
+    for (const ContextInfo& context : preamble_.contexts) {
+      print_context(context);
+    }
+    for (const ResourceType& type : preamble_.resource_types) {
+      print_resource_type(type);
+    }
+    for (const Mapping& mapping : preamble_.mappings) {
+      print_mapping(mapping);
+    }
+    for (const Attachment& attachment : preamble_.attachments) {
+      print_attachment(attachment);
+    }
+    for (const std::string& text : preamble_.comments) {
+      print_comment(text);
+    }
+    preamble_ = Preamble{};
+    out_.maybe_flush();
+  }
+
+  void print_header(const Handshake& handshake, const ProcessInfo& process) {
+    std::string& b = out_.buffer();
+    const auto field = [&](std::string_view key, std::string_view value) {
+      b += key;
+      b += '=';
+      b += value;
+      b += ", ";
+    };
+    field("version", kTextVersion);
+    field("arch", handshake.arch);
+    field("timestamp", header_timestamp(process));
+    field("process", process.name);
+    field("pid", std::to_string(process.pid));
+    const std::string filters = filter_text(handshake.filters);
+    if (!filters.empty()) {
+      field("filter", filters);
+    }
+    if (process.backtrace_depth) {
+      field("backtrace depth", std::to_string(*process.backtrace_depth));
+    }
+    field("origin", handshake.origin.empty() ? options_.origin : handshake.origin);
+    b += '\n';
+  }
+
+  void print_heap_info(const HeapInfo& h) {
+    std::string& b = out_.buffer();
+    const auto address = [&](std::string_view label, Address value) {
+      char digits[kMaxDigits];
+      b += "##   ";
+      b += label;
+      b += " 0x";
+      b.append(digits, write_hex(digits, value));
+      b += '\n';
+    };
+    // The original prints these counters with %d: values of 2^31 and more come out negative.
+    const auto counter = [&](std::string_view label, std::uint32_t value) {
+      b += "##   ";
+      b += label;
+      b += ' ';
+      b += std::to_string(static_cast<std::int32_t>(value));
+      b += '\n';
+    };
+    b += "## heap status information:\n";
+    address("heap bottom", h.heap_bottom);
+    address("heap top", h.heap_top);
+    address("lowest block", h.lowest_block);
+    address("highest block", h.highest_block);
+    counter("non-mapped space allocated from system", h.arena);
+    counter("number of free chunks", h.ordblks);
+    counter("number of fastbin blocks", h.smblks);
+    counter("number of mapped regions", h.hblks);
+    counter("space in mapped regions", h.hblkhd);
+    counter("maximum total allocated space", h.usmblks);
+    counter("space available in freed fastbin blocks", h.fsmblks);
+    counter("total allocated space", h.uordblks);
+    counter("total free space", h.fordblks);
+    counter("top-most, releasable (via malloc_trim) space", h.keepcost);
+  }
+
+  void print_module(const ModuleInfo& m) {
+    TailWriter line(out_.buffer(), 64 + 3 * kMaxDigits + m.name.size());
+    line.put("## tracing module: [");
+    line.hex(m.id);
+    line.put("] ");
+    line.put(m.name);
+    line.put(" (");
+    line.decimal(m.version_major);
+    line.put('.');
+    line.decimal(m.version_minor);
+    line.put(")\n");
+  }
+
+  void print_context(const ContextInfo& c) {
+    TailWriter line(out_.buffer(), 8 + kMaxDigits + c.name.size());
+    line.put("@ ");
+    line.hex(c.id);
+    line.put(" : ");
+    line.put(c.name);
+    line.put('\n');
+  }
+
+  void print_resource_type(const ResourceType& t) {
+    TailWriter line(out_.buffer(), 32 + kMaxDigits + t.type.size() + t.description.size());
+    line.put('<');
+    line.hex(resource_mask(t.id));
+    line.put("> : ");
+    line.put(t.type);
+    line.put(" (");
+    line.put(t.description);
+    line.put(')');
+    if (t.refcounted()) {
+      line.put(" [refcount]");
+    }
+    line.put('\n');
+  }
+
+  void print_mapping(const Mapping& m) {
+    TailWriter line(out_.buffer(), 16 + 2 * kMaxDigits + m.path.size());
+    line.put(": ");
+    line.put(m.path);
+    line.put(" => 0x");
+    line.hex(m.from);
+    line.put("-0x");
+    line.hex(m.to);
+    line.put('\n');
+  }
+
+  void print_attachment(const Attachment& a) {
+    TailWriter line(out_.buffer(), 8 + a.name.size() + a.path.size());
+    line.put("& ");
+    line.put(a.name);
+    line.put(" : ");
+    line.put(a.path);
+    line.put('\n');
+  }
+
+  void print_comment(std::string_view text) {
+    std::string& b = out_.buffer();
+    b += text;
+    b += '\n';
+  }
+
+  void remember_type(const ResourceType& type) {
+    if (type.id >= type_names_.size()) {
+      // Ids are small ordinals; a hostile id only costs its own slot.
+      if (type.id > 1024) {
+        return;
+      }
+      type_names_.resize(type.id + 1);
+      type_known_.resize(type.id + 1, false);
+    }
+    if (!type_known_[type.id]) {
+      type_known_[type.id] = true;
+      ++type_count_;
+    }
+    type_names_[type.id] = type.type;
+  }
+
+  // The `<type>` tag shows only when the trace has more than one resource type.
+  std::string_view type_tag(std::uint32_t id) const {
+    if (type_count_ < 2 || id >= type_names_.size()) {
+      return {};
+    }
+    return type_names_[id];
+  }
+
+  void print_call_line(const CallRecord& record) {
+    const Call& call = record.call;
+    const std::string_view type = type_tag(call.resource_type);
+    TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + record.function.size() + type.size());
+    line.decimal(call.index);
+    line.put(". ");
+    if (call.context != 0) {
+      line.put('@');
+      line.hex(call.context);
+      line.put(' ');
+    }
+    if (call.timestamp_ms != 0) {
+      print_timestamp(line, call.timestamp_ms % kMillisecondsPerDay);
+    }
+    line.put(record.function);
+    if (!type.empty()) {
+      line.put('<');
+      line.put(type);
+      line.put('>');
+    }
+    if (call.kind == CallKind::Alloc) {
+      line.put('(');
+      line.decimal(call.size);
+      line.put(") = 0x");
+      line.hex(call.resource_id);
+    } else {
+      line.put("(0x");
+      line.hex(call.resource_id);
+      line.put(')');
+    }
+    line.put('\n');
+  }
+
+  static void print_timestamp(TailWriter& line, std::uint32_t ms) {
+    line.put('[');
+    line.two_digits(ms / 3'600'000);
+    line.put(':');
+    line.two_digits(ms / 60'000 % 60);
+    line.put(':');
+    line.two_digits(ms / 1000 % 60);
+    line.put('.');
+    line.put(static_cast<char>('0' + ms % 1000 / 100));
+    line.two_digits(ms % 100);
+    line.put("] ");
+  }
+
+  void print_arguments(std::span<const Argument> arguments) {
+    for (const Argument& a : arguments) {
+      TailWriter line(out_.buffer(), 8 + a.name.size() + a.value.size());
+      line.put("\t$");
+      line.put(a.name);
+      line.put(" = ");
+      line.put(a.value);
+      line.put('\n');
+    }
+  }
+
+  void print_frames(std::span<const Address> frames) {
+    if (resolved_.empty()) {
+      TailWriter lines(out_.buffer(), frames.size() * (4 + kMaxDigits));
+      for (const Address address : frames) {
+        lines.put("\t0x");
+        lines.hex(address);
+        lines.put('\n');
+      }
+      return;
+    }
+    for (const Address address : frames) {
+      const auto found = resolved_.find(address);
+      const std::string_view name =
+          found == resolved_.end() ? std::string_view() : std::string_view(found->second);
+      TailWriter line(out_.buffer(), 4 + kMaxDigits + name.size());
+      line.put("\t0x");
+      line.hex(address);
+      line.put(name);
+      line.put('\n');
+    }
+  }
+
+  OutputStream& out_;
+  TextWriterOptions options_;
+  bool started_ = false;
+  Preamble preamble_;
+  std::vector<std::string> type_names_;  // by resource type id
+  std::vector<bool> type_known_;
+  std::size_t type_count_ = 0;
+  std::unordered_map<Address, std::string> resolved_;  // " fn() from /module", by address
+};
+
+TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)
+    : printer_(std::make_unique<Printer>(out, std::move(options))) {}
+
+TextWriter::~TextWriter() = default;
+
+void TextWriter::handshake(const Handshake& handshake) {
+  printer_->handshake(handshake);
+}
+void TextWriter::process_info(const ProcessInfo& info) {
+  printer_->process_info(info);
+}
+// Output settings only steer the recorder; the text protocol has no line for them.
+void TextWriter::output_settings(const OutputSettings& /*settings*/) {}
+void TextWriter::module(const ModuleInfo& module) {
+  printer_->module(module);
+}
+void TextWriter::mapping(const Mapping& mapping) {
+  printer_->mapping(mapping);
+}
+void TextWriter::context(const ContextInfo& context) {
+  printer_->context(context);
+}
+void TextWriter::resource_type(const ResourceType& type) {
+  printer_->resource_type(type);
+}
+void TextWriter::symbol(Address address, const SymbolInfo& symbol) {
+  printer_->symbol(address, symbol);
+}
+void TextWriter::call(const CallRecord& record) {
+  printer_->call(record);
+}
+void TextWriter::call_group(const CallGroup& group) {
+  printer_->call_group(group);
+}
+void TextWriter::heap_info(const HeapInfo& info) {
+  printer_->heap_info(info);
+}
+void TextWriter::attachment(const Attachment& attachment) {
+  printer_->attachment(attachment);
+}
+void TextWriter::comment(std::string_view text) {
+  printer_->comment(text);
+}
+void TextWriter::finish() {
+  printer_->finish();
+}
+
+}  // namespace rtrace
