@@ -1,0 +1,57 @@
+#include "tracer/event_ring.h"
+
+#include <sys/mman.h>
+
+namespace rtrace::tracer {
+
+bool EventRing::create(std::size_t payload_capacity, std::size_t entries) {
+  const std::size_t index_bytes = entries * sizeof(Entry);
+  void* memory = ::mmap(nullptr, payload_capacity + index_bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    return false;
+  }
+  payload_ = static_cast<char*>(memory);
+  payload_capacity_ = payload_capacity;
+  index_ = reinterpret_cast<Entry*>(payload_ + payload_capacity);
+  entries_ = entries;
+  return true;
+}
+
+char* EventRing::try_reserve(std::size_t max_payload) {
+  if (max_payload > payload_capacity_ / 2) {
+    return nullptr;
+  }
+  if (head.load(std::memory_order_relaxed) - tail.load(std::memory_order_acquire) >= entries_) {
+    return nullptr;
+  }
+  const std::size_t offset = payload_head_ % payload_capacity_;
+  const std::size_t skip =
+      payload_capacity_ - offset < max_payload ? payload_capacity_ - offset : 0;
+  const std::uint64_t used = payload_head_ - payload_tail.load(std::memory_order_acquire);
+  if (payload_capacity_ - used < skip + max_payload) {
+    return nullptr;
+  }
+  pending_skip_ = static_cast<std::uint32_t>(skip);
+  return payload_ + (payload_head_ + skip) % payload_capacity_;
+}
+
+void EventRing::publish(std::uint64_t seq, std::size_t payload_length) {
+  const std::uint64_t position = head.load(std::memory_order_relaxed);
+  index_[position % entries_] =
+      Entry{seq, static_cast<std::uint32_t>(payload_length), pending_skip_};
+  payload_head_ += pending_skip_ + payload_length;
+  head.store(position + 1, std::memory_order_release);
+}
+
+void EventRing::reset() {
+  head.store(0, std::memory_order_relaxed);
+  tail.store(0, std::memory_order_relaxed);
+  payload_tail.store(0, std::memory_order_relaxed);
+  inflight.store(kNoTicket, std::memory_order_relaxed);
+  ticket_depth = 0;
+  payload_head_ = 0;
+  pending_skip_ = 0;
+}
+
+}  // namespace rtrace::tracer

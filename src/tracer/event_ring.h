@@ -1,0 +1,76 @@
+// A per-thread ring of encoded events: one producer (the thread that owns it), one consumer (the
+// thread that drains all rings into the output, holding the drain lock). No locks: the producer
+// publishes with a release store of `head`, the consumer frees space with release stores of
+// `tail` and `payload_tail`.
+//
+// Two parts: the payload bytes (encoded packets, back to back, so that a run of records goes to
+// the output as one piece, without copying) and an index with one entry per record: its ticket,
+// its length and how many payload bytes were skipped before it (a record never wraps; when it
+// would, the producer skips to the start of the payload area).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace rtrace::tracer {
+
+inline constexpr std::uint64_t kNoTicket = UINT64_MAX;
+
+class EventRing {
+ public:
+  struct Entry {
+    std::uint64_t seq;
+    std::uint32_t length;
+    std::uint32_t skip;
+  };
+
+  // Maps `payload_capacity` bytes of payload and an index of `entries` records; false when mmap
+  // fails.
+  bool create(std::size_t payload_capacity, std::size_t entries);
+
+  // Producer: space for a payload of up to `max_payload` bytes, or null when the ring cannot hold
+  // it right now (the caller drains and retries).
+  char* try_reserve(std::size_t max_payload);
+  // Producer: publishes the reserved record with its real payload length.
+  void publish(std::uint64_t seq, std::size_t payload_length);
+  std::size_t capacity() const { return payload_capacity_; }
+  // Producer: whether a quarter of the ring is in use (time to wake the drainer).
+  bool filling() const {
+    return (payload_head_ - payload_tail.load(std::memory_order_relaxed)) * 4 > payload_capacity_ ||
+           (head.load(std::memory_order_relaxed) - tail.load(std::memory_order_relaxed)) * 4 >
+               entries_;
+  }
+
+  // Consumer: the index entry number `position` (< head) and where its payload starts, given
+  // the payload position after the previous record.
+  const Entry& entry(std::uint64_t position) const { return index_[position % entries_]; }
+  const char* payload(std::uint64_t payload_position) const {
+    return payload_ + payload_position % payload_capacity_;
+  }
+
+  // Drops everything (used in a forked child, where the owning threads are gone).
+  void reset();
+
+  std::atomic<std::uint64_t> head{0};          // index entries published
+  std::atomic<std::uint64_t> tail{0};          // index entries consumed
+  std::atomic<std::uint64_t> payload_tail{0};  // payload bytes consumed (skips included)
+  // A lower bound of the ticket this thread holds while it is between taking a ticket and
+  // publishing the record; kNoTicket when it holds none.
+  std::atomic<std::uint64_t> inflight{kNoTicket};
+  // The kernel's id of the owning thread; 0 when the ring is free. Ownership passes only by a
+  // compare-and-swap of this word, so two threads can never own one ring.
+  std::atomic<int> owner_tid{0};
+  int ticket_depth = 0;    // producer only: nested tickets (realloc holds two)
+  bool wake_sent = false;  // producer only: the drainer was woken for this filling
+
+ private:
+  char* payload_ = nullptr;
+  std::size_t payload_capacity_ = 0;
+  Entry* index_ = nullptr;
+  std::size_t entries_ = 0;
+  std::uint64_t payload_head_ = 0;  // producer only: payload bytes written (skips included)
+  std::uint32_t pending_skip_ = 0;  // producer only: the skip of the reserved record
+};
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,150 @@
+// librtrace-main.so: the entry points the resource modules call (tracer_api.h), the context API
+// (sp_rtrace_context.h, overriding the stand-alone library's no-tracer versions), and the
+// process-wide set-up: options, the toggle signal and the crash signals.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <initializer_list>
+
+#include "formats/sprtrace_binary/protocol.h"
+#include "rtrace/sp_rtrace_context.h"
+#include "tracer/trace_session.h"
+#include "tracer/tracer_api.h"
+#include "tracer/unwinder.h"
+
+using rtrace::tracer::FinishReason;
+
+int rtrace_tracing = 0;
+__thread int rtrace_guard __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
+void on_toggle_signal(int) {
+  const int saved_errno = errno;
+  rtrace::tracer::session_request_toggle();
+  errno = saved_errno;
+}
+
+// A signal that ends the process: write out what we have, then let it do what it would have done.
+void on_fatal_signal(int signal_number) {
+  const int saved_errno = errno;
+  ++rtrace_guard;
+  rtrace::tracer::session_finish(FinishReason::Crash);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  ::sigaction(signal_number, &default_action, nullptr);
+  ::raise(signal_number);
+  --rtrace_guard;
+  errno = saved_errno;
+}
+
+void install(int signal_number, void (*handler)(int), bool only_if_default) {
+  struct sigaction current {};
+  if (::sigaction(signal_number, nullptr, &current) != 0) {
+    return;
+  }
+  if (only_if_default && current.sa_handler != SIG_DFL) {
+    return;
+  }
+  struct sigaction action {};
+  action.sa_handler = handler;
+  action.sa_flags = SA_RESTART;
+  ::sigemptyset(&action.sa_mask);
+  ::sigaction(signal_number, &action, nullptr);
+}
+
+__attribute__((constructor(101))) void main_module_init() {
+  rtrace::tracer::GuardScope guard;
+  if (!rtrace::tracer::session_init()) {
+    return;
+  }
+  install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false);
+  for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+    if (signal_number != rtrace::tracer::session_options().toggle_signal) {
+      install(signal_number, on_fatal_signal, true);
+    }
+  }
+}
+
+__attribute__((destructor(101))) void main_module_fini() {
+  rtrace::tracer::GuardScope guard;
+  rtrace::tracer::session_finish(FinishReason::Exit);
+}
+
+}  // namespace
+
+extern "C" {
+
+RTRACE_EXPORT std::uint32_t rtrace_register_module(const char* name, std::uint16_t major,
+                                                   std::uint16_t minor) {
+  return rtrace::tracer::session_register_module(name, major, minor);
+}
+
+RTRACE_EXPORT std::uint32_t rtrace_register_resource(const char* type, const char* description,
+                                                     std::uint32_t flags) {
+  return rtrace::tracer::session_register_resource(type, description, flags);
+}
+
+RTRACE_EXPORT void rtrace_module_ready() {
+  rtrace::tracer::GuardScope guard;
+  rtrace::tracer::session_module_ready();
+}
+
+RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address) {
+  const auto& options = rtrace::tracer::session_options();
+  const bool backtrace = options.depth > 0 && (call->kind == rtrace::sprtrace::kCallFree
+                                                   ? options.free_backtraces
+                                                   : options.wants_backtrace_for_size(call->size));
+  std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
+  const std::uint32_t count =
+      backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
+  return rtrace::tracer::session_prepare(*call, frames, count) ? 1 : 0;
+}
+
+RTRACE_EXPORT std::uint64_t rtrace_ticket() {
+  return rtrace::tracer::session_ticket();
+}
+
+RTRACE_EXPORT void rtrace_publish(std::uint64_t ticket) {
+  rtrace::tracer::session_publish(ticket);
+}
+
+RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket) {
+  rtrace::tracer::session_cancel(ticket);
+}
+
+RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address) {
+  if (rtrace_prepare(call, return_address) != 0) {
+    rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
+  }
+}
+
+RTRACE_EXPORT int rtrace_wants_args() {
+  return rtrace::tracer::session_options().args ? 1 : 0;
+}
+
+// ---- the context API, as the traced program sees it while the tracer is loaded -------------
+
+RTRACE_EXPORT unsigned int sp_context_create(const char* name) {
+  rtrace::tracer::GuardScope guard;
+  return rtrace::tracer::session_create_context(name);
+}
+
+RTRACE_EXPORT void sp_context_enter(unsigned int context_id) {
+  if (rtrace::tracer::session_context_known(context_id)) {
+    rtrace::tracer::context_mask() |= context_id;
+  }
+}
+
+RTRACE_EXPORT void sp_context_exit(unsigned int context_id) {
+  if (rtrace::tracer::session_context_known(context_id)) {
+    rtrace::tracer::context_mask() &= ~context_id;
+  }
+}
+
+RTRACE_EXPORT unsigned int sp_context_get_mask() {
+  return rtrace::tracer::context_mask();
+}
+}

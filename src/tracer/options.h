@@ -1,0 +1,36 @@
+// The tracer's settings, parsed from RTRACE_OPTIONS (a comma-separated key=value list set by the
+// recorder) without allocating: the parse runs in a library constructor, before the real
+// allocator is known.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+namespace rtrace::tracer {
+
+struct TracerOptions {
+  static constexpr std::size_t kMaxSizes = 32;
+  static constexpr std::uint32_t kMaxDepth = 256;
+
+  std::uint32_t depth = 10;             // depth=N, 0 = no backtraces
+  bool start = false;                   // start=1: trace from the start (-s)
+  int toggle_signal = 10;               // signal=N (SIGUSR1)
+  bool free_backtraces = false;         // free-backtraces=1 (-A)
+  bool timestamps = true;               // timestamps=0 (-T)
+  bool buffered = true;                 // buffered=0 (-B): every event goes out at once
+  bool follow_forks = false;            // follow-forks=1 (-f)
+  bool args = false;                    // args=1
+  std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
+  std::size_t size_count = 0;
+  char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves
+
+  bool managed() const { return managed_dir[0] != '\0'; }
+  bool wants_backtrace_for_size(std::uint64_t size) const;
+};
+
+// Parses `text` (may be null). Unknown keys and malformed values are ignored: a traced program
+// must never fail because of its environment.
+TracerOptions parse_options(const char* text);
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,171 @@
+#include "tracer/record_merge.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstddef>
+
+#include "tracer/event_ring.h"
+#include "tracer/thread_rings.h"
+#include "tracer/trace_output.h"
+
+namespace rtrace::tracer {
+namespace {
+
+struct Cursor {
+  EventRing* ring;
+  std::uint64_t position;          // index entry of the current record
+  std::uint64_t head;              // index entries published when the drain began
+  std::uint64_t payload_position;  // payload bytes before the current record's skip
+  std::uint64_t seq;               // the current record's ticket; kNoTicket when none is left
+};
+
+std::atomic<pid_t> g_drain_owner{0};
+
+// Drain lock: the cursors of the current merge. A ring's space is given back only once what was
+// taken from it has been written.
+Cursor g_cursors[kMaxRings];
+std::size_t g_cursor_count = 0;
+bool g_output_ok = true;
+
+// Threads waiting for room in their ring sleep on this word; each merge bumps it.
+std::atomic<int> g_merges{0};
+std::atomic<int> g_room_waiters{0};
+
+pid_t current_tid() {
+  return static_cast<pid_t>(::syscall(SYS_gettid));
+}
+
+void load_entry(Cursor& cursor) {
+  cursor.seq = cursor.position < cursor.head ? cursor.ring->entry(cursor.position).seq : kNoTicket;
+}
+
+// Writes the queued pieces, then gives their space back to the rings and wakes the waiters.
+void flush_pieces() {
+  g_output_ok = output_flush() && g_output_ok;
+  for (std::size_t i = 0; i < g_cursor_count; ++i) {
+    const Cursor& cursor = g_cursors[i];
+    cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
+    cursor.ring->tail.store(cursor.position, std::memory_order_release);
+  }
+  g_merges.fetch_add(1, std::memory_order_seq_cst);
+  if (g_room_waiters.load(std::memory_order_seq_cst) > 0) {
+    ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+              nullptr, 0);
+  }
+}
+
+void add_piece(const char* data, std::size_t size) {
+  if (!output_add_piece(data, size)) {
+    flush_pieces();
+    output_add_piece(data, size);
+  }
+}
+
+// Takes records from `cursor` while their tickets stay below `limit`.
+void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
+  while (cursor.seq < limit) {
+    const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
+    if (emit && entry.seq >= floor && entry.length > 0) {
+      add_piece(cursor.ring->payload(cursor.payload_position + entry.skip), entry.length);
+    }
+    cursor.payload_position += entry.skip + entry.length;
+    ++cursor.position;
+    load_entry(cursor);
+  }
+}
+
+void open_cursors() {
+  g_cursor_count = 0;
+  const std::size_t slots = ring_slots();
+  for (std::size_t i = 0; i < slots; ++i) {
+    EventRing* ring = ring_at(i);
+    if (ring == nullptr) {
+      continue;
+    }
+    Cursor& cursor = g_cursors[g_cursor_count];
+    cursor.ring = ring;
+    cursor.position = ring->tail.load(std::memory_order_relaxed);
+    cursor.head = ring->head.load(std::memory_order_acquire);
+    cursor.payload_position = ring->payload_tail.load(std::memory_order_relaxed);
+    load_entry(cursor);
+    if (cursor.seq != kNoTicket) {
+      ++g_cursor_count;
+    }
+  }
+}
+
+}  // namespace
+
+bool drain_try_lock() {
+  pid_t expected = 0;
+  return g_drain_owner.compare_exchange_strong(expected, current_tid(), std::memory_order_acquire);
+}
+
+bool drain_lock(long patience_ms) {
+  const pid_t self = current_tid();
+  for (long waited_us = 0;; waited_us += 100) {
+    pid_t expected = 0;
+    if (g_drain_owner.compare_exchange_strong(expected, self, std::memory_order_acquire)) {
+      return true;
+    }
+    if (expected == self) {
+      return false;
+    }
+    if (patience_ms >= 0 && waited_us / 1000 > patience_ms) {
+      return false;
+    }
+    timespec pause{0, 100000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+void drain_unlock() {
+  g_drain_owner.store(0, std::memory_order_release);
+}
+
+// Repeatedly the ring with the smallest ticket gives all its records that come before every other
+// ring's next one; a single-threaded program's records thus go out as whole runs of ring memory.
+bool merge_records(std::uint64_t bound, std::uint64_t floor, bool emit) {
+  g_output_ok = true;
+  open_cursors();
+  for (;;) {
+    std::size_t best = g_cursor_count;
+    std::uint64_t limit = bound;
+    for (std::size_t i = 0; i < g_cursor_count; ++i) {
+      const std::uint64_t seq = g_cursors[i].seq;
+      if (best == g_cursor_count || seq < g_cursors[best].seq) {
+        if (best != g_cursor_count && g_cursors[best].seq < limit) {
+          limit = g_cursors[best].seq;
+        }
+        best = i;
+      } else if (seq < limit) {
+        limit = seq;
+      }
+    }
+    if (best == g_cursor_count || g_cursors[best].seq >= bound) {
+      break;
+    }
+    take_run(g_cursors[best], limit, floor, emit);
+  }
+  flush_pieces();
+  return g_output_ok;
+}
+
+int merges_done() {
+  return g_merges.load(std::memory_order_seq_cst);
+}
+
+void wait_for_merge(int seen, long timeout_ms) {
+  g_room_waiters.fetch_add(1, std::memory_order_seq_cst);
+  timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000};
+  ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAIT_PRIVATE, seen, &timeout,
+            nullptr, 0);
+  g_room_waiters.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,187 @@
+#include "tracer/thread_rings.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#if !defined(__x86_64__)
+#error "take_ticket relies on x86-64 ordering"
+#endif
+
+namespace rtrace::tracer {
+namespace {
+
+constexpr std::size_t kRingCapacity = std::size_t{2} << 20;
+constexpr std::size_t kRingEntries = std::size_t{1} << 16;
+
+struct RingSlot {
+  EventRing ring;
+  std::atomic<bool> ready{false};
+};
+
+std::atomic<std::uint64_t> g_sequence{1};
+RingSlot g_rings[kMaxRings];
+std::atomic<std::size_t> g_ring_slots{0};
+pthread_key_t g_ring_key;
+void (*g_drain_some)() = nullptr;
+
+thread_local EventRing* t_ring __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local int t_destructor_rounds __attribute__((tls_model("initial-exec"))) = 0;
+
+int current_tid() {
+  return static_cast<int>(::syscall(SYS_gettid));
+}
+
+// The thread is ending. Other destructors of the same rounds may still allocate or free, so the
+// ring is handed back only in the last round glibc runs.
+void retire_ring(void* ring) {
+  auto* owned = static_cast<EventRing*>(ring);
+  if (++t_destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    ::pthread_setspecific(g_ring_key, ring);
+    return;
+  }
+  if (owned == t_ring) {
+    t_ring = nullptr;
+  }
+  owned->owner_tid.store(0, std::memory_order_release);
+}
+
+// Whether a ring's owner is gone without handing it back (it recorded something after its last
+// destructor round).
+bool thread_is_gone(int tid) {
+  return ::syscall(SYS_tgkill, ::getpid(), tid, 0) != 0 && errno == ESRCH;
+}
+
+bool drained(const EventRing& ring) {
+  return ring.head.load(std::memory_order_acquire) == ring.tail.load(std::memory_order_acquire);
+}
+
+// A drained ring that is free, or whose owner is gone, becomes this thread's.
+EventRing* claim_unused_ring(int self) {
+  constexpr int kMaxLivenessChecks = 8;
+  int checks = 0;
+  const std::size_t slots = ring_slots();
+  for (std::size_t i = 0; i < slots; ++i) {
+    EventRing* ring = ring_at(i);
+    if (ring == nullptr || !drained(*ring)) {
+      continue;
+    }
+    int owner = ring->owner_tid.load(std::memory_order_acquire);
+    if (owner != 0 && (checks++ >= kMaxLivenessChecks || !thread_is_gone(owner))) {
+      continue;
+    }
+    if (ring->owner_tid.compare_exchange_strong(owner, self, std::memory_order_acq_rel)) {
+      return ring;
+    }
+  }
+  return nullptr;
+}
+
+EventRing* new_ring(int self) {
+  const std::size_t slot = g_ring_slots.fetch_add(1);
+  if (slot >= kMaxRings) {
+    return nullptr;
+  }
+  RingSlot& entry = g_rings[slot];
+  if (!entry.ring.create(kRingCapacity, kRingEntries)) {
+    return nullptr;
+  }
+  entry.ring.owner_tid.store(self, std::memory_order_relaxed);
+  entry.ready.store(true, std::memory_order_release);
+  return &entry.ring;
+}
+
+}  // namespace
+
+void rings_init(void (*drain_some)()) {
+  g_drain_some = drain_some;
+  ::pthread_key_create(&g_ring_key, retire_ring);
+}
+
+EventRing* my_ring() {
+  if (t_ring != nullptr) {
+    return t_ring;
+  }
+  const int self = current_tid();
+  EventRing* ring = claim_unused_ring(self);
+  if (ring == nullptr && g_drain_some != nullptr) {
+    // Rings of threads that ended are reusable once drained: drain rather than grow.
+    g_drain_some();
+    ring = claim_unused_ring(self);
+  }
+  if (ring == nullptr) {
+    ring = new_ring(self);
+  }
+  if (ring != nullptr) {
+    t_ring = ring;
+    ::pthread_setspecific(g_ring_key, ring);
+  }
+  return ring;
+}
+
+EventRing* current_ring() {
+  return t_ring;
+}
+
+std::size_t ring_slots() {
+  const std::size_t slots = g_ring_slots.load(std::memory_order_acquire);
+  return slots < kMaxRings ? slots : kMaxRings;
+}
+
+EventRing* ring_at(std::size_t slot) {
+  return g_rings[slot].ready.load(std::memory_order_acquire) ? &g_rings[slot].ring : nullptr;
+}
+
+std::uint64_t take_ticket(EventRing& ring) {
+  if (ring.ticket_depth++ == 0) {
+    // The bound must be visible before the ticket is taken. On x86-64 a locked
+    // read-modify-write orders every earlier store, so a plain store kept before it by the
+    // compiler fence is enough and saves a second locked instruction.
+    ring.inflight.store(g_sequence.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  return g_sequence.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void release_ticket(EventRing& ring) {
+  if (--ring.ticket_depth == 0) {
+    ring.inflight.store(kNoTicket, std::memory_order_release);
+  }
+}
+
+std::uint64_t next_ticket() {
+  return g_sequence.load(std::memory_order_seq_cst);
+}
+
+std::uint64_t safe_bound(const EventRing* ignore) {
+  std::uint64_t bound = next_ticket();
+  const std::size_t slots = ring_slots();
+  for (std::size_t i = 0; i < slots; ++i) {
+    const EventRing* ring = ring_at(i);
+    if (ring == nullptr || ring == ignore) {
+      continue;
+    }
+    const std::uint64_t inflight = ring->inflight.load(std::memory_order_seq_cst);
+    if (inflight < bound) {
+      bound = inflight;
+    }
+  }
+  return bound;
+}
+
+void reset_rings_after_fork() {
+  const std::size_t slots = ring_slots();
+  for (std::size_t i = 0; i < slots; ++i) {
+    EventRing* ring = ring_at(i);
+    if (ring == nullptr) {
+      continue;
+    }
+    ring->reset();
+    ring->owner_tid.store(ring == t_ring ? current_tid() : 0);
+  }
+}
+
+}  // namespace rtrace::tracer

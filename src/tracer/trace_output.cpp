@@ -1,0 +1,221 @@
+#include "tracer/trace_output.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+namespace rtrace::tracer {
+namespace {
+
+// Programs expect their own descriptors to get small numbers; ours lives high.
+constexpr int kHighFd = 1000;
+constexpr int kMaxPieces = 512;
+
+int g_fd = -1;
+bool g_fd_is_socket = false;
+unsigned g_managed_index = 0;
+bool g_broken = false;
+
+char g_buffer[std::size_t{256} * 1024];
+std::size_t g_buffered = 0;
+iovec g_pieces[kMaxPieces];
+int g_piece_count = 0;
+
+// Our close: the interposed close() refuses to close the connection.
+void close_descriptor(int fd) {
+  ::syscall(SYS_close, fd);
+}
+
+int move_to_high_fd(int fd) {
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
+  if (high < 0) {
+    return fd;
+  }
+  close_descriptor(fd);
+  return high;
+}
+
+// <dir>/<pid>-<n>.rtrace, the first n that does not exist yet.
+int open_managed_file(const char* directory, pid_t pid) {
+  char path[PATH_MAX + 64];
+  const std::size_t dir_length = std::strlen(directory);
+  if (dir_length + 48 > sizeof path) {
+    return -1;
+  }
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    char* out = path;
+    std::memcpy(out, directory, dir_length);
+    out += dir_length;
+    *out++ = '/';
+    out = format_unsigned(out, static_cast<unsigned long>(pid));
+    *out++ = '-';
+    out = format_unsigned(out, g_managed_index++);
+    std::memcpy(out, ".rtrace", 8);
+    const int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) {
+      return fd;
+    }
+  }
+  return -1;
+}
+
+int connect_recorder(const char* socket_path) {
+  sockaddr_un address{};
+  const std::size_t length = socket_path == nullptr ? 0 : std::strlen(socket_path);
+  if (length == 0 || length >= sizeof address.sun_path) {
+    return -1;
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return -1;
+  }
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, socket_path, length);
+  while (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    if (errno != EINTR) {
+      close_descriptor(fd);
+      return -1;
+    }
+  }
+  return fd;
+}
+
+// Writes pieces[0..count), resuming after short writes; false when the connection broke.
+bool write_vector(iovec* piece, int count) {
+  while (count > 0 && g_fd >= 0) {
+    msghdr message{};
+    message.msg_iov = piece;
+    message.msg_iovlen = static_cast<std::size_t>(count < IOV_MAX ? count : IOV_MAX);
+    const ssize_t written = g_fd_is_socket
+                                ? ::sendmsg(g_fd, &message, MSG_NOSIGNAL)
+                                : ::writev(g_fd, piece, static_cast<int>(message.msg_iovlen));
+    if (written < 0 && errno == EINTR) {
+      continue;
+    }
+    if (written <= 0) {
+      output_close();
+      g_broken = true;
+      return false;
+    }
+    auto done = static_cast<std::size_t>(written);
+    while (count > 0 && done >= piece->iov_len) {
+      done -= piece->iov_len;
+      ++piece;
+      --count;
+    }
+    if (count > 0) {
+      piece->iov_base = static_cast<char*>(piece->iov_base) + done;
+      piece->iov_len -= done;
+    }
+  }
+  return g_fd >= 0;
+}
+
+bool write_buffer() {
+  iovec whole{g_buffer, g_buffered};
+  g_buffered = 0;
+  return whole.iov_len == 0 || write_vector(&whole, 1);
+}
+
+}  // namespace
+
+char* format_unsigned(char* out, unsigned long value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (n > 0) {
+    *out++ = digits[--n];
+  }
+  return out;
+}
+
+bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid) {
+  g_fd_is_socket = !options.managed();
+  const int fd =
+      g_fd_is_socket ? connect_recorder(socket_path) : open_managed_file(options.managed_dir, pid);
+  if (fd < 0) {
+    return false;
+  }
+  g_fd = move_to_high_fd(fd);
+  g_broken = false;
+  return true;
+}
+
+bool output_is_open() {
+  return g_fd >= 0;
+}
+
+int output_fd() {
+  return g_fd;
+}
+
+void output_close() {
+  if (g_fd >= 0) {
+    close_descriptor(g_fd);
+    g_fd = -1;
+  }
+}
+
+void output_forget_after_fork() {
+  output_close();
+  g_buffered = 0;
+  g_piece_count = 0;
+  g_managed_index = 0;
+}
+
+void output_move_from(int fd) {
+  if (fd >= 0 && fd == g_fd) {
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd + 1);
+    if (moved >= 0) {
+      g_fd = moved;
+      close_descriptor(fd);
+    }
+  }
+}
+
+void output_append(const char* data, std::size_t size) {
+  if (g_piece_count > 0 || sizeof g_buffer - g_buffered < size) {
+    output_flush();  // keep the order: queued pieces first
+  }
+  if (size > sizeof g_buffer) {
+    iovec whole{const_cast<char*>(data), size};
+    write_vector(&whole, 1);
+    return;
+  }
+  std::memcpy(g_buffer + g_buffered, data, size);
+  g_buffered += size;
+}
+
+bool output_add_piece(const char* data, std::size_t size) {
+  if (g_piece_count > 0) {
+    iovec& last = g_pieces[g_piece_count - 1];
+    if (static_cast<const char*>(last.iov_base) + last.iov_len == data) {
+      last.iov_len += size;
+      return true;
+    }
+  }
+  if (g_piece_count == kMaxPieces) {
+    return false;
+  }
+  g_pieces[g_piece_count++] = iovec{const_cast<char*>(data), size};
+  return true;
+}
+
+bool output_flush() {
+  bool ok = write_buffer();
+  ok = ok && write_vector(g_pieces, g_piece_count);
+  g_piece_count = 0;
+  return ok && !g_broken;
+}
+
+}  // namespace rtrace::tracer

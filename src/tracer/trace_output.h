@@ -1,0 +1,35 @@
+// Where the trace goes: a file of its own in managed mode (<dir>/<pid>-<n>.rtrace, never
+// overwriting) or a connection to the recorder's socket. Buffered writes for the session's own
+// packets, and writes straight from ring memory (no copy) for the merged records.
+// Only the holder of the drain lock calls these.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+#include "tracer/options.h"
+
+namespace rtrace::tracer {
+
+// Opens a new trace; moves the descriptor above the numbers programs use.
+bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid);
+bool output_is_open();
+int output_fd();
+void output_close();
+// In a forked child: drops the parent's connection and buffers without writing anything.
+void output_forget_after_fork();
+// The program wants descriptor `fd`: if it is ours, move to another number.
+void output_move_from(int fd);
+
+void output_append(const char* data, std::size_t size);
+// Queues `size` bytes at `data` to be written as they are; they must stay put until the next
+// output_flush. Returns false when the queue is full (flush first).
+bool output_add_piece(const char* data, std::size_t size);
+// Writes everything queued; false when the connection broke (it is then closed).
+bool output_flush();
+
+// Writes `value` in decimal at `out`; returns the end.
+char* format_unsigned(char* out, unsigned long value);
+
+}  // namespace rtrace::tracer

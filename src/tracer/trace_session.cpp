@@ -1,0 +1,637 @@
+#include "tracer/trace_session.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "tracer/clock.h"
+#include "tracer/event_ring.h"
+#include "tracer/maps_reader.h"
+#include "tracer/packet_encoder.h"
+#include "tracer/record_merge.h"
+#include "tracer/thread_rings.h"
+#include "tracer/trace_output.h"
+#include "tracer/trace_registry.h"
+#include "tracer/unwinder.h"
+
+namespace rtrace::tracer {
+namespace {
+
+using sprtrace::PacketType;
+
+constexpr std::size_t kMaxMapsPayload = std::size_t{256} * 1024;
+
+enum class State : int { Idle, Tracing, Finished };
+
+// Everything lives in static storage: constructed before any code of ours runs, never destroyed
+// (other libraries' destructors may still call free after ours ran).
+TracerOptions g_options;
+char g_socket_path[sizeof(sockaddr_un::sun_path)] = {};
+std::uint32_t g_expected_modules = 0;
+std::atomic<std::uint32_t> g_ready_modules{0};
+
+std::uint64_t g_floor = 0;  // drain lock: records below it belong to an earlier session
+
+std::atomic<State> g_state{State::Idle};
+pid_t g_pid = 0;
+std::uintptr_t g_heap_bottom = 0;
+
+std::atomic<int> g_wake{0};
+std::atomic<int> g_toggles{0};
+std::atomic<bool> g_control_running{false};
+
+void futex_wait(std::atomic<int>& word, int expected, long timeout_ms) {
+  timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000};
+  ::syscall(SYS_futex, reinterpret_cast<int*>(&word), FUTEX_WAIT_PRIVATE, expected,
+            timeout_ms < 0 ? nullptr : &timeout, nullptr, 0);
+}
+
+void wake_control_thread() {
+  g_wake.store(1, std::memory_order_release);
+  ::syscall(SYS_futex, reinterpret_cast<int*>(&g_wake), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void sleep_microseconds(long microseconds) {
+  timespec pause{0, microseconds * 1000};
+  ::nanosleep(&pause, nullptr);
+}
+
+void connection_lost() {
+  __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_RELAXED);
+  g_state.store(State::Finished);
+}
+
+// Writes what is pending, stopping the session if the recorder went away.
+void flush_output() {
+  if (!output_flush() && g_state.load() == State::Tracing) {
+    connection_lost();
+  }
+}
+
+// Drain lock held: merges the records below `bound` into the trace.
+void drain_locked(std::uint64_t bound) {
+  const bool emit = g_state.load() == State::Tracing || output_is_open();
+  if (!merge_records(bound, g_floor, emit) && g_state.load() == State::Tracing) {
+    connection_lost();
+  }
+}
+
+// Drains now unless another thread is at it.
+void drain_if_free() {
+  if (drain_try_lock()) {
+    drain_locked(safe_bound(nullptr));
+    flush_output();
+    drain_unlock();
+  }
+}
+
+// ---- session start and stop -----------------------------------------------------------------
+
+bool open_connection() {
+  g_pid = ::getpid();
+  return output_open(g_options, g_socket_path, g_pid);
+}
+
+// argv[0] from /proc/self/cmdline.
+void read_process_name(char* name, std::size_t capacity) {
+  name[0] = '\0';
+  const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return;
+  }
+  const ssize_t got = ::read(fd, name, capacity - 1);
+  ::syscall(SYS_close, fd);
+  name[got > 0 ? got : 0] = '\0';
+}
+
+void encode_header(PacketEncoder& encoder) {
+  encoder.handshake();
+
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  char name[PATH_MAX];
+  read_process_name(name, sizeof name);
+  encoder.begin_packet(PacketType::ProcessInfo);
+  encoder.u32(static_cast<std::uint32_t>(g_pid));
+  encoder.u32(static_cast<std::uint32_t>(now.tv_sec));
+  encoder.u32(static_cast<std::uint32_t>(now.tv_nsec / 1000));
+  encoder.u32(g_options.depth);
+  encoder.string(name);
+  encoder.end_packet();
+
+  encode_registry(encoder);
+  encode_executable_mappings(encoder);
+}
+
+void start_session() {
+  if (g_state.load() != State::Idle || !drain_lock(-1)) {
+    return;
+  }
+  if (open_connection()) {
+    static char header[kMaxMapsPayload];
+    PacketEncoder encoder(header, sizeof header);
+    encode_header(encoder);
+    if (!encoder.overflowed()) {
+      output_append(header, encoder.size());
+      flush_output();
+    }
+    g_floor = next_ticket();
+    if (output_is_open()) {
+      g_state.store(State::Tracing);
+      __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);
+    }
+  }
+  drain_unlock();
+}
+
+void encode_heap_info(PacketEncoder& encoder) {
+  const struct mallinfo2 info = ::mallinfo2();
+  const auto dword = [](std::size_t value) {
+    return value > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(value);
+  };
+  encoder.begin_packet(PacketType::HeapInfo);
+  encoder.pointer(g_heap_bottom);
+  encoder.pointer(reinterpret_cast<std::uintptr_t>(::sbrk(0)));
+  encoder.u32(dword(info.arena));
+  encoder.u32(dword(info.ordblks));
+  encoder.u32(dword(info.smblks));
+  encoder.u32(dword(info.hblks));
+  encoder.u32(dword(info.hblkhd));
+  encoder.u32(dword(info.usmblks));
+  encoder.u32(dword(info.fsmblks));
+  encoder.u32(dword(info.uordblks));
+  encoder.u32(dword(info.fordblks));
+  encoder.u32(dword(info.keepcost));
+  encoder.end_packet();
+}
+
+// Stops recording, waits (a little) for calls in progress, writes everything out and closes.
+void stop_session(bool heap_info, long patience_ms, State next) {
+  if (g_state.load() != State::Tracing) {
+    if (next == State::Finished) {
+      g_state.store(State::Finished);
+    }
+    return;
+  }
+  __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
+  const std::uint64_t end = next_ticket();
+  for (long waited_us = 0; safe_bound(current_ring()) < end && waited_us / 1000 < patience_ms;
+       waited_us += 50) {
+    sleep_microseconds(50);
+  }
+  if (!drain_lock(patience_ms)) {
+    g_state.store(next);
+    return;
+  }
+  const std::uint64_t bound = safe_bound(current_ring());
+  drain_locked(bound < end ? bound : end);
+  if (heap_info) {
+    char packet[128];
+    PacketEncoder encoder(packet, sizeof packet);
+    encode_heap_info(encoder);
+    output_append(packet, encoder.size());
+  }
+  flush_output();
+  output_close();
+  g_state.store(next);
+  drain_unlock();
+}
+
+void drain_pass() {
+  if (!drain_try_lock()) {
+    return;
+  }
+  if (g_state.load() == State::Tracing) {
+    drain_locked(safe_bound(nullptr));
+    flush_output();
+  }
+  drain_unlock();
+}
+
+void* control_thread_main(void*) {
+  rtrace_guard = 1;  // nothing this thread does is the program's doing
+  std::uint64_t last_sequence = 0;
+  bool busy = false;
+  for (;;) {
+    const bool tracing = g_state.load() == State::Tracing;
+    // While calls come in: tick every millisecond (timestamps) and drain often; otherwise
+    // sleep longer and let the callers read the clock themselves.
+    futex_wait(g_wake, 0, !tracing ? 1000 : busy ? 1 : 10);
+    g_wake.store(0, std::memory_order_relaxed);
+    for (int toggles = g_toggles.exchange(0); toggles > 0; --toggles) {
+      if (g_state.load() == State::Tracing) {
+        stop_session(true, 1000, State::Idle);
+      } else {
+        start_session();
+      }
+    }
+    if (g_state.load() == State::Finished) {
+      break;
+    }
+    const std::uint64_t sequence = next_ticket();
+    busy = g_state.load() == State::Tracing && g_options.timestamps && sequence != last_sequence;
+    last_sequence = sequence;
+    recalibrate_clock();
+    publish_tick(busy);
+    drain_pass();
+  }
+  publish_tick(false);
+  g_control_running.store(false);
+  return nullptr;
+}
+
+void start_control_thread() {
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pthread_attr_t attributes;
+  ::pthread_attr_init(&attributes);
+  ::pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  ::pthread_attr_setstacksize(&attributes, std::size_t{256} * 1024);
+  pthread_t thread;
+  g_control_running.store(true);
+  if (::pthread_create(&thread, &attributes, control_thread_main, nullptr) != 0) {
+    g_control_running.store(false);
+  }
+  ::pthread_attr_destroy(&attributes);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+// Space for a record in this thread's ring. When it is full: wake the control thread and sleep
+// until a drain made room; drain here when the control thread does not get to it (it may not
+// be scheduled on a busy machine).
+char* reserve(EventRing& ring, std::size_t max_payload) {
+  for (int attempt = 0;; ++attempt) {
+    const int merges = merges_done();
+    if (char* space = ring.try_reserve(max_payload)) {
+      return space;
+    }
+    if (max_payload > ring.capacity() / 2 || g_state.load() != State::Tracing) {
+      return nullptr;
+    }
+    wake_control_thread();
+    if (attempt > 0 && drain_try_lock()) {
+      drain_locked(safe_bound(nullptr));
+      flush_output();
+      drain_unlock();
+      continue;
+    }
+    wait_for_merge(merges, 2);
+  }
+}
+
+// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
+void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
+  ring.publish(ticket, length);
+  release_ticket(ring);
+  if (!g_options.buffered) {
+    if (drain_try_lock()) {
+      drain_locked(safe_bound(nullptr));
+      flush_output();
+      drain_unlock();
+    }
+    return;
+  }
+  // Wake the drainer early, once per filling, so that it writes while we go on.
+  if (ring.filling()) {
+    if (!ring.wake_sent) {
+      ring.wake_sent = true;
+      wake_control_thread();
+    }
+  } else {
+    ring.wake_sent = false;
+  }
+}
+
+std::uint32_t timestamp_ms() {
+  if (!g_options.timestamps) {
+    return 0;
+  }
+  return monotonic_milliseconds();
+}
+
+std::size_t call_payload_bound(const RtraceCall& call, std::uint32_t frame_count) {
+  std::size_t bytes = 8 + 4 * 4 + 2 + 3 + std::strlen(call.name) + 4 + 8;
+  bytes += 8 + 4 + 8 * std::size_t{frame_count};
+  if (call.arg_count > 0) {
+    bytes += 8 + 4;
+    for (std::uint32_t i = 0; i < call.arg_count; ++i) {
+      bytes += std::size_t{10} + std::strlen(call.args[i].name) + std::strlen(call.args[i].value);
+    }
+  }
+  return bytes;
+}
+
+thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
+// The call encoded by session_prepare and not yet published.
+thread_local bool t_prepared __attribute__((tls_model("initial-exec"))) = false;
+thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exec"))) = 0;
+
+void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uintptr_t* frames,
+                 std::uint32_t frame_count) {
+  encoder.begin_packet(PacketType::FunctionCall);
+  encoder.u32(call.resource_type);
+  encoder.u32(t_context_mask);
+  encoder.u32(timestamp_ms());
+  encoder.u32(call.kind);
+  encoder.string(call.name);
+  encoder.u32(call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
+  encoder.pointer(call.id);
+  encoder.end_packet();
+  // The original writes a backtrace packet after every call, an empty one when it has no frames.
+  encoder.begin_packet(PacketType::Backtrace);
+  encoder.u32(frame_count);
+  for (std::uint32_t i = 0; i < frame_count; ++i) {
+    encoder.pointer(frames[i]);
+  }
+  encoder.end_packet();
+  if (call.arg_count > 0 && g_options.args) {
+    encoder.begin_packet(PacketType::FunctionArgs);
+    encoder.u32(call.arg_count);
+    for (std::uint32_t i = 0; i < call.arg_count; ++i) {
+      encoder.string(call.args[i].name);
+      encoder.string(call.args[i].value);
+    }
+    encoder.end_packet();
+  }
+}
+
+// ---- fork -----------------------------------------------------------------------------------
+
+bool g_fork_locked = false;
+bool g_resume_after_exec = false;
+
+void before_fork() {
+  // Everything recorded before the fork reaches the parent's trace, and the child's copy of the
+  // drain state is consistent.
+  g_fork_locked = drain_lock(1000);
+  if (g_fork_locked && g_state.load() == State::Tracing) {
+    drain_locked(safe_bound(current_ring()));
+    flush_output();
+  }
+}
+
+void after_fork_parent() {
+  if (g_fork_locked) {
+    drain_unlock();
+  }
+}
+
+void after_fork_child() {
+  // The other threads and the control thread do not exist here; their records stay with the
+  // parent, whose trace they belong to.
+  reset_rings_after_fork();
+  g_pid = ::getpid();
+  output_forget_after_fork();  // the parent's connection
+  drain_unlock();              // taken by before_fork under the parent's thread id
+  g_control_running.store(false);
+  g_toggles.store(0);
+  g_wake.store(0);
+  const bool was_tracing = g_state.load() == State::Tracing;
+  __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
+  if (!g_options.follow_forks) {
+    g_state.store(State::Finished);
+    return;
+  }
+  g_state.store(State::Idle);
+  start_control_thread();
+  if (was_tracing) {
+    start_session();
+  }
+}
+
+// The number of tracing modules besides main that LD_PRELOAD names.
+std::uint32_t count_preloaded_modules() {
+  const char* preload = ::getenv("LD_PRELOAD");
+  std::uint32_t count = 0;
+  for (const char* p = preload; p != nullptr && *p != '\0';) {
+    const char* end = p;
+    while (*end != '\0' && *end != ':' && *end != ' ') {
+      ++end;
+    }
+    const char* base = p;
+    for (const char* q = p; q < end; ++q) {
+      if (*q == '/') {
+        base = q + 1;
+      }
+    }
+    const auto length = static_cast<std::size_t>(end - base);
+    static constexpr char kPrefix[] = "librtrace-";
+    static constexpr char kMain[] = "librtrace-main.so";
+    if (length > sizeof kPrefix - 1 && std::memcmp(base, kPrefix, sizeof kPrefix - 1) == 0 &&
+        !(length == sizeof kMain - 1 && std::memcmp(base, kMain, length) == 0)) {
+      ++count;
+    }
+    p = *end == '\0' ? end : end + 1;
+  }
+  return count;
+}
+
+// The first process to load the tracer notes its pid in the environment (before the program
+// runs, so every child inherits it). A process that finds another pid there is a descendant
+// started by fork+exec, posix_spawn or system(): traced only with follow-forks. The traced
+// process itself keeps its pid across exec, so its new image is traced.
+bool first_traced_process() {
+  static constexpr char kRootVariable[] = "RTRACE_ROOT_PID";
+  char pid_text[24];
+  *format_unsigned(pid_text, static_cast<unsigned long>(g_pid)) = '\0';
+  const char* root = ::getenv(kRootVariable);
+  if (root == nullptr) {
+    ::setenv(kRootVariable, pid_text, 1);
+    return true;
+  }
+  return std::strcmp(root, pid_text) == 0;
+}
+
+void start_when_modules_ready() {
+  if (g_options.start && g_ready_modules.load() >= g_expected_modules) {
+    start_session();
+  }
+}
+
+}  // namespace
+
+// ---- public -----------------------------------------------------------------------------------
+
+bool session_init() {
+  g_options = parse_options(::getenv("RTRACE_OPTIONS"));
+  g_pid = ::getpid();
+  if (!first_traced_process() && !g_options.follow_forks) {
+    g_state.store(State::Finished);
+    return false;
+  }
+  if (const char* socket_path = ::getenv("RTRACE_SOCKET")) {
+    const std::size_t length = std::strlen(socket_path);
+    if (length < sizeof g_socket_path) {
+      std::memcpy(g_socket_path, socket_path, length + 1);
+    }
+  }
+  g_heap_bottom = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  g_expected_modules = count_preloaded_modules();
+  rings_init(drain_if_free);
+  ::pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+  init_unwinder();
+  init_clock();
+  session_register_module("main", 1, 0);
+  start_control_thread();
+  start_when_modules_ready();
+  return true;
+}
+
+const TracerOptions& session_options() {
+  return g_options;
+}
+
+std::uint32_t session_register_module(const char* name, std::uint16_t major, std::uint16_t minor) {
+  return registry_add_module(name, major, minor);
+}
+
+std::uint32_t session_register_resource(const char* type, const char* description,
+                                        std::uint32_t flags) {
+  return registry_add_resource(type, description, flags);
+}
+
+void session_module_ready() {
+  g_ready_modules.fetch_add(1);
+  start_when_modules_ready();
+}
+
+std::uint32_t session_create_context(const char* name) {
+  const std::uint32_t id = registry_add_context(name);
+  if (id == 0 || __atomic_load_n(&rtrace_tracing, __ATOMIC_ACQUIRE) == 0) {
+    return id;  // when tracing starts, the header lists it
+  }
+  constexpr std::size_t kContextPacketBound = 128;
+  EventRing* ring = my_ring();
+  char* space = ring == nullptr ? nullptr : reserve(*ring, kContextPacketBound);
+  if (space != nullptr) {
+    PacketEncoder encoder(space, kContextPacketBound);
+    encode_context(encoder, id);
+    publish(*ring, take_ticket(*ring), encoder.size());
+  }
+  return id;
+}
+
+bool session_context_known(std::uint32_t id) {
+  return registry_context_known(id);
+}
+
+bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
+                     std::uint32_t frame_count) {
+  EventRing* ring = my_ring();
+  if (ring == nullptr) {
+    return false;
+  }
+  const std::size_t bound = call_payload_bound(call, frame_count);
+  char* space = reserve(*ring, bound);
+  if (space == nullptr) {
+    return false;
+  }
+  PacketEncoder encoder(space, bound);
+  encode_call(encoder, call, frames, frame_count);
+  t_prepared_length = encoder.overflowed() ? 0 : encoder.size();
+  t_prepared = true;
+  return true;
+}
+
+std::uint64_t session_ticket() {
+  return t_prepared ? take_ticket(*current_ring()) : 0;
+}
+
+void session_publish(std::uint64_t ticket) {
+  if (ticket != 0 && t_prepared) {
+    t_prepared = false;
+    publish(*current_ring(), ticket, t_prepared_length);
+  }
+}
+
+void session_cancel(std::uint64_t ticket) {
+  t_prepared = false;
+  if (ticket != 0 && current_ring() != nullptr) {
+    release_ticket(*current_ring());
+  }
+}
+
+void session_commit_maps() {
+  unwinder_modules_changed();
+  if (__atomic_load_n(&rtrace_tracing, __ATOMIC_ACQUIRE) == 0) {
+    return;
+  }
+  EventRing* ring = my_ring();
+  if (ring == nullptr) {
+    return;
+  }
+  char* space = reserve(*ring, kMaxMapsPayload);
+  if (space == nullptr) {
+    return;
+  }
+  PacketEncoder encoder(space, kMaxMapsPayload);
+  encode_executable_mappings(encoder);
+  encoder.begin_packet(PacketType::NewLibrary);
+  encoder.string("*");
+  encoder.end_packet();
+  publish(*ring, take_ticket(*ring), encoder.overflowed() ? 0 : encoder.size());
+}
+
+void session_request_toggle() {
+  if (g_state.load() == State::Finished) {
+    return;
+  }
+  g_toggles.fetch_add(1);
+  wake_control_thread();
+}
+
+void session_finish(FinishReason reason) {
+  if (::getpid() != g_pid) {
+    // A vfork child (sharing our memory) or a child we do not trace: the session is not its own.
+    return;
+  }
+  if (reason == FinishReason::Exec) {
+    g_resume_after_exec = g_state.load() == State::Tracing;
+  }
+  const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
+  const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
+  stop_session(reason == FinishReason::Exit || reason == FinishReason::FastExit, patience_ms, next);
+  if (reason != FinishReason::Exec) {
+    g_state.store(State::Finished);
+  }
+}
+
+void session_resume_after_exec() {
+  if (g_resume_after_exec && g_state.load() == State::Idle) {
+    g_resume_after_exec = false;
+    start_session();
+  }
+}
+
+int session_connection_fd() {
+  return output_fd();
+}
+
+void session_move_connection_from(int fd) {
+  output_move_from(fd);
+}
+
+std::uint32_t& context_mask() {
+  return t_context_mask;
+}
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,67 @@
+// The trace session of one process: registries, per-thread event rings, the ordering of events
+// across threads, and the connection the trace is written to.
+//
+// Ordering scheme (no global lock on the hot path):
+//  * Every event carries a ticket from one global atomic counter. A release (free, the first half
+//    of realloc) takes its ticket BEFORE calling the real function; an allocation takes it AFTER
+//    the real function returned. So when thread A frees an address and thread B gets it back
+//    from malloc, A's ticket is smaller than B's.
+//  * A thread encodes its packets into its own ring (event_ring.h), single producer, BEFORE it
+//    takes the ticket: waiting for room in a full ring never happens while holding one.
+//  * Before taking a ticket a thread publishes a lower bound of it in its ring's `inflight`;
+//    it clears it after publishing the record. The drainer reads the counter, then every
+//    `inflight`: nothing below the smallest of these can still appear, so it merges every ring's
+//    records below that bound in ticket order. The merged stream is therefore sorted by ticket.
+//  * Draining happens off the hot path in a control thread (also the one that starts and stops
+//    the session on the toggle signal), or synchronously at exit, _exit, exec, fork and crash
+//    signals, or by a producer whose ring is full. One drain lock (never taken on the hot path,
+//    never held while unwinding) serialises drainers.
+#pragma once
+
+#include <cstdint>
+
+#include "tracer/options.h"
+#include "tracer/tracer_api.h"
+
+namespace rtrace::tracer {
+
+// Reads the options and environment, registers the main module; starts the control thread.
+// Returns false when this process is not to be traced at all (a child, without follow-forks).
+bool session_init();
+const TracerOptions& session_options();
+
+std::uint32_t session_register_module(const char* name, std::uint16_t major, std::uint16_t minor);
+std::uint32_t session_register_resource(const char* type, const char* description,
+                                        std::uint32_t flags);
+void session_module_ready();
+// Returns the context bit (1, 2, 4, ...) or 0 when all 32 are taken.
+std::uint32_t session_create_context(const char* name);
+bool session_context_known(std::uint32_t id);
+// This thread's mask of entered contexts, stamped on each of its calls.
+std::uint32_t& context_mask();
+
+// Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
+bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
+                     std::uint32_t frame_count);
+std::uint64_t session_ticket();
+void session_publish(std::uint64_t ticket);
+void session_cancel(std::uint64_t ticket);
+// Queues MMAP packets for the current maps (and NLIB) after dlopen/dlclose.
+void session_commit_maps();
+
+// Async-signal-safe: asks the control thread to start or stop tracing.
+void session_request_toggle();
+
+enum class FinishReason { Exit, FastExit, Exec, Crash };
+// Stops tracing and writes out everything recorded so far. Safe from a signal handler when
+// `reason` is Crash (no heap statistics then).
+void session_finish(FinishReason reason);
+// After a failed exec: trace again (a new connection, as a new trace).
+void session_resume_after_exec();
+
+// The file descriptor of the trace connection, -1 when none; the process must not close it.
+int session_connection_fd();
+// Moves the connection away from `fd` (the program wants that number for itself).
+void session_move_connection_from(int fd);
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,90 @@
+// The interface between librtrace-main.so and the resource modules (librtrace-memory.so, ...).
+//
+// A module interposes the functions it traces. Each wrapper describes the call to the main module,
+// which unwinds the stack, encodes the packets into a per-thread ring and stamps them with a
+// global order ticket (see trace_session.h for the ordering scheme). Everything here is callable
+// from any thread and never allocates through the traced allocator; nothing is called while a
+// module's own re-entrancy guard says we are already inside the tracer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define RTRACE_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+
+// Non-zero while a trace is being recorded. Wrappers read it (relaxed) before doing any work.
+RTRACE_EXPORT extern int rtrace_tracing;
+
+// Non-zero while this thread runs tracer code: calls made from inside the tracer (the unwinder,
+// dlsym, the C++ runtime under operator new) go straight to the real functions.
+// Both libraries are preloaded, so the initial-exec model (no __tls_get_addr call) is safe.
+RTRACE_EXPORT extern __thread int rtrace_guard __attribute__((tls_model("initial-exec")));
+
+// One `$name = value` pair of an ARGS packet.
+struct RtraceArg {
+  const char* name;
+  const char* value;
+};
+
+// One traced call as a module describes it.
+struct RtraceCall {
+  std::uint32_t resource_type;  // id returned by rtrace_register_resource
+  std::uint32_t kind;           // sprtrace::kCallAlloc or kCallFree
+  const char* name;             // function name as it should appear in the trace
+  std::uint64_t size;           // allocation size (0 for frees)
+  std::uint64_t id;             // resource id (address)
+  const RtraceArg* args;        // written only when the `args` option is on
+  std::uint32_t arg_count;
+};
+
+// Registers a tracing module (MINF); returns its id. Call from the module's constructor.
+RTRACE_EXPORT std::uint32_t rtrace_register_module(const char* name, std::uint16_t major,
+                                                   std::uint16_t minor);
+// Registers a resource type (RESR); returns its id (1, 2, 3, ...).
+RTRACE_EXPORT std::uint32_t rtrace_register_resource(const char* type, const char* description,
+                                                     std::uint32_t flags);
+// Says that a module has registered everything; tracing from the start (start=1) begins when
+// every module named in LD_PRELOAD is ready, so that the registry packets come first.
+RTRACE_EXPORT void rtrace_module_ready();
+
+// Recording a call takes three steps, so that the ordering ticket is held as briefly as possible
+// (while a thread holds one, no record after it can be written out):
+//  1. rtrace_prepare: unwinds (as the options ask) and encodes the packets into this thread's
+//     buffer, waiting for room if needed. `return_address` is the wrapper's
+//     __builtin_return_address(0): the backtrace starts at that frame, whatever the tracer's own
+//     frames look like. Returns 0 when the call cannot be recorded.
+//  2. rtrace_ticket: this thread's place in the global order. An allocation takes it after the
+//     real function returned; a release BEFORE calling the real function, so that another thread
+//     that gets the same id afterwards is ordered after the release.
+//  3. rtrace_publish (or rtrace_cancel, when the real call failed) with that ticket.
+// A thread prepares one call at a time: publish or cancel it before preparing the next.
+RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address);
+RTRACE_EXPORT std::uint64_t rtrace_ticket();
+RTRACE_EXPORT void rtrace_publish(std::uint64_t ticket);
+RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket);
+
+// All three steps at once: for allocations, after the real function returned.
+RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);
+
+// Non-zero when the `args` option asks for function arguments.
+RTRACE_EXPORT int rtrace_wants_args();
+}
+
+namespace rtrace::tracer {
+
+// Sets the re-entrancy guard for the lifetime of the object.
+class GuardScope {
+ public:
+  GuardScope() { ++rtrace_guard; }
+  GuardScope(const GuardScope&) = delete;
+  GuardScope& operator=(const GuardScope&) = delete;
+  ~GuardScope() { --rtrace_guard; }
+};
+
+inline bool tracing_now() {
+  return __atomic_load_n(&rtrace_tracing, __ATOMIC_RELAXED) != 0 && rtrace_guard == 0;
+}
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,73 @@
+#include "tracer/unwinder.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace rtrace::tracer {
+namespace {
+
+// Frames of our own that can sit above the traced function's caller: the exported wrapper, the
+// module's helper, rtrace_prepare and its helpers, unw_backtrace itself.
+constexpr std::uint32_t kMaxOwnFrames = 12;
+constexpr std::uint32_t kMaxFrames = 256 + kMaxOwnFrames;
+
+// The most frames of our own seen above a traced function's caller (the index of its return
+// address in what unw_backtrace returns); grows when a deeper path shows up.
+std::atomic<std::uint32_t> g_own_frames{3};
+
+}  // namespace
+
+void init_unwinder() {
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+void unwinder_modules_changed() {
+  unw_flush_cache(unw_local_addr_space, 0, 0);
+}
+
+std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
+                                const void* return_address) {
+  if (capacity == 0) {
+    return 0;
+  }
+  if (capacity > kMaxFrames - kMaxOwnFrames) {
+    capacity = kMaxFrames - kMaxOwnFrames;
+  }
+  void* raw[kMaxFrames];
+  // Unwinding costs per frame: ask only for as many of our own frames as we have seen, and
+  // unwind again with room for all of them when that was not enough.
+  std::uint32_t own = g_own_frames.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::uint32_t wanted = capacity + own;
+    const int got = unw_backtrace(raw, static_cast<int>(wanted));
+    const auto count = got > 0 ? static_cast<std::uint32_t>(got) : 0U;
+    std::uint32_t first = 0;
+    while (first < count && first <= own && raw[first] != return_address) {
+      ++first;
+    }
+    const bool found = first < count && raw[first] == return_address;
+    const bool truncated = count == wanted && (!found || count - first < capacity);
+    if (truncated && own < kMaxOwnFrames) {
+      own = kMaxOwnFrames;
+      continue;
+    }
+    if (!found) {
+      // The unwinder could not walk through our frames: the caller is all we know for sure.
+      frames[0] = reinterpret_cast<std::uintptr_t>(return_address);
+      return 1;
+    }
+    if (first > g_own_frames.load(std::memory_order_relaxed)) {
+      g_own_frames.store(first, std::memory_order_relaxed);
+    }
+    std::uint32_t stored = 0;
+    for (std::uint32_t i = first; i < count && stored < capacity; ++i) {
+      frames[stored++] = reinterpret_cast<std::uintptr_t>(raw[i]);
+    }
+    return stored;
+  }
+}
+
+}  // namespace rtrace::tracer

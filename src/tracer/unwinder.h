@@ -1,0 +1,20 @@
+// Backtraces for the tracer: libunwind's cached fast path (unw_backtrace), trimmed so that frame 0
+// is the function that called the traced function, whatever the tracer's own frames look like.
+#pragma once
+
+#include <cstdint>
+
+namespace rtrace::tracer {
+
+// Sets up libunwind's per-thread caches; call once at start-up, before any unwinding.
+void init_unwinder();
+
+// Tells libunwind that modules came or went (after dlopen/dlclose).
+void unwinder_modules_changed();
+
+// Stores up to `capacity` return addresses, starting at `return_address` (the traced wrapper's
+// own return address, i.e. the call site in its caller). Returns the number stored.
+std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
+                                const void* return_address);
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,582 @@
+// The tracer end to end: real programs traced through LD_PRELOAD, their traces decoded byte by
+// byte (trace_decoder.h) and compared with what the programs say they did.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/test_paths.h"
+#include "trace_decoder.h"
+
+namespace rtrace::test {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+
+std::string program(const std::string& name) {
+  return std::string(RTRACE_TRACER_PROGRAMS) + "/" + name;
+}
+
+std::string preload() {
+  const std::string libs = RTRACE_TRACER_LIBS;
+  return libs + "/librtrace-main.so:" + libs + "/librtrace-memory.so";
+}
+
+// Runs `command` traced in managed mode; the traces land in <scratch>/out.
+CommandResult run_traced(const ScratchDir& scratch, const std::string& command,
+                         const std::string& options = "start=1") {
+  fs::create_directories(scratch / "out");
+  return run_command("LD_PRELOAD=" + preload() + " RTRACE_OPTIONS='" + options +
+                     ",managed=" + (scratch / "out").string() + "' " + command);
+}
+
+std::vector<fs::path> trace_files(const ScratchDir& scratch) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(scratch / "out")) {
+    files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TraceDecoder decode_only_trace(const ScratchDir& scratch) {
+  const auto files = trace_files(scratch);
+  EXPECT_EQ(files.size(), 1U);
+  if (files.empty()) {
+    return TraceDecoder{};
+  }
+  TraceDecoder trace = decode_file(files.front().string());
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  return trace;
+}
+
+// The value of `key=` in a program's output.
+std::string printed(const std::string& output, const std::string& key) {
+  const std::string spaced = " " + key + "=";
+  const std::string text = " " + output;
+  auto at = text.find(spaced);
+  if (at == std::string::npos) {
+    at = text.find("\n" + key + "=");
+  }
+  if (at == std::string::npos) {
+    return {};
+  }
+  const auto begin = at + key.size() + 2;
+  return text.substr(begin, text.find_first_of(" \n", begin) - begin);
+}
+
+std::uint64_t printed_number(const std::string& output, const std::string& key) {
+  return std::stoull(printed(output, key), nullptr, 0);
+}
+
+// "name(size) = 0xid" / "name(0xid)" in the text protocol's spirit, for readable comparisons.
+std::string describe(const DecodedCall& call) {
+  std::ostringstream out;
+  out << std::hex;
+  if (call.kind == 2) {
+    out << call.name << "(" << std::dec << call.size << ") = 0x" << std::hex << call.id;
+  } else {
+    out << call.name << "(0x" << call.id << ")";
+  }
+  return out.str();
+}
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+// The calls whose frame 0 lies in the mapping of `path` (what the program itself called).
+std::vector<DecodedCall> calls_from(const TraceDecoder& trace, const std::string& path) {
+  std::vector<DecodedCall> result;
+  for (const auto& call : trace.calls) {
+    if (call.kind == 1 && call.frames.empty()) {
+      result.push_back(call);  // frees carry no backtrace: keep them, filter by id below
+      continue;
+    }
+    for (const auto& mapping : trace.mappings) {
+      if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
+          call.frames[0] < mapping.to) {
+        result.push_back(call);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+std::vector<DecodedCall> calls_of_size(const TraceDecoder& trace, std::uint32_t size) {
+  std::vector<DecodedCall> result;
+  for (const auto& call : trace.calls) {
+    if (call.kind == 2 && call.size == size) {
+      result.push_back(call);
+    }
+  }
+  return result;
+}
+
+std::uint64_t monotonic_ms() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1000 +
+         static_cast<std::uint64_t>(now.tv_nsec) / 1000000;
+}
+
+TEST(TracerTest, RegistryComesFirstAndMapsCoverTheProgram) {
+  ScratchDir scratch;
+  const std::uint64_t before_ms = monotonic_ms();
+  const auto result = run_traced(scratch, program("memory_calls"));
+  const std::uint64_t after_ms = monotonic_ms();
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  for (const auto& call : trace.calls) {
+    EXPECT_GE(call.timestamp, static_cast<std::uint32_t>(before_ms));
+    EXPECT_LE(call.timestamp, static_cast<std::uint32_t>(after_ms));
+  }
+  ASSERT_GE(trace.packet_order.size(), 6U);
+  EXPECT_THAT(std::vector<std::string>(trace.packet_order.begin(), trace.packet_order.begin() + 5),
+              ElementsAre("PINF", "MINF", "MINF", "RESR", "MMAP"));
+  EXPECT_EQ(trace.pid, std::stoul(trace_files(scratch).front().filename().string()));
+  EXPECT_EQ(trace.process, program("memory_calls"));
+  EXPECT_EQ(trace.depth, 10U);
+  EXPECT_THAT(trace.modules, ElementsAre(std::pair<std::uint32_t, std::string>{0, "main 1.0"},
+                                         std::pair<std::uint32_t, std::string>{1, "memory 1.0"}));
+  EXPECT_THAT(trace.resources, ElementsAre("1 0 memory (memory allocation in bytes)"));
+  const auto has_mapping = [&](const std::string& path) {
+    return std::any_of(trace.mappings.begin(), trace.mappings.end(),
+                       [&](const DecodedMapping& m) { return m.path == path; });
+  };
+  EXPECT_TRUE(has_mapping(program("memory_calls")));
+  EXPECT_TRUE(has_mapping("[vdso]"));
+  EXPECT_EQ(trace.heap_infos, 1U);
+  const auto name = trace_files(scratch).front().filename().string();
+  EXPECT_EQ(name.substr(name.find('-')), "-0.rtrace");
+}
+
+TEST(TracerTest, EveryAllocationFunctionIsReportedAsTheOriginalDoes) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("memory_calls"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  const auto& out = result.out;
+  const auto id = [&](const std::string& key) { return printed_number(out, key); };
+  std::vector<std::string> described;
+  std::set<std::uint64_t> program_ids{0};
+  for (const auto& key : {"a", "c", "r", "r2", "m", "al", "me", "v", "pv", "ra"}) {
+    program_ids.insert(id(key));
+  }
+  for (const auto& call : calls_from(trace, program("memory_calls"))) {
+    if (program_ids.count(call.id) != 0) {
+      described.push_back(describe(call));
+    }
+  }
+  EXPECT_THAT(
+      described,
+      ElementsAre("malloc(100) = " + hex(id("a")), "free(" + hex(id("a")) + ")", "free(0x0)",
+                  "calloc(240) = " + hex(id("c")), "malloc(50) = " + hex(id("r")),
+                  "realloc(" + hex(id("r")) + ")", "realloc(300) = " + hex(id("r2")),
+                  "posix_memalign(64) = " + hex(id("m")), "aligned_alloc(128) = " + hex(id("al")),
+                  "memalign(100) = " + hex(id("me")), "valloc(10) = " + hex(id("v")),
+                  "pvalloc(10) = " + hex(id("pv")), "reallocarray(32) = " + hex(id("ra")),
+                  "realloc(" + hex(id("r2")) + ")", "free(" + hex(id("c")) + ")",
+                  "free(" + hex(id("m")) + ")", "free(" + hex(id("al")) + ")",
+                  "free(" + hex(id("me")) + ")", "free(" + hex(id("v")) + ")",
+                  "free(" + hex(id("pv")) + ")", "free(" + hex(id("ra")) + ")"))
+      << trace.calls.size();
+}
+
+TEST(TracerTest, FrameZeroIsTheCallerOfMalloc) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("memory_calls"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  const auto leaf = printed_number(result.out, "leaf_malloc");
+  auto first = calls_of_size(trace, 100);
+  first.erase(std::remove_if(first.begin(), first.end(),
+                             [](const DecodedCall& call) { return call.name != "malloc"; }),
+              first.end());
+  ASSERT_EQ(first.size(), 1U);
+  ASSERT_GE(first[0].frames.size(), 2U);
+  EXPECT_GT(first[0].frames[0], leaf);
+  EXPECT_LT(first[0].frames[0], leaf + 64)
+      << "frame 0 " << hex(first[0].frames[0]) << " is not inside leaf_malloc at " << hex(leaf);
+  // Frees carry no backtrace unless -A.
+  for (const auto& call : trace.calls) {
+    if (call.kind == 1) {
+      EXPECT_TRUE(call.frames.empty());
+    }
+  }
+}
+
+TEST(TracerTest, OptionsShapeBacktracesAndTimestamps) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("memory_calls"),
+                                 "start=1,depth=3,timestamps=0,free-backtraces=1");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(trace.depth, 3U);
+  bool saw_free = false;
+  for (const auto& call : trace.calls) {
+    EXPECT_EQ(call.timestamp, 0U);
+    EXPECT_LE(call.frames.size(), 3U);
+    if (call.kind == 1 && call.id == printed_number(result.out, "a")) {
+      saw_free = true;
+      EXPECT_FALSE(call.frames.empty());
+    }
+  }
+  EXPECT_TRUE(saw_free);
+
+  ScratchDir with_args;
+  ASSERT_EQ(run_traced(with_args, program("memory_calls"), "start=1,args=1").status, 0);
+  const TraceDecoder argued = decode_only_trace(with_args);
+  std::vector<std::string> alignments;
+  for (const auto& call : argued.calls) {
+    for (const auto& [name, value] : call.args) {
+      std::string line = call.name;
+      line += " $" + name;
+      line += " = " + value;
+      alignments.push_back(line);
+    }
+  }
+  EXPECT_THAT(alignments, ElementsAre("posix_memalign $alignment = 32",
+                                      "aligned_alloc $alignment = 64", "memalign $alignment = 64"));
+
+  ScratchDir sized;
+  ASSERT_EQ(run_traced(sized, program("memory_calls"), "start=1,sizes=100;240").status, 0);
+  const TraceDecoder selective = decode_only_trace(sized);
+  for (const auto& call : selective.calls) {
+    if (call.kind == 2) {
+      EXPECT_EQ(!call.frames.empty(), call.size == 100 || call.size == 240) << describe(call);
+    }
+  }
+}
+
+TEST(TracerTest, CxxOperatorsAreReportedUnderTheirOwnNames) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("cxx_operators"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  std::map<std::uint64_t, std::string> allocated_by;
+  std::vector<std::string> pairs;
+  for (const auto& call : trace.calls) {
+    if (call.kind == 2 && call.size >= 11 && call.size <= 18) {
+      allocated_by[call.id] = std::to_string(call.size) + " " + call.name;
+    } else if (call.kind == 1 && allocated_by.count(call.id) != 0) {
+      pairs.push_back(allocated_by[call.id] + " / " + call.name);
+      allocated_by.erase(call.id);
+    }
+  }
+  EXPECT_THAT(
+      pairs,
+      ElementsAre("11 operator new(unsigned long) / operator delete(void*)",
+                  "12 operator new[](unsigned long) / operator delete[](void*)",
+                  "13 operator new(unsigned long, std::nothrow_t const&) / operator delete(void*, "
+                  "std::nothrow_t const&)",
+                  "14 operator new[](unsigned long, std::nothrow_t const&) / operator "
+                  "delete[](void*, std::nothrow_t const&)",
+                  "15 operator new(unsigned long, std::align_val_t) / operator delete(void*, "
+                  "std::align_val_t)",
+                  "16 operator new[](unsigned long, std::align_val_t) / operator delete[](void*, "
+                  "std::align_val_t)",
+                  "17 operator new(unsigned long) / operator delete(void*, unsigned long)",
+                  "18 operator new[](unsigned long) / free"));
+  // The real operators' own malloc calls are not recorded a second time.
+  for (const auto& call : trace.calls) {
+    if (call.size >= 11 && call.size <= 18) {
+      EXPECT_NE(call.name, "malloc") << describe(call);
+    }
+  }
+}
+
+// The test plays the recorder: a UNIX socket, one decoder per connection.
+class SocketRecorder {
+ public:
+  explicit SocketRecorder(const ScratchDir& scratch) : path_((scratch / "socket").string()) {
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    path_.copy(address.sun_path, sizeof address.sun_path - 1);
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(::listen(listener_, 16), 0);
+    accepter_ = std::thread([this] { accept_loop(); });
+  }
+  SocketRecorder(const SocketRecorder&) = delete;
+  SocketRecorder& operator=(const SocketRecorder&) = delete;
+  ~SocketRecorder() { stop(); }
+
+  // Waits for every connection to end; returns one decoder per connection.
+  std::vector<std::unique_ptr<TraceDecoder>>& stop() {
+    if (accepter_.joinable()) {
+      ::shutdown(listener_, SHUT_RDWR);
+      accepter_.join();
+      for (auto& reader : readers_) {
+        reader.join();
+      }
+      ::close(listener_);
+    }
+    return decoders_;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  void accept_loop() {
+    for (;;) {
+      const int connection = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection < 0) {
+        return;
+      }
+      decoders_.push_back(std::make_unique<TraceDecoder>());
+      TraceDecoder* decoder = decoders_.back().get();
+      decoder->set_keep_calls(false);
+      decoder->leaks.count_sizes(2000, 2999);
+      readers_.emplace_back([connection, decoder] {
+        std::vector<char> buffer(1 << 20);
+        for (;;) {
+          const ssize_t got = ::read(connection, buffer.data(), buffer.size());
+          if (got <= 0) {
+            break;
+          }
+          decoder->feed(buffer.data(), static_cast<std::size_t>(got));
+        }
+        decoder->finish();
+        ::close(connection);
+      });
+    }
+  }
+
+  std::string path_;
+  int listener_ = -1;
+  std::thread accepter_;
+  std::vector<std::thread> readers_;
+  std::vector<std::unique_ptr<TraceDecoder>> decoders_;
+};
+
+void expect_exact_threads_trace(const TraceDecoder& trace, const std::string& out) {
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  EXPECT_EQ(trace.leaks.false_frees(), 0U);
+  EXPECT_EQ(trace.leaks.double_allocations(), 0U);
+  std::uint64_t leaks = 0;
+  std::uint64_t leaked_bytes = 0;
+  for (const auto& [id, size] : trace.leaks.live()) {
+    if (size >= 2000 && size < 3000) {
+      ++leaks;
+      leaked_bytes += size;
+    }
+  }
+  EXPECT_EQ(leaks, printed_number(out, "leaks"));
+  EXPECT_EQ(leaked_bytes, printed_number(out, "leaked_bytes"));
+}
+
+TEST(TracerTest, ManyThreadsLoseNothingAndKeepEveryAddressHistoryTrue) {
+  ScratchDir scratch;
+  SocketRecorder recorder(scratch);
+  const auto result = run_command("LD_PRELOAD=" + preload() + " RTRACE_SOCKET=" + recorder.path() +
+                                  " RTRACE_OPTIONS=start=1 " + program("threads") + " 8 1000000");
+  ASSERT_EQ(result.status, 0) << result.err;
+  auto& traces = recorder.stop();
+  ASSERT_EQ(traces.size(), 1U);
+  const TraceDecoder& trace = *traces.front();
+  expect_exact_threads_trace(trace, result.out);
+  EXPECT_EQ(trace.leaks.counted_allocations(), printed_number(result.out, "allocs"));
+  EXPECT_EQ(trace.leaks.counted_frees(), printed_number(result.out, "frees"));
+  EXPECT_GE(trace.leaks.counted_allocations() + trace.leaks.counted_frees(), 8000000U);
+}
+
+TEST(TracerTest, UnbufferedModeWritesTheSameHistory) {
+  ScratchDir scratch;
+  const auto result =
+      run_traced(scratch, program("threads") + " 4 20000", "start=1,buffered=0,depth=4");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  expect_exact_threads_trace(trace, result.out);
+}
+
+TEST(TracerTest, ShortLivedThreadsHandTheirBuffersOn) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("threads") + " 16 3000 25", "start=1,depth=2");
+  ASSERT_EQ(result.status, 0) << result.err;
+  TraceDecoder trace = decode_only_trace(scratch);
+  expect_exact_threads_trace(trace, result.out);
+}
+
+TEST(TracerTest, EverythingBeforeAnAbnormalEndIsWritten) {
+  for (const std::string mode : {"_exit", "abort", "segv"}) {
+    ScratchDir scratch;
+    const auto result = run_traced(scratch, program("lifecycle") + " " + mode);
+    EXPECT_NE(mode == "_exit", result.status != 0) << mode;
+    const TraceDecoder trace = decode_only_trace(scratch);
+    EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << mode;
+  }
+}
+
+TEST(TracerTest, ExecWritesTheTraceBeforeAndTheNewImageStartsANewOne) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("lifecycle") + " exec");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const auto files = trace_files(scratch);
+  ASSERT_EQ(files.size(), 2U);
+  const TraceDecoder before = decode_file(files[0].string());
+  const TraceDecoder after = decode_file(files[1].string());
+  EXPECT_TRUE(before.complete()) << before.error();
+  EXPECT_TRUE(after.complete()) << after.error();
+  EXPECT_EQ(before.pid, after.pid);
+  EXPECT_EQ(calls_of_size(before, 1111).size(), 3U);
+  EXPECT_EQ(calls_of_size(before, 2222).size(), 0U);
+  EXPECT_EQ(calls_of_size(after, 2222).size(), 1U);
+}
+
+TEST(TracerTest, ForkedChildIsTracedOnlyWhenAsked) {
+  for (const std::string mode : {"fork", "fork-exit"}) {
+    ScratchDir scratch;
+    ASSERT_EQ(run_traced(scratch, program("lifecycle") + " " + mode).status, 0);
+    const TraceDecoder parent = decode_only_trace(scratch);
+    EXPECT_EQ(calls_of_size(parent, 1111).size(), 3U);
+    EXPECT_EQ(calls_of_size(parent, 3333).size(), 0U);
+    EXPECT_EQ(calls_of_size(parent, 4444).size(), 1U);
+  }
+  ScratchDir scratch;
+  ASSERT_EQ(run_traced(scratch, program("lifecycle") + " fork", "start=1,follow-forks=1").status,
+            0);
+  const auto files = trace_files(scratch);
+  ASSERT_EQ(files.size(), 2U);
+  std::map<std::uint32_t, std::string> sizes_by_pid;
+  std::vector<TraceDecoder> traces;
+  for (const auto& file : files) {
+    traces.push_back(decode_file(file.string()));
+    EXPECT_TRUE(traces.back().complete()) << traces.back().error();
+  }
+  const bool first_is_parent = !calls_of_size(traces[0], 1111).empty();
+  const TraceDecoder& parent = traces[first_is_parent ? 0 : 1];
+  const TraceDecoder& child = traces[first_is_parent ? 1 : 0];
+  EXPECT_NE(parent.pid, child.pid);
+  EXPECT_EQ(calls_of_size(parent, 4444).size(), 1U);
+  EXPECT_EQ(calls_of_size(parent, 3333).size(), 0U);
+  EXPECT_EQ(calls_of_size(child, 3333).size(), 1U);
+  EXPECT_EQ(calls_of_size(child, 1111).size(), 0U);
+  EXPECT_EQ(child.packet_order.front(), "PINF");
+}
+
+TEST(TracerTest, ProgramsStartedByTheTracedOneAreTracedOnlyWhenAsked) {
+  ScratchDir scratch;
+  ASSERT_EQ(run_traced(scratch, program("lifecycle") + " system").status, 0);
+  const TraceDecoder parent = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(parent, 1111).size(), 3U);
+
+  ScratchDir followed;
+  ASSERT_EQ(run_traced(followed, program("lifecycle") + " system", "start=1,follow-forks=1").status,
+            0);
+  std::size_t with_marker = 0;
+  const auto files = trace_files(followed);
+  EXPECT_GE(files.size(), 3U);  // the program, the shell system() runs, the program it starts
+  for (const auto& file : files) {
+    const TraceDecoder trace = decode_file(file.string());
+    EXPECT_TRUE(trace.complete()) << trace.error();
+    with_marker += calls_of_size(trace, 2222).size();
+  }
+  EXPECT_EQ(with_marker, 1U);
+}
+
+TEST(TracerTest, MallocFromASignalHandlerIsRecorded) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("signal_malloc"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 5555).size(), printed_number(result.out, "handled"));
+  EXPECT_EQ(trace.leaks.false_frees(), 0U);
+  for (const auto& [id, size] : trace.leaks.live()) {
+    EXPECT_NE(size, 5555U);
+  }
+}
+
+TEST(TracerTest, LibraryLoadedAfterStartHasItsMapsBeforeItsCalls) {
+  ScratchDir scratch;
+  const std::string library = program("libdlopen_target.so");
+  const auto result = run_traced(scratch, program("dlopen_program") + " " + library);
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_GE(trace.map_snapshots, 2U);  // after dlopen and after dlclose
+  const auto calls = calls_of_size(trace, 6666);
+  ASSERT_EQ(calls.size(), 1U);
+  ASSERT_FALSE(calls[0].frames.empty());
+  const bool resolved =
+      std::any_of(trace.mappings.begin(), trace.mappings.end(), [&](const DecodedMapping& mapping) {
+        return mapping.path == library && calls[0].frames[0] >= mapping.from &&
+               calls[0].frames[0] < mapping.to;
+      });
+  EXPECT_TRUE(resolved) << "frame 0 " << hex(calls[0].frames[0]) << " not in " << library;
+}
+
+TEST(TracerTest, ProgramClosingAllDescriptorsKeepsTracing) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("close_fds"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 7777).size(), 2U);
+  EXPECT_EQ(trace.heap_infos, 1U);
+}
+
+TEST(TracerTest, ToggleSignalStartsAndStopsTracingTwice) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("toggle"), "start=0");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const auto files = trace_files(scratch);
+  ASSERT_EQ(files.size(), 2U);
+  const TraceDecoder first = decode_file(files[0].string());
+  const TraceDecoder second = decode_file(files[1].string());
+  EXPECT_TRUE(first.complete()) << first.error();
+  EXPECT_TRUE(second.complete()) << second.error();
+  EXPECT_EQ(calls_of_size(first, 1001).size(), 1U);
+  EXPECT_EQ(calls_of_size(second, 1003).size(), 1U);
+  for (const std::uint32_t size : {1002U, 1004U}) {
+    EXPECT_TRUE(calls_of_size(first, size).empty());
+    EXPECT_TRUE(calls_of_size(second, size).empty());
+  }
+  EXPECT_EQ(first.packet_order.front(), "PINF");
+  EXPECT_EQ(second.packet_order.front(), "PINF");
+}
+
+TEST(TracerTest, ContextsAreRegisteredAndStampedPerThread) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("contexts"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(printed_number(result.out, "first"), 1U);
+  EXPECT_EQ(printed_number(result.out, "third"), 4U);
+  EXPECT_EQ(printed_number(result.out, "last"), 0x80000000U);
+  EXPECT_EQ(printed_number(result.out, "thirty-third"), 0U);
+  const TraceDecoder trace = decode_only_trace(scratch);
+  ASSERT_EQ(trace.contexts.size(), 32U);
+  EXPECT_EQ(trace.contexts[0], (std::pair<std::uint32_t, std::string>{1, "ctx1"}));
+  EXPECT_EQ(trace.contexts[31], (std::pair<std::uint32_t, std::string>{0x80000000U, "ctx32"}));
+  const std::map<std::uint32_t, std::uint32_t> expected{{100, 0}, {101, 1}, {103, 3}, {102, 2},
+                                                        {104, 0}, {105, 4}, {106, 0}};
+  for (const auto& [size, context] : expected) {
+    const auto calls = calls_of_size(trace, size);
+    ASSERT_EQ(calls.size(), 1U) << size;
+    EXPECT_EQ(calls[0].context, context) << size;
+  }
+}
+
+TEST(TracerTest, ContextLibraryWorksWithoutTheTracer) {
+  const auto result = run_command(program("contexts"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(printed_number(result.out, "second"), 2U);
+  EXPECT_EQ(printed_number(result.out, "thirty-third"), 0U);
+}
+
+}  // namespace
+}  // namespace rtrace::test
