@@ -356,13 +356,8 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   encoder.u32(call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
   encoder.pointer(call.id);
   encoder.end_packet();
-  // The original writes a backtrace packet after every call, an empty one when it has no frames.
-  encoder.begin_packet(PacketType::Backtrace);
-  encoder.u32(frame_count);
-  for (std::uint32_t i = 0; i < frame_count; ++i) {
-    encoder.pointer(frames[i]);
-  }
-  encoder.end_packet();
+  // As the original: the arguments (if any) right after the call, then a backtrace packet after
+  // every call, an empty one when it has no frames.
   if (call.arg_count > 0 && g_options.args) {
     encoder.begin_packet(PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
@@ -372,6 +367,12 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
     }
     encoder.end_packet();
   }
+  encoder.begin_packet(PacketType::Backtrace);
+  encoder.u32(frame_count);
+  for (std::uint32_t i = 0; i < frame_count; ++i) {
+    encoder.pointer(frames[i]);
+  }
+  encoder.end_packet();
 }
 
 // ---- fork -----------------------------------------------------------------------------------
@@ -585,9 +586,13 @@ void session_commit_maps() {
   }
   PacketEncoder encoder(space, kMaxMapsPayload);
   encode_executable_mappings(encoder);
-  encoder.begin_packet(PacketType::NewLibrary);
-  encoder.string("*");
-  encoder.end_packet();
+  // NLIB tells a recorder to rescan the maps; it is never part of a trace file. A managed-mode
+  // process writes its file itself, and has just sent the maps anyway.
+  if (!g_options.managed()) {
+    encoder.begin_packet(PacketType::NewLibrary);
+    encoder.string("*");
+    encoder.end_packet();
+  }
   publish(*ring, take_ticket(*ring), encoder.overflowed() ? 0 : encoder.size());
 }
 

@@ -1,7 +1,7 @@
-// A small, independent decoder of what the tracer writes (protocol 2.0, little endian, 8-byte
-// pointers), so the tracer tests check the bytes themselves rather than trusting the
-// post-processor. It decodes incrementally: a test acting as the recorder can feed it a socket
-// stream of hundreds of megabytes and keep only what it checks.
+// What the tracer wrote, decoded through the real post-processing path (read_sprtrace_binary)
+// into plain values the tests can check. A file is also re-encoded with BinaryWriter and must come
+// out byte for byte the same: that proves the tracer writes the canonical protocol 2.0 layout the
+// original tools expect, not merely something our lenient reader accepts.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ struct DecodedCall {
   std::uint32_t timestamp = 0;
   std::uint32_t kind = 0;  // 1 free, 2 alloc
   std::string name;
-  std::uint32_t size = 0;
+  std::uint64_t size = 0;
   std::uint64_t id = 0;
   std::vector<std::uint64_t> frames;
   std::vector<std::pair<std::string, std::string>> args;
@@ -36,7 +36,7 @@ class LeakChecker {
  public:
   void call(const DecodedCall& call);
   // Counts the allocations and releases of blocks whose size is in [lowest, highest].
-  void count_sizes(std::uint32_t lowest, std::uint32_t highest) {
+  void count_sizes(std::uint64_t lowest, std::uint64_t highest) {
     lowest_ = lowest;
     highest_ = highest;
   }
@@ -44,27 +44,24 @@ class LeakChecker {
   std::uint64_t counted_frees() const { return counted_frees_; }
   std::uint64_t false_frees() const { return false_frees_; }
   std::uint64_t double_allocations() const { return double_allocations_; }
-  const std::map<std::uint64_t, std::uint32_t>& live() const { return live_; }
+  const std::map<std::uint64_t, std::uint64_t>& live() const { return live_; }
 
  private:
-  std::map<std::uint64_t, std::uint32_t> live_;  // id -> size
+  std::map<std::uint64_t, std::uint64_t> live_;  // id -> size
   std::uint64_t false_frees_ = 0;
   std::uint64_t double_allocations_ = 0;
-  std::uint32_t lowest_ = 1;
-  std::uint32_t highest_ = 0;
+  std::uint64_t lowest_ = 1;
+  std::uint64_t highest_ = 0;
   std::uint64_t counted_allocations_ = 0;
   std::uint64_t counted_frees_ = 0;
 };
 
+// A decoded trace: plain values, copyable, filled by decode_file() / decode_stream().
 class TraceDecoder {
  public:
-  // Decodes what it can; keeps an incomplete packet for the next feed.
-  void feed(const char* data, std::size_t size);
-  // Ends the stream: the last call is complete.
-  void finish() { finish_call(); }
-  // True when everything fed was decoded into whole packets without error.
-  bool complete() const { return error_.empty() && pending_.empty() && handshake_seen_; }
-  const std::string& error() const { return error_; }
+  // True when the stream was read to its end without damage.
+  bool complete() const { return finished_ && error_.empty() && warnings_.empty(); }
+  std::string error() const { return error_ + warnings_; }
 
   // Keep every call (small traces) or only count and check them (big ones).
   void set_keep_calls(bool keep) { keep_calls_ = keep; }
@@ -80,24 +77,26 @@ class TraceDecoder {
   std::vector<DecodedMapping> mappings;
   std::vector<DecodedCall> calls;
   std::uint64_t call_count = 0;
-  std::uint64_t map_snapshots = 0;  // MMAP runs after the header (dlopen/dlclose)
+  std::uint64_t map_snapshots = 0;  // MMAP runs after the first call (dlopen/dlclose)
   std::uint64_t heap_infos = 0;
   LeakChecker leaks;
 
  private:
-  bool decode_packet(std::uint32_t type, const char* data, std::size_t size);
-  void finish_call();
+  friend class DecodingSink;
+  friend TraceDecoder decode_file(const std::string& path);
+  friend void decode_stream(int fd, TraceDecoder& decoder);
 
-  std::string pending_;
   std::string error_;
-  bool handshake_seen_ = false;
+  std::string warnings_;
+  bool finished_ = false;
   bool keep_calls_ = true;
   bool check_leaks_ = true;
-  bool have_call_ = false;
   bool last_was_map_ = false;
-  DecodedCall current_;
 };
 
+// Decodes a trace file, and checks that re-encoding it gives the same bytes.
 TraceDecoder decode_file(const std::string& path);
+// Decodes a stream as it arrives (the test acting as the recorder); does not close `fd`.
+void decode_stream(int fd, TraceDecoder& decoder);
 
 }  // namespace rtrace::test

@@ -1,5 +1,6 @@
-// The tracer end to end: real programs traced through LD_PRELOAD, their traces decoded byte by
-// byte (trace_decoder.h) and compared with what the programs say they did.
+// The tracer end to end: real programs traced through LD_PRELOAD, their traces decoded by the
+// post-processor's binary reader (trace_decoder.h) and compared with what the programs say they
+// did.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -345,15 +346,7 @@ class SocketRecorder {
       decoder->set_keep_calls(false);
       decoder->leaks.count_sizes(2000, 2999);
       readers_.emplace_back([connection, decoder] {
-        std::vector<char> buffer(1 << 20);
-        for (;;) {
-          const ssize_t got = ::read(connection, buffer.data(), buffer.size());
-          if (got <= 0) {
-            break;
-          }
-          decoder->feed(buffer.data(), static_cast<std::size_t>(got));
-        }
-        decoder->finish();
+        decode_stream(connection, *decoder);
         ::close(connection);
       });
     }
