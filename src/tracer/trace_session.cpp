@@ -586,13 +586,9 @@ void session_commit_maps() {
   }
   PacketEncoder encoder(space, kMaxMapsPayload);
   encode_executable_mappings(encoder);
-  // NLIB tells a recorder to rescan the maps; it is never part of a trace file. A managed-mode
-  // process writes its file itself, and has just sent the maps anyway.
-  if (!g_options.managed()) {
-    encoder.begin_packet(PacketType::NewLibrary);
-    encoder.string("*");
-    encoder.end_packet();
-  }
+  // No NLIB: in the original it asked the recorder to rescan /proc/<pid>/maps, which fails for a
+  // process that has already exited. We send the maps themselves, so trace files hold exactly
+  // what the original's did and never lack a mapping.
   publish(*ring, take_ticket(*ring), encoder.overflowed() ? 0 : encoder.size());
 }
 

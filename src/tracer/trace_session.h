@@ -46,7 +46,7 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);
-// Queues MMAP packets for the current maps (and NLIB) after dlopen/dlclose.
+// Queues MMAP packets for the current maps after dlopen/dlclose.
 void session_commit_maps();
 
 // Async-signal-safe: asks the control thread to start or stop tracing.
