@@ -9,6 +9,8 @@ packages=(
   libdw-dev libelf-dev libunwind-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   elfutils binutils gzip zstd xz-utils time
+  # resolver: libc's separate debug file (tests); llvm-symbolizer, python3, bc (bench/resolve only)
+  libc6-dbg llvm python3 bc
 )
 
 missing=()

@@ -55,8 +55,12 @@ void RecordingSink::resource_type(const ResourceType& t) {
 }
 
 void RecordingSink::symbol(Address address, const SymbolInfo& s) {
-  lines_.push_back(fmt::format("symbol {:#x} {} where={} {}", address, s.function,
-                               static_cast<int>(s.where), s.location));
+  std::string line = fmt::format("symbol {:#x} {} where={} {}", address, s.function,
+                                 static_cast<int>(s.where), s.location);
+  for (const SymbolInfo::InlinedCall& call : s.inlined_by) {
+    line += fmt::format(" (inlined by {} at {})", call.function, call.location);
+  }
+  lines_.push_back(std::move(line));
 }
 
 void RecordingSink::call(const CallRecord& r) {

@@ -1,0 +1,101 @@
+#include "cli/resolve_command.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <memory>
+
+#include "cli/resolve_text_filter.h"
+#include "formats/read_trace.h"
+#include "formats/sprtrace_text/text_writer.h"
+#include "formats/trace_format.h"
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "io/output_stream.h"
+#include "rtrace/version.h"
+#include "symbols/resolve_stage.h"
+
+namespace rtrace::cli {
+namespace {
+
+symbols::ResolveOptions stage_options(const ResolveCommandOptions& o) {
+  symbols::ResolveOptions options;
+  // elf: symbol tables only, as the original's -t elf; everything else uses DWARF first.
+  options.method =
+      o.method == "elf" ? symbols::ResolveMethod::SymbolTable : symbols::ResolveMethod::DebugInfo;
+  options.root = o.root;
+  options.full_path = o.full_path;
+  options.keep_resolved = o.keep_resolved;
+  return options;
+}
+
+int resolve(const ResolveCommandOptions& o) {
+  StderrDiagnostics diagnostics(o.quiet);
+  const std::unique_ptr<InputStream> input = open_input(o.input);
+  OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
+
+  // Text in: line by line like the original, so that nothing but the names changes.
+  if (detect_format(input->peek(64)) == TraceFormat::SpRtraceText) {
+    resolve_text_lines(*input, out, stage_options(o));
+    out.commit();
+    return 0;
+  }
+  // Anything else: read into the model, resolve as a stage, write text.
+  TextWriter writer(out, TextWriterOptions{.origin = kOrigin});
+  const std::unique_ptr<TraceSink> stage = symbols::make_resolve_stage(writer, stage_options(o));
+
+  // Corrupt input: keep what was resolved before the damage, then report it.
+  std::exception_ptr damage;
+  try {
+    read_trace(*input, *stage, diagnostics);
+  } catch (const InputError&) {
+    damage = std::current_exception();
+  }
+  out.commit();
+  if (damage) {
+    std::rethrow_exception(damage);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
+  app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
+      ->option_text("PATH");
+  app.add_option("-o,--output-file", o.output, "Output file (default: standard output)")
+      ->option_text("PATH");
+  app.add_option("-r,--root", o.root,
+                 "Sysroot: look for modules and debug files under this directory")
+      ->option_text("DIR");
+  app.add_flag("-p,--full-path", o.full_path,
+               "Print source files with their full path instead of the base name");
+  app.add_flag("-k,--keep-resolved", o.keep_resolved,
+               "Keep frames that are already resolved in the input instead of resolving again");
+  app.add_option("-m,--mode", o.mode,
+                 "Operation mode of the original tool; all modes use the same cached resolver")
+      ->check(CLI::IsMember({"full-cache", "multi-pass", "single-cache"}))
+      ->option_text("full-cache|multi-pass|single-cache");
+  app.add_option("-t,--method", o.method,
+                 "elf: symbol tables only (`f() from /module`); dwarf (also bfd, the original's "
+                 "default): `f() at file.c:42` where debug information exists")
+      ->check(CLI::IsMember({"dwarf", "bfd", "elf"}))
+      ->option_text("dwarf|bfd|elf");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.footer(
+      "Frames are looked up at the return address minus one, so that they name the call.\n"
+      "Addresses outside every mapping print `in ??`; addresses in a module that cannot be\n"
+      "read or has no symbol for them print `from /path/module`.\n"
+      "Exit status: 0 success, 1 unreadable or corrupt input or a write error, 2 bad options.");
+}
+
+int run_resolve(const ResolveCommandOptions& options) {
+  try {
+    return resolve(options);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace rtrace::cli

@@ -1,0 +1,29 @@
+// `rtrace resolve` and `sp-rtrace-resolve`: read a trace (any format), name its backtrace
+// addresses, write the text protocol.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace rtrace::cli {
+
+struct ResolveCommandOptions {
+  std::string input = "-";
+  std::string output;  // empty: standard output
+  std::string root;
+  bool full_path = false;
+  bool keep_resolved = false;
+  bool quiet = false;
+  // The original's operation modes and lookup methods. Every mode runs the same cached
+  // resolver; the method decides the form of the frames (see ResolveMethod).
+  std::string mode = "full-cache";
+  std::string method = "dwarf";
+};
+
+// Declares the options on `app` (the same for both command names).
+void add_resolve_options(CLI::App& app, ResolveCommandOptions& options);
+
+// Runs the resolver; returns the exit status.
+int run_resolve(const ResolveCommandOptions& options);
+
+}  // namespace rtrace::cli

@@ -1,0 +1,110 @@
+// Everything known about the code of one ELF file (executable or shared library): where its
+// code sits relative to a mapping, its symbol table and its DWARF, and a cache of answers.
+#pragma once
+
+#include <elfutils/libdwfl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/records.h"
+#include "symbols/dwarf_index.h"
+#include "symbols/elf_symbol_table.h"
+#include "symbols/resolve_options.h"
+
+namespace rtrace::symbols {
+
+// Where libdwfl looks for separate debug files (build-id and .gnu_debuglink), shared by all
+// modules; must outlive them.
+class DebugSearch {
+ public:
+  explicit DebugSearch(const std::string& root);
+  DebugSearch(const DebugSearch&) = delete;
+  DebugSearch& operator=(const DebugSearch&) = delete;
+  const Dwfl_Callbacks* callbacks() const { return &callbacks_; }
+
+ private:
+  std::string path_;
+  char* path_pointer_ = nullptr;
+  Dwfl_Callbacks callbacks_{};
+};
+
+class ModuleSymbols {
+ public:
+  // Opens `file` (the module's path under the sysroot); nullptr when it is not a readable ELF
+  // file. `display_path` is the path the trace names, printed in `from` frames.
+  static std::unique_ptr<ModuleSymbols> open(const std::string& file, std::string display_path,
+                                             const DebugSearch& search,
+                                             const ResolveOptions& options);
+  ~ModuleSymbols();
+  ModuleSymbols(const ModuleSymbols&) = delete;
+  ModuleSymbols& operator=(const ModuleSymbols&) = delete;
+
+  // What to subtract from a run-time address in the executable mapping that starts at
+  // `mapping_start` to get an address of this file: the mapping holds the first executable
+  // PT_LOAD segment; position-independent files (ET_DYN) can be loaded anywhere.
+  std::uint64_t load_bias(std::uint64_t mapping_start) const;
+
+  // The answer for an address of this file (already biased and moved into the call
+  // instruction): a small number, the same for the same address, looked up once.
+  std::uint32_t lookup(std::uint64_t address);
+  // Writes answer `index` into `info` (reusing its storage).
+  void describe(std::uint32_t index, SymbolInfo& info) const;
+
+ private:
+  // Answers hold interned strings: a module has few distinct functions and lines, while a
+  // trace asks about many addresses in them.
+  struct Answer {
+    const std::string* function = nullptr;
+    const std::string* location = nullptr;
+    SymbolInfo::Where where = SymbolInfo::Where::Module;
+    std::uint32_t first_inlined = 0;
+    std::uint32_t inlined_count = 0;
+  };
+  struct InlinedAnswer {
+    const std::string* function = nullptr;
+    const std::string* location = nullptr;
+  };
+  struct LineKey {
+    const char* file;
+    int line;
+    friend bool operator==(const LineKey&, const LineKey&) = default;
+  };
+  struct LineKeyHash {
+    std::size_t operator()(const LineKey& key) const {
+      return std::hash<const char*>()(key.file) * 31 + static_cast<std::size_t>(key.line);
+    }
+  };
+
+  ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::string display_path,
+                const ResolveOptions& options);
+  Answer answer(std::uint64_t address);
+  bool source_answer(std::uint64_t address, Answer& answer);
+  const std::string* function_from_symbols(std::uint64_t address);
+  const std::string* function_from_own_symbols(std::uint64_t address);
+  const std::string* source_location(const SourceFrame& frame);
+
+  Dwfl* dwfl_;
+  Dwfl_Module* module_;
+  std::string display_path_;
+  const ResolveOptions& options_;
+  bool position_independent_ = false;
+  std::uint64_t code_vaddr_ = 0;  // page-aligned vaddr of the first executable segment
+
+  std::optional<ElfSymbolTable> symbols_;      // read on first use
+  std::optional<ElfSymbolTable> own_symbols_;  // read on first use
+  std::unique_ptr<DwarfIndex> dwarf_;          // read on first use (null: no DWARF)
+  bool dwarf_loaded_ = false;
+  std::vector<SourceFrame> frames_;  // scratch
+
+  std::unordered_map<std::uint64_t, std::uint32_t> by_address_;
+  std::vector<Answer> answers_;
+  std::vector<InlinedAnswer> inlined_;
+  std::unordered_map<LineKey, std::string, LineKeyHash> locations_;
+};
+
+}  // namespace rtrace::symbols
