@@ -1,0 +1,256 @@
+#include "cli/record_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <system_error>
+
+#include "cli/process_command.h"
+#include "cli/process_pipeline.h"
+#include "formats/read_trace.h"
+#include "formats/sprtrace_text/text_writer.h"
+#include "recorder/module_catalog.h"
+#include "recorder/pid_probe.h"
+#include "recorder/record_session.h"
+#include "recorder/toggle.h"
+#include "rtrace/version.h"
+
+namespace rtrace::cli {
+namespace {
+
+// A bad option value: exit status 2, like a parse error.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::uint64_t> parse_sizes(const std::string& text) {
+  std::vector<std::uint64_t> sizes;
+  std::size_t begin = 0;
+  while (begin <= text.size() && !text.empty()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    std::uint64_t size = 0;
+    const char* first = text.data() + begin;
+    const char* last = text.data() + end;
+    const auto [stop, error] = std::from_chars(first, last, size);
+    if (first == last || error != std::errc() || stop != last) {
+      throw UsageError("-M: '" + text + "' is not a list of sizes (SIZE[,SIZE...])");
+    }
+    sizes.push_back(size);
+    begin = end + 1;
+  }
+  return sizes;
+}
+
+recorder::TracerSettings tracer_settings(const RecordOptions& o) {
+  recorder::TracerSettings s;
+  s.depth = o.depth;
+  s.start = o.start;
+  s.free_backtraces = o.free_backtraces;
+  s.timestamps = !o.no_timestamps;
+  s.sizes = parse_sizes(o.sizes);
+  s.buffered = !o.no_buffering;
+  s.follow_forks = o.follow_forks;
+  s.arguments = o.arguments;
+  const std::optional<int> signal = recorder::parse_signal(o.signal);
+  if (!signal) {
+    throw UsageError("-S: unknown signal '" + o.signal + "'");
+  }
+  s.signal = *signal;
+  return s;
+}
+
+// The -P string, parsed with `rtrace process`'s own options.
+ProcessOptions postproc_options(const std::string& text) {
+  ProcessOptions options;
+  CLI::App app{"-P"};
+  add_process_options(app, options);
+  try {
+    app.parse(text, false);
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(fmt::format("-P '{}': {}", text, error.what()));
+  }
+  if (options.input != "-") {
+    throw UsageError("-P: the input is the traced process; drop -i");
+  }
+  if (options.output_format != "text") {
+    throw UsageError("-P: the output is text; drop --to");
+  }
+  try {
+    check_filter_options(options);
+  } catch (const FilterOptionError& error) {
+    throw UsageError(std::string("-P: ") + error.what());
+  }
+  return options;
+}
+
+// Turns one trace stream into text through the stages -P asks for.
+recorder::TraceConverter text_converter(const ProcessOptions& options) {
+  return [options](InputStream& input, OutputStream& out, Diagnostics& diagnostics) {
+    TextWriter writer(out, TextWriterOptions{.origin = kOrigin});
+    recorder::PidProbe probe(writer);
+    FilterPipeline filters(options, probe);
+    read_trace(input, filters.head(), diagnostics);
+    return probe.pid();
+  };
+}
+
+recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::string> command) {
+  recorder::RecordRequest request;
+  request.command = std::move(command);
+  request.modules = o.modules;
+  request.module_directory = recorder::module_directory();
+  request.tracer = tracer_settings(o);
+  request.managed = o.managed;
+  request.quiet = o.quiet;
+  std::optional<std::string> output = o.output;
+  if (o.postproc) {
+    const ProcessOptions process = postproc_options(*o.postproc);
+    // As in the original, an output named inside -P comes after (and wins over) -o.
+    if (!process.output.empty()) {
+      output = process.output;
+    }
+    request.convert = text_converter(process);
+    // The original sends post-processed text to standard output unless -o names a directory.
+    if (!output || *output == "stdout") {
+      output.reset();
+    }
+    request.output_directory = output;
+  } else {
+    // Without -P, "stdout" means the default place, the current directory.
+    request.output_directory = output && *output != "stdout" ? *output : ".";
+  }
+  if (request.managed && request.convert) {
+    throw UsageError(
+        "-P cannot be used with -m: the traced process writes its own binary "
+        "traces; post-process them with rtrace process");
+  }
+  return request;
+}
+
+int launch(const RecordOptions& o, std::vector<std::string> command) {
+  if (command.empty()) {
+    throw UsageError("no program to trace (give it after -x)");
+  }
+  // Without -x an unknown option ends up here, taken for the program: say what it is.
+  if (!o.execute && command[0].starts_with('-')) {
+    throw UsageError("unknown option '" + command[0] + "' (the program to trace follows -x)");
+  }
+  const recorder::RecordRequest request = record_request(o, std::move(command));
+  const recorder::RecordResult result = recorder::record(request);
+  if (!result.all_recorded && result.exit_status == 0) {
+    return 1;
+  }
+  return result.exit_status;
+}
+
+int toggle(const RecordOptions& o) {
+  const std::optional<int> signal = recorder::parse_signal(o.signal);
+  if (!signal) {
+    throw UsageError("-S: unknown signal '" + o.signal + "'");
+  }
+  if (*o.toggle_pid <= 0) {
+    throw UsageError(fmt::format("-t: invalid pid {}", *o.toggle_pid));
+  }
+  const std::vector<pid_t> signalled =
+      recorder::toggle_tracing(*o.toggle_pid, *signal, o.follow_forks);
+  if (!o.quiet) {
+    for (const pid_t pid : signalled) {
+      fmt::print(stderr, "rtrace: toggled tracing of process {}\n", pid);
+    }
+  }
+  return 0;
+}
+
+int list() {
+  const std::string directory = recorder::module_directory();
+  const std::vector<recorder::ModuleFile> modules = recorder::list_modules(directory);
+  if (modules.empty()) {
+    fmt::print(stderr, "rtrace: no tracing modules in {}\n", directory);
+    return 1;
+  }
+  fmt::print("{:<10} {:<24} {}\n", "Module", "File", "Description");
+  for (const recorder::ModuleFile& module : modules) {
+    fmt::print("{:<10} {:<24} {}\n", module.alias, module.file, module.description);
+  }
+  fmt::print("(in {})\n", directory);
+  return 0;
+}
+
+}  // namespace
+
+void add_record_options(CLI::App& app, RecordOptions& o) {
+  app.prefix_command();
+  app.add_flag("-x,--execute", o.execute,
+               "Start the program that follows, with its arguments (everything after -x)");
+  app.add_flag("-s,--start", o.start, "Trace from the start (default: wait for the toggle signal)");
+  app.add_option("-e,--preload", o.modules,
+                 "Tracing modules, by alias or file name, separated by ':' (e.g. memory)")
+      ->option_text("MODULE[:MODULE...]");
+  app.add_option("-o,--output-dir", o.output,
+                 "Directory for the traces (default: current directory); 'stdout' sends -P "
+                 "output to standard output")
+      ->option_text("DIR|stdout");
+  app.add_option("-P,--postproc", o.postproc,
+                 "Post-process each trace with these rtrace process options into "
+                 "<dir>/<pid>-<n>.rtrace.txt (standard output without -o)")
+      ->option_text("'OPTIONS'")
+      ->allow_extra_args(false);
+  app.add_flag("-m,--manage-preproc", o.managed,
+               "Managed mode: each traced process writes its own trace files (no recorder "
+               "connection; for children and programs that own the terminal)");
+  app.add_option("-b,--backtrace-depth", o.depth, "Frames per backtrace (default 10, 0 = none)")
+      ->check(CLI::Range(0U, 1024U))
+      ->option_text("N");
+  app.add_flag("-A,--backtrace-all", o.free_backtraces, "Backtraces for frees too");
+  app.add_flag("-T,--disable-timestamps", o.no_timestamps, "No timestamps in call records");
+  app.add_option("-M,--monitor", o.sizes, "Backtraces only for allocations of these sizes")
+      ->option_text("SIZE[,SIZE...]");
+  app.add_flag("-B,--disable-packet-buffering", o.no_buffering,
+               "Send every event at once (slow; for real-time delivery)");
+  app.add_flag("-a,--enable-arguments", o.arguments, "Record function arguments");
+  app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
+  app.add_option("-S,--toggle-signal", o.signal,
+                 "Signal that toggles tracing, by name or number (default SIGUSR1)")
+      ->option_text("SIGNAL");
+  app.add_option("-t,--toggle", o.toggle_pid, "Toggle tracing of a running traced process")
+      ->option_text("PID");
+  app.add_flag("-f,--follow-forks", o.follow_forks,
+               "Trace forked children too; with -t toggle them as well");
+  app.add_flag("-l,--list", o.list, "List the tracing modules");
+  app.add_flag("-q,--quiet", o.quiet, "No informational messages or warnings");
+  app.footer(
+      "Exit status: that of the traced program (128+N when signal N ended it); 1 when a trace\n"
+      "could not be written (and the program succeeded) or the recorder failed; 2 bad options;\n"
+      "127 when the program is not found, 126 when it cannot be started.");
+}
+
+int run_record(const RecordOptions& options, std::vector<std::string> command) {
+  try {
+    if (options.list) {
+      return list();
+    }
+    if (options.toggle_pid) {
+      return toggle(options);
+    }
+    return launch(options, std::move(command));
+  } catch (const UsageError& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 2;
+  } catch (const std::invalid_argument& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 2;
+  } catch (const std::system_error& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return error.code().value() == ENOENT ? 127 : 126;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace rtrace::cli

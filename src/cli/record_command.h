@@ -1,0 +1,44 @@
+// `rtrace record` and `sp-rtrace`: start a program under the tracer and collect its traces,
+// toggle tracing of a running program, list the tracing modules.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtrace::cli {
+
+struct RecordOptions {
+  // Launch (-x command ...).
+  bool execute = false;
+  bool start = false;
+  std::string modules;
+  std::optional<std::string> output;  // a directory, or "stdout"
+  std::optional<std::string> postproc;
+  bool managed = false;
+  unsigned depth = 10;
+  bool free_backtraces = false;
+  bool no_timestamps = false;
+  std::string sizes;
+  bool no_buffering = false;
+  bool arguments = false;
+  bool libunwind = false;  // accepted for compatibility: we always unwind with libunwind
+  // Toggle (-t pid), both modes.
+  std::optional<int> toggle_pid;
+  bool follow_forks = false;
+  std::string signal = "SIGUSR1";
+  // Other.
+  bool list = false;
+  bool quiet = false;
+};
+
+// Declares the options on `app` (the same for `rtrace record` and `sp-rtrace`). The command to
+// trace is what follows -x (or `--`, or the first argument that is not an option): `app` is made
+// a prefix command, so everything from there on is left in app.remaining().
+void add_record_options(CLI::App& app, RecordOptions& options);
+
+// Runs what the options ask for; `command` is app.remaining(). Returns the exit status.
+int run_record(const RecordOptions& options, std::vector<std::string> command);
+
+}  // namespace rtrace::cli

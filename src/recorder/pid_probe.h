@@ -1,0 +1,23 @@
+// A pass-through stage that remembers the traced process id, to name output files after it.
+#pragma once
+
+#include <cstdint>
+
+#include "pipeline/trace_sink.h"
+
+namespace rtrace::recorder {
+
+class PidProbe final : public ForwardingSink {
+ public:
+  using ForwardingSink::ForwardingSink;
+  void process_info(const ProcessInfo& info) override {
+    pid_ = info.pid;
+    ForwardingSink::process_info(info);
+  }
+  std::uint32_t pid() const { return pid_; }
+
+ private:
+  std::uint32_t pid_ = 0;
+};
+
+}  // namespace rtrace::recorder

@@ -1,0 +1,135 @@
+#include "recorder/record_session.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "recorder/launcher.h"
+#include "recorder/module_catalog.h"
+#include "recorder/private_socket.h"
+#include "recorder/raw_trace_handler.h"
+#include "recorder/trace_server.h"
+
+namespace rtrace::recorder {
+namespace {
+
+volatile sig_atomic_t g_target_pid = 0;
+
+void forward_to_target(int signal) {
+  if (g_target_pid > 0) {
+    ::kill(g_target_pid, signal);
+  }
+}
+
+// While the target runs: a terminal's Ctrl+C and Ctrl+\ reach the target's process group anyway,
+// so the recorder ignores them and keeps collecting; SIGTERM and SIGHUP sent to the recorder are
+// passed on to the target, which then ends and closes its traces. SIGPIPE is ignored so that a
+// closed standard output (-P into `| head`) is a write error, not the recorder's death. The target
+// itself starts with every signal at its default (see TracedProcess).
+class SignalPolicy {
+ public:
+  SignalPolicy() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction forward {};
+    forward.sa_handler = forward_to_target;
+    forward.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &ignore, &old_int_);
+    ::sigaction(SIGQUIT, &ignore, &old_quit_);
+    ::sigaction(SIGPIPE, &ignore, &old_pipe_);
+    ::sigaction(SIGTERM, &forward, &old_term_);
+    ::sigaction(SIGHUP, &forward, &old_hup_);
+  }
+  SignalPolicy(const SignalPolicy&) = delete;
+  SignalPolicy& operator=(const SignalPolicy&) = delete;
+  ~SignalPolicy() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGQUIT, &old_quit_, nullptr);
+    ::sigaction(SIGPIPE, &old_pipe_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGHUP, &old_hup_, nullptr);
+    g_target_pid = 0;
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_quit_ {};
+  struct sigaction old_pipe_ {};
+  struct sigaction old_term_ {};
+  struct sigaction old_hup_ {};
+};
+
+std::string existing_directory(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw std::invalid_argument(path + ": no such directory");
+  }
+  return std::filesystem::canonical(path).string();
+}
+
+std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
+                                                  const TracerSettings& tracer,
+                                                  const std::string* socket_path) {
+  const char* existing = std::getenv("LD_PRELOAD");
+  std::vector<EnvironmentChange> changes{
+      {"LD_PRELOAD",
+       preload_value(request.module_directory, request.modules, existing ? existing : ""), false},
+      {"RTRACE_OPTIONS", format_tracer_options(tracer), false},
+  };
+  if (socket_path != nullptr) {
+    changes.push_back({"RTRACE_SOCKET", *socket_path, false});
+  } else {
+    changes.push_back({"RTRACE_SOCKET", "", true});
+  }
+  return changes;
+}
+
+std::unique_ptr<TraceHandler> make_handler(const RecordRequest& request,
+                                           const std::string& directory,
+                                           const PrivateSocket& socket) {
+  if (!request.convert) {
+    return std::make_unique<RawTraceHandler>(directory, request.quiet);
+  }
+  std::optional<std::string> text_directory;
+  if (request.output_directory) {
+    text_directory = directory;
+  }
+  return std::make_unique<TextTraceHandler>(*request.convert, text_directory, socket.directory(),
+                                            request.quiet);
+}
+
+RecordResult record_managed(const RecordRequest& request, const std::string& directory) {
+  TracerSettings tracer = request.tracer;
+  tracer.managed = directory;
+  const std::vector<EnvironmentChange> environment = tracer_environment(request, tracer, nullptr);
+  const SignalPolicy signals;
+  TracedProcess target(request.command, environment);
+  g_target_pid = target.pid();
+  return {target.wait(), true};
+}
+
+}  // namespace
+
+RecordResult record(const RecordRequest& request) {
+  const std::string directory = existing_directory(request.output_directory.value_or("."));
+  if (request.managed) {
+    return record_managed(request, directory);
+  }
+
+  const PrivateSocket socket;
+  const std::vector<EnvironmentChange> environment =
+      tracer_environment(request, request.tracer, &socket.path());
+  const std::unique_ptr<TraceHandler> handler = make_handler(request, directory, socket);
+  const SignalPolicy signals;
+  TracedProcess target(request.command, environment);
+  g_target_pid = target.pid();
+  const ServeResult served = serve(socket, target, *handler);
+  return {served.exit_status, served.all_recorded};
+}
+
+}  // namespace rtrace::recorder

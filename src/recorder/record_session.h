@@ -1,0 +1,37 @@
+// One run of `rtrace record -x command`: start the command under the tracer, collect its traces.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recorder/text_trace_handler.h"
+#include "recorder/tracer_settings.h"
+
+namespace rtrace::recorder {
+
+struct RecordRequest {
+  std::vector<std::string> command;
+  std::string modules;           // -e: "memory:file" (aliases, file names or paths)
+  std::string module_directory;  // where librtrace-*.so are
+  TracerSettings tracer;         // without `managed`: set from `managed` below
+  bool managed = false;          // -m: the traced process writes its own trace files
+  // Where the traces go: a directory, or nothing for standard output (-o stdout, only with -P;
+  // raw traces then go to the current directory, as the original does).
+  std::optional<std::string> output_directory;
+  // -P: post-process each trace in-process; without it the binary stream is kept as it came.
+  std::optional<TraceConverter> convert;
+  bool quiet = false;
+};
+
+struct RecordResult {
+  int exit_status = 0;  // the traced program's: its exit status, or 128 + N for signal N
+  bool all_recorded = true;
+};
+
+// Throws std::invalid_argument for a request that cannot work (unknown module, no main module,
+// missing output directory), std::system_error when the program cannot be started,
+// std::runtime_error for other failures.
+RecordResult record(const RecordRequest& request);
+
+}  // namespace rtrace::recorder

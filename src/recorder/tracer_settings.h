@@ -1,0 +1,29 @@
+// What the recorder tells the tracer inside the traced process, through RTRACE_OPTIONS.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtrace::recorder {
+
+struct TracerSettings {
+  unsigned depth = 10;                 // -b: backtrace frames, 0 = none
+  bool start = false;                  // -s: trace from the start instead of at the first toggle
+  int signal = SIGUSR1;                // -S: the toggle signal
+  bool free_backtraces = false;        // -A: backtraces for frees too
+  bool timestamps = true;              // -T turns them off
+  std::vector<std::uint64_t> sizes;    // -M: backtraces only for these sizes; empty = all
+  bool buffered = true;                // -B turns buffering off
+  bool follow_forks = false;           // -f
+  bool arguments = false;              // function arguments (ARGS packets)
+  std::optional<std::string> managed;  // -m: the directory the process writes its trace into
+};
+
+// The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a
+// value cannot be expressed (a managed directory whose name contains a comma).
+std::string format_tracer_options(const TracerSettings& settings);
+
+}  // namespace rtrace::recorder

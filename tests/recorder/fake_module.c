@@ -1,0 +1,1 @@
+int rtrace_fake_module;

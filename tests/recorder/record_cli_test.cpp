@@ -1,0 +1,362 @@
+// `rtrace record` and `sp-rtrace` as a user runs them, with real processes, sockets and files.
+// The traced program is fake_traced: it speaks the tracer's side of the interface (connect to
+// RTRACE_SOCKET, send a binary trace) with the original tracer's memory.raw under its own pid.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+namespace fs = std::filesystem;
+using test::fixture;
+using test::read_file;
+using test::run_command;
+using test::ScratchDir;
+
+std::string quote(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+std::string bin(const std::string& name) {
+  return quote(test::build_dir() / "bin" / name);
+}
+
+// The recorder run with the stand-in tracer libraries.
+std::string record(const std::string& tool = "rtrace record") {
+  const std::string exe = tool == "sp-rtrace" ? bin("sp-rtrace") : bin("rtrace") + " record";
+  return "RTRACE_LIBDIR=" + quote(RTRACE_FAKE_LIBDIR) + " " + exe;
+}
+std::string fake(const std::string& mode) {
+  return quote(RTRACE_FAKE_TRACED) + " " + mode + " " +
+         quote(fixture("sp-rtrace/memory/memory.raw"));
+}
+
+// memory.raw as process `pid` sends it.
+std::string raw_from(std::uint32_t pid) {
+  std::string raw = read_file(fixture("sp-rtrace/memory/memory.raw"));
+  std::memcpy(&raw[raw.find("PINF") + 8], &pid, sizeof(pid));
+  return raw;
+}
+
+// The files in `dir`, by name.
+std::map<std::string, std::string> files_in(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    files[entry.path().filename().string()] = read_file(entry.path());
+  }
+  return files;
+}
+
+std::vector<std::uint32_t> pids_printed(const std::string& out) {
+  std::vector<std::uint32_t> pids;
+  std::istringstream in(out);
+  std::uint32_t pid = 0;
+  while (in >> pid) {
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+std::string name(std::uint32_t pid, int n, const std::string& suffix = ".rtrace") {
+  return std::to_string(pid) + "-" + std::to_string(n) + suffix;
+}
+
+TEST(RecordCli, KeepsTheBinaryStreamAsPidDashN) {
+  for (const char* tool : {"rtrace record", "sp-rtrace"}) {
+    const ScratchDir out;
+    const auto r =
+        run_command(record(tool) + " -s -e memory -o " + quote(out.path()) + " -x " + fake("send"));
+    ASSERT_EQ(r.status, 0) << tool << ": " << r.err;
+    const std::vector<std::uint32_t> pids = pids_printed(r.out);
+    ASSERT_EQ(pids.size(), 1U);
+    const auto files = files_in(out.path());
+    ASSERT_EQ(files.size(), 1U) << tool;
+    ASSERT_TRUE(files.contains(name(pids[0], 0))) << files.begin()->first;
+    EXPECT_EQ(files.at(name(pids[0], 0)), raw_from(pids[0]));
+    EXPECT_EQ(r.err, "rtrace: created " + (out.path() / name(pids[0], 0)).string() + "\n");
+  }
+}
+
+// Without -P, "-o stdout" means the default place too, as in the original.
+TEST(RecordCli, DefaultOutputIsTheCurrentDirectory) {
+  for (const char* where : {"", " -o stdout"}) {
+    const ScratchDir out;
+    const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -q -s" + where +
+                               " -x " + fake("send"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    const std::vector<std::uint32_t> pids = pids_printed(r.out);
+    ASSERT_EQ(pids.size(), 1U);
+    EXPECT_EQ(files_in(out.path()).at(name(pids[0], 0)), raw_from(pids[0]));
+  }
+}
+
+TEST(RecordCli, NeverOverwritesAndNumbersOnePidsTraces) {
+  const ScratchDir out;
+  const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("twice"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 2U);
+  const std::string first = files.begin()->first;
+  const std::uint32_t pid = std::stoul(first.substr(0, first.find('-')));
+  EXPECT_EQ(files.at(name(pid, 0)), raw_from(pid));
+  EXPECT_EQ(files.at(name(pid, 1)), raw_from(pid));
+}
+
+TEST(RecordCli, ServesSeveralProcessesAtOnce) {
+  const ScratchDir out;
+  const auto r = run_command(record() + " -q -f -o " + quote(out.path()) + " -x " + fake("fork"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::uint32_t> pids = pids_printed(r.out);
+  ASSERT_EQ(pids.size(), 2U);
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 2U);
+  for (const std::uint32_t pid : pids) {
+    EXPECT_EQ(files.at(name(pid, 0)), raw_from(pid));
+  }
+}
+
+TEST(RecordCli, WaitsForConnectionsThatOutliveTheProgram) {
+  const ScratchDir out;
+  const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("orphan"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 1U);
+  const std::string file = files.begin()->first;
+  EXPECT_EQ(files.begin()->second, raw_from(std::stoul(file.substr(0, file.find('-')))));
+}
+
+TEST(RecordCli, KeepsWhatATracerSentBeforeItDied) {
+  const ScratchDir out;
+  const auto r =
+      run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("truncate") + " 100");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 1U);
+  const std::string file = files.begin()->first;
+  const std::uint32_t pid = std::stoul(file.substr(0, file.find('-')));
+  EXPECT_EQ(file, name(pid, 0));
+  EXPECT_EQ(files.begin()->second, raw_from(pid).substr(0, 100));
+}
+
+TEST(RecordCli, AnEmptyConnectionLeavesNoFile) {
+  const ScratchDir out;
+  const auto r = run_command(record() + " -o " + quote(out.path()) + " -x " + fake("silent"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(files_in(out.path()).empty());
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(RecordCli, GivesTheTracerItsEnvironment) {
+  const ScratchDir out;
+  const ScratchDir scratch;
+  const fs::path env = scratch / "env";
+  const auto r = run_command("LD_PRELOAD=/usr/lib/x/libpre.so:/y.so " + record("sp-rtrace") +
+                             " -q -s -e memory -b 4 -A -T -M 32,64 -B -f -a -S SIGUSR2 -o " +
+                             quote(out.path()) + " -x " + fake("env") + " " + quote(env));
+  // The preloaded names do not exist: ld.so warns and goes on.
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string lib = RTRACE_FAKE_LIBDIR;
+  std::istringstream lines(read_file(env));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "LD_PRELOAD=" + lib + "/librtrace-main.so:" + lib +
+                      "/librtrace-memory.so:/usr/lib/x/libpre.so:/y.so");
+  std::getline(lines, line);
+  EXPECT_EQ(line,
+            "RTRACE_OPTIONS=depth=4,start=1,signal=12,free-backtraces=1,timestamps=0,buffered=0,"
+            "follow-forks=1,args=1,sizes=32;64");
+  std::getline(lines, line);
+  const std::string socket = line.substr(std::strlen("RTRACE_SOCKET="));
+  EXPECT_TRUE(std::regex_match(socket, std::regex("/tmp/rtrace-[A-Za-z0-9]{6}/socket"))) << line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "mode=700");
+  // The private directory goes away with the recorder.
+  EXPECT_FALSE(fs::exists(fs::path(socket).parent_path()));
+}
+
+TEST(RecordCli, PrivateDirectoryUnderTmpdir) {
+  const ScratchDir out;
+  const ScratchDir tmp;
+  const fs::path env = out / "env";
+  const auto r = run_command("TMPDIR=" + quote(tmp.path()) + " " + record() + " -q -o " +
+                             quote(out.path()) + " -x " + fake("env") + " " + quote(env));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_file(env).find("RTRACE_SOCKET=" + tmp.path().string() + "/rtrace-"),
+            std::string::npos);
+  EXPECT_TRUE(fs::is_empty(tmp.path()));
+}
+
+TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
+  const ScratchDir out;
+  const fs::path env = out / "env";
+  const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -m -o . -x " +
+                             fake("env") + " " + quote(env));
+  // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
+  EXPECT_EQ(r.status, 20) << r.err;
+  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=0,signal=10,free-backtraces=0,"
+                                "timestamps=1,buffered=1,follow-forks=0,args=0,managed=" +
+                                fs::canonical(out.path()).string() + "\n"),
+            std::string::npos)
+      << read_file(env);
+  EXPECT_NE(read_file(env).find("RTRACE_SOCKET=<unset>"), std::string::npos);
+}
+
+TEST(RecordCli, ExitStatusIsTheProgramsOrTellsWhatWentWrong) {
+  const ScratchDir out;
+  const std::string o = " -o " + quote(out.path());
+  EXPECT_EQ(run_command(record() + o + " -x " + fake("exit")).status, 7);
+  EXPECT_EQ(run_command(record() + o + " -x sh -c 'kill -TERM $$'").status, 128 + 15);
+
+  auto r = run_command(record() + o + " -x /nonexistent/program");
+  EXPECT_EQ(r.status, 127);
+  EXPECT_EQ(r.err, "rtrace: /nonexistent/program: No such file or directory\n");
+
+  r = run_command(record() + o + " -e nosuch -x true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown tracing module 'nosuch'"), std::string::npos) << r.err;
+
+  r = run_command("RTRACE_LIBDIR=" + quote(out.path()) + " " + bin("rtrace") + " record -x true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("librtrace-main.so does not exist"), std::string::npos) << r.err;
+
+  r = run_command(record() + " -o " + quote(out / "missing") + " -x true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing: no such directory"), std::string::npos) << r.err;
+
+  EXPECT_EQ(run_command(record() + o + " -M 1,x -x true").status, 2);
+  EXPECT_EQ(run_command(record() + o + " -S SIGNOPE -x true").status, 2);
+  EXPECT_EQ(run_command(record() + o + " -b 5000 -x true").status, 2);
+  EXPECT_EQ(run_command(record() + o + " -P '-z' -x true").status, 2);
+  EXPECT_EQ(run_command(record() + o + " -m -P '-l' -x true").status, 2);
+  EXPECT_EQ(run_command(record() + o).status, 2);
+  EXPECT_TRUE(files_in(out.path()).empty());
+}
+
+TEST(RecordCli, ListsTheModules) {
+  for (const char* tool : {"rtrace record", "sp-rtrace"}) {
+    const auto r = run_command(record(tool) + " -l");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, "Module     File                     Description");
+    std::getline(lines, line);
+    EXPECT_TRUE(line.starts_with("main       librtrace-main.so        core: ")) << line;
+    std::getline(lines, line);
+    EXPECT_TRUE(line.starts_with("memory     librtrace-memory.so      memory: ")) << line;
+    std::getline(lines, line);
+    EXPECT_EQ(line, std::string("(in ") + RTRACE_FAKE_LIBDIR + ")");
+  }
+}
+
+TEST(RecordCli, TogglesARunningTracedProcess) {
+  const ScratchDir out;
+  const fs::path pid_file = out / "pid";
+  // Started without -s, the program waits for the toggle; a second recorder sends it.
+  const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("toggle") +
+                             " " + quote(pid_file) + " & " + "for i in $(seq 100); do [ -s " +
+                             quote(pid_file) + " ] && break; sleep 0.05; done; " +
+                             record("sp-rtrace") + " -t $(cat " + quote(pid_file) + "); wait $!");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("rtrace: toggled tracing of process "), std::string::npos) << r.err;
+  const std::uint32_t pid = std::stoul(read_file(pid_file));
+  EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
+}
+
+TEST(RecordCli, RefusesToToggleAnUntracedProcess) {
+  const auto r = run_command(record() + " -t $$");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("is not traced"), std::string::npos) << r.err;
+}
+
+// -P: the stream goes through rtrace process's pipeline in the recorder.
+std::string expected_text(const std::string& fixture_name, std::uint32_t pid) {
+  std::string text = read_file(fixture("sp-rtrace/memory/" + fixture_name));
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("pid=778, ", "pid=" + std::to_string(pid) + ", ");
+  replace("origin=sp-rtrace 1.8, ", "origin=rtrace 0.1.0, ");
+  return text;
+}
+
+TEST(RecordCli, PostProcessesIntoPidDashNTxt) {
+  for (const char* tool : {"rtrace record", "sp-rtrace"}) {
+    const ScratchDir out;
+    const auto r = run_command(record(tool) + " -s -e memory -P '-l -c' -o " + quote(out.path()) +
+                               " -x " + fake("send"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::uint32_t> pids = pids_printed(r.out);
+    ASSERT_EQ(pids.size(), 1U);
+    const auto files = files_in(out.path());
+    ASSERT_EQ(files.size(), 1U);
+    EXPECT_EQ(files.at(name(pids[0], 0, ".rtrace.txt")), expected_text("memory.lc.txt", pids[0]));
+  }
+}
+
+// A tracer that dies in the middle of a packet: the recorder writes what came complete before it,
+// exactly as rtrace process does with the same bytes, and warns.
+TEST(RecordCli, PostProcessesWhatATracerSentBeforeItDied) {
+  const ScratchDir out;
+  const auto r = run_command(record() + " -P '-l' -o " + quote(out.path()) + " -x " +
+                             fake("truncate") + " 3001");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 1U);
+  const std::string file = files.begin()->first;
+  const std::uint32_t pid = std::stoul(file.substr(0, file.find('-')));
+  EXPECT_EQ(file, name(pid, 0, ".rtrace.txt"));
+  EXPECT_NE(r.err.find(">:3000: warning: truncated packet"), std::string::npos) << r.err;
+
+  const ScratchDir offline;
+  test::write_file(offline / "cut.rtrace", raw_from(pid).substr(0, 3001));
+  const auto expected =
+      run_command(bin("rtrace") + " process -l -i " + quote(offline / "cut.rtrace"));
+  EXPECT_NE(expected.out.find(") = 0x"), std::string::npos)
+      << expected.out;  // calls before the cut
+  EXPECT_EQ(files.begin()->second, expected.out);
+}
+
+TEST(RecordCli, PostProcessesOntoStandardOutput) {
+  for (const char* where : {"", " -o stdout"}) {
+    const ScratchDir out;
+    const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -q -P ''" + where +
+                               " -x " + fake("send") + " >/dev/null");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // The program's own output and the trace share standard output; the program printed its pid
+  // before the trace started.
+  const auto r = run_command(record() + " -q -s -P '-l' -x " + fake("send"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t newline = r.out.find('\n');
+  const std::uint32_t pid = std::stoul(r.out.substr(0, newline));
+  EXPECT_EQ(r.out.substr(newline + 1), expected_text("memory.l.txt", pid));
+}
+
+TEST(RecordCli, PostProcessedTextsOfSeveralProcessesDoNotMix) {
+  const auto r = run_command(record() + " -q -P '-l' -o stdout -x " + fake("fork"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string first_pid;
+  std::string second_pid;
+  std::getline(in, first_pid);
+  std::getline(in, second_pid);
+  const std::string texts = r.out.substr(first_pid.size() + second_pid.size() + 2);
+  const std::string a = expected_text("memory.l.txt", std::stoul(first_pid));
+  const std::string b = expected_text("memory.l.txt", std::stoul(second_pid));
+  EXPECT_TRUE(texts == a + b || texts == b + a) << texts;
+}
+
+}  // namespace
+}  // namespace rtrace

@@ -1,0 +1,146 @@
+// The whole chain with the real tracer: `rtrace record` / `sp-rtrace` start the original's
+// memory test program with librtrace-main.so and librtrace-memory.so, and `rtrace process` finds
+// the leaks the original tools found in the same program (fixtures/sp-rtrace/memory/memory.l.txt:
+// same call indices, functions and sizes; addresses and times differ from run to run).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+namespace fs = std::filesystem;
+using test::fixture;
+using test::read_file;
+using test::run_command;
+using test::ScratchDir;
+
+std::string quote(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+std::string bin(const std::string& name) {
+  return quote(test::build_dir() / "bin" / name);
+}
+
+// "19. malloc(100)" for every call line, and the `# ` summary lines, in order.
+std::vector<std::string> calls_and_summaries(const std::string& text) {
+  static const std::regex call(R"(^(\d+)\. (?:@[0-9a-f]+ )?(?:\[[0-9:.]+\] )?(\w+)\((\w+)\).*)");
+  std::vector<std::string> found;
+  std::istringstream lines(text);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, call)) {
+      found.push_back(m[1].str() + ". " + m[2].str() + "(" + m[3].str() + ")");
+    } else if (line.starts_with("# ")) {
+      found.push_back(line);
+    }
+  }
+  return found;
+}
+
+const std::vector<std::string>& original_leaks() {
+  static const std::vector<std::string> leaks =
+      calls_and_summaries(read_file(fixture("sp-rtrace/memory/memory.l.txt")));
+  return leaks;
+}
+
+// The only file in `dir`, which must be named <pid>-0<suffix>.
+fs::path only_file(const fs::path& dir, const std::string& suffix) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    files.push_back(entry.path());
+  }
+  EXPECT_EQ(files.size(), 1U);
+  if (files.empty()) {
+    return {};
+  }
+  const std::string name = files[0].filename().string();
+  const std::string number = name.substr(0, name.find('-'));
+  EXPECT_TRUE(!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+              name == number + "-0" + suffix)
+      << name;
+  return files[0];
+}
+
+TEST(RecordTracer, RecordedTraceHasTheOriginalsLeaks) {
+  ASSERT_EQ(original_leaks().size(), 8U);  // 6 leaked blocks and the 2 summary lines
+  for (const std::string& tool : {bin("rtrace") + " record", bin("sp-rtrace")}) {
+    const ScratchDir out;
+    const auto r = run_command(tool + " -s -e memory -o " + quote(out.path()) + " -x " +
+                               quote(RTRACE_MEMORY_PROGRAM));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "memory done 0\n");
+    const fs::path trace = only_file(out.path(), ".rtrace");
+    const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+    ASSERT_EQ(leaks.status, 0) << leaks.err;
+    EXPECT_EQ(calls_and_summaries(leaks.out), original_leaks()) << leaks.out;
+  }
+}
+
+TEST(RecordTracer, PostProcessedInTheRecorder) {
+  const ScratchDir out;
+  const auto r = run_command(bin("sp-rtrace") + " -s -e libsp-rtrace-memory.so -P '-l' -o " +
+                             quote(out.path()) + " -x " + quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = read_file(only_file(out.path(), ".rtrace.txt"));
+  EXPECT_EQ(calls_and_summaries(text), original_leaks()) << text;
+  EXPECT_TRUE(text.starts_with("version=2.0, arch=x86_64, timestamp=")) << text;
+  EXPECT_NE(text.find(", filter=leaks, backtrace depth=10, origin=rtrace "), std::string::npos);
+}
+
+TEST(RecordTracer, BacktraceDepthReachesTheTracer) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -s -e memory -b 3 -o " + quote(out.path()) +
+                             " -x " + quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto text =
+      run_command(bin("rtrace") + " process -l -i " + quote(only_file(out.path(), ".rtrace")));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(", backtrace depth=3, "), std::string::npos) << text.out;
+  // Every leaked block has 3 frames at most.
+  std::istringstream lines(text.out);
+  std::string line;
+  int frames = 0;
+  int most = 0;
+  while (std::getline(lines, line)) {
+    frames = line.starts_with("\t0x") ? frames + 1 : 0;
+    most = std::max(most, frames);
+  }
+  EXPECT_EQ(most, 3);
+}
+
+TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
+  const ScratchDir out;
+  const fs::path fifo = out / "in";
+  const fs::path pid = out / "pid";
+  const fs::path traces = out / "traces";
+  fs::create_directory(traces);
+  // Started without -s; once it has printed its pid, a second recorder toggles it, and then the
+  // program is told to go on.
+  const auto r = run_command(
+      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q -e memory -o " +
+      quote(traces) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " < " + quote(fifo) + " > " +
+      quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " +
+      quote(pid) + " ] && break; sleep 0.05; done; " + bin("sp-rtrace") + " -t $(cat " +
+      quote(pid) + ") && sleep 0.3 && echo go >&3; exec 3>&-; wait $recorder");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("rtrace: toggled tracing of process "), std::string::npos) << r.err;
+  const fs::path trace = only_file(traces, ".rtrace");
+  EXPECT_EQ(trace.filename().string(), std::to_string(std::stoul(read_file(pid))) + "-0.rtrace");
+  const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  const std::vector<std::string> found = calls_and_summaries(leaks.out);
+  ASSERT_FALSE(found.empty()) << leaks.out;
+  EXPECT_TRUE(found[0].ends_with(". malloc(111)")) << leaks.out;
+  EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
+}
+
+}  // namespace
+}  // namespace rtrace
