@@ -1,0 +1,89 @@
+#include "cli/report_command.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <sstream>
+
+#include "formats/read_trace.h"
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "reports/json_report.h"
+#include "reports/report_builder.h"
+#include "reports/text_report.h"
+
+namespace rtrace::cli {
+namespace {
+
+std::string read_whole(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+reports::ReportData build(const std::string& path, const reports::Suppressions& suppressions,
+                          Diagnostics& diagnostics) {
+  reports::ReportBuilder builder(suppressions);
+  const std::unique_ptr<InputStream> input = open_input(path);
+  read_trace(*input, builder, diagnostics);
+  return builder.data();
+}
+
+int report(const ReportOptions& o) {
+  StderrDiagnostics diagnostics(o.quiet);
+  reports::Suppressions suppressions;
+  if (o.suppressions) {
+    suppressions = reports::Suppressions::parse(read_whole(*o.suppressions), *o.suppressions);
+  }
+  const reports::ReportData data = build(o.input, suppressions, diagnostics);
+  std::optional<reports::ReportDiff> diff;
+  if (o.diff) {
+    diff = reports::diff_reports(data, build(*o.diff, suppressions, diagnostics));
+  }
+
+  const reports::RenderOptions render{.top = o.top};
+  const reports::ReportDiff* shown_diff = diff ? &*diff : nullptr;
+  const std::string text = o.json ? reports::render_json(data, shown_diff, render)
+                                  : reports::render_text(data, shown_diff, render);
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    throw std::runtime_error("cannot write the report to standard output");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_report_options(CLI::App& app, ReportOptions& o) {
+  app.add_option("input,-i,--input-file", o.input, "Trace to report on (any format); - = stdin")
+      ->option_text("PATH");
+  app.add_option("--diff", o.diff, "Baseline trace: show what grew from it to the input")
+      ->option_text("OTHER");
+  app.add_option("--suppressions", o.suppressions,
+                 "Leak suppressions, one leak:PATTERN per line (LeakSanitizer format)")
+      ->option_text("FILE");
+  app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
+  app.add_flag("--json", o.json, "JSON output for scripts");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  app.footer(
+      "Exit status: 0 success, 1 unreadable or corrupt input, a bad suppression file or a\n"
+      "write error, 2 bad options.");
+}
+
+int run_report(const ReportOptions& options) {
+  try {
+    return report(options);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 1;
+  }
+}
+
+}  // namespace rtrace::cli

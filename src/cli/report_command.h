@@ -1,0 +1,25 @@
+// `rtrace report`: a summary of any trace for people (text) or scripts (--json).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace rtrace::cli {
+
+struct ReportOptions {
+  std::string input = "-";
+  std::optional<std::string> diff;          // the baseline trace
+  std::optional<std::string> suppressions;  // LSan-style leak:PATTERN file
+  std::size_t top = 10;
+  bool json = false;
+  bool quiet = false;
+};
+
+void add_report_options(CLI::App& app, ReportOptions& options);
+
+// Prints the report on standard output; returns the exit status.
+int run_report(const ReportOptions& options);
+
+}  // namespace rtrace::cli

@@ -1,0 +1,121 @@
+#include "filters/compress_stage.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace rtrace {
+
+std::optional<GroupOrder> parse_group_order(std::string_view text) {
+  if (text == "size") {
+    return GroupOrder::SizeDescending;
+  }
+  if (text == "size-asc") {
+    return GroupOrder::SizeAscending;
+  }
+  if (text == "count") {
+    return GroupOrder::CountDescending;
+  }
+  if (text == "count-asc") {
+    return GroupOrder::CountAscending;
+  }
+  return std::nullopt;
+}
+
+void CompressStage::handshake(const Handshake& handshake) {
+  Handshake marked = handshake;
+  marked.filters.compress = true;
+  next().handshake(marked);
+}
+
+void CompressStage::call(const CallRecord& record) {
+  seen_call_ = true;
+  const StoredCall stored = store_.store(record);
+  const auto position = static_cast<std::uint32_t>(calls_.size());
+  calls_.push_back(stored);
+  next_in_group_.push_back(0);
+
+  if (stored.backtrace >= group_of_backtrace_.size()) {
+    group_of_backtrace_.resize(stored.backtrace + 1, 0);
+  }
+  std::uint32_t& group_number = group_of_backtrace_[stored.backtrace];
+  if (group_number == 0) {
+    groups_.push_back(Group{.backtrace = stored.backtrace,
+                            .first_index = stored.call.index,
+                            .first_call = position,
+                            .last_call = position});
+    group_number = static_cast<std::uint32_t>(groups_.size());
+  } else {
+    Group& group = groups_[group_number - 1];
+    next_in_group_[group.last_call] = position;
+    group.last_call = position;
+    group.first_index = std::min(group.first_index, stored.call.index);
+  }
+  Group& group = groups_[group_number - 1];
+  ++group.block_count;
+  group.total_size += stored.call.size;
+}
+
+void CompressStage::comment(std::string_view text) {
+  if (seen_call_) {
+    trailing_comments_.emplace_back(text);
+  } else {
+    next().comment(text);
+  }
+}
+
+void CompressStage::sort_groups() {
+  auto key = [this](const Group& g) {
+    switch (order_) {
+      case GroupOrder::SizeAscending:
+        return std::tuple(g.total_size, g.first_index);
+      case GroupOrder::SizeDescending:
+        return std::tuple(~g.total_size, g.first_index);
+      case GroupOrder::CountAscending:
+        return std::tuple(g.block_count, g.first_index);
+      case GroupOrder::CountDescending:
+        return std::tuple(~g.block_count, g.first_index);
+    }
+    return std::tuple(g.total_size, g.first_index);
+  };
+  std::ranges::sort(groups_, {}, key);
+}
+
+void CompressStage::emit_group(const Group& group) {
+  // The records are built straight from the chain: a group can hold half the trace (the
+  // releases), so no second copy of its calls.
+  std::vector<CallRecord> records;
+  std::vector<Argument> arguments;
+  records.reserve(group.block_count);
+  store_.expand(
+      [&](auto visit) {
+        for (std::uint32_t i = group.first_call;; i = next_in_group_[i]) {
+          visit(calls_[i]);
+          if (i == group.last_call) {
+            break;
+          }
+        }
+      },
+      false, records, arguments);
+  // Calls arrive in index order from every reader; only a reordered input needs sorting.
+  const auto by_index = [](const CallRecord& r) { return r.call.index; };
+  if (!std::ranges::is_sorted(records, {}, by_index)) {
+    std::ranges::stable_sort(records, {}, by_index);
+  }
+  next().call_group(CallGroup{.calls = records,
+                              .frames = store_.frames(group.backtrace),
+                              .block_count = group.block_count,
+                              .total_size = group.total_size});
+}
+
+void CompressStage::finish() {
+  sort_groups();
+  for (const Group& group : groups_) {
+    emit_group(group);
+  }
+  for (const std::string& text : trailing_comments_) {
+    next().comment(text);
+  }
+  next().finish();
+}
+
+}  // namespace rtrace

@@ -1,0 +1,132 @@
+// A hash map from live resources (resource type, resource id) to a small value.
+//
+// The leaks stage and the report look up every allocation and release of a trace here, millions
+// of times, so this is an open-addressing table (linear probing, backward-shift deletion, at
+// most half full) with no allocation per entry; its memory follows the number of resources
+// alive at once. Each operation probes the table once: a lookup returns a position that the
+// caller then reads, updates or erases.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/records.h"
+
+namespace rtrace {
+
+struct ResourceKey {
+  Address id = 0;
+  std::uint32_t type = 0;
+
+  friend bool operator==(const ResourceKey&, const ResourceKey&) = default;
+};
+
+// `Value` must be small and trivially copyable.
+template <typename Value>
+class ResourceMap {
+ public:
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  ResourceMap() : slots_(kInitialSlots) {}
+
+  // The position of `key`, or kNone.
+  std::size_t find(const ResourceKey& key) const {
+    for (std::size_t i = home(key);; i = next(i)) {
+      const Slot& slot = slots_[i];
+      if (!slot.used) {
+        return kNone;
+      }
+      if (slot.id == key.id && slot.type == key.type) {
+        return i;
+      }
+    }
+  }
+
+  // The position of `key`, adding it with `value` when absent; `second` says whether it was.
+  std::pair<std::size_t, bool> insert(const ResourceKey& key, Value value) {
+    if ((size_ + 1) * 2 > slots_.size()) {
+      grow();
+    }
+    for (std::size_t i = home(key);; i = next(i)) {
+      Slot& slot = slots_[i];
+      if (!slot.used) {
+        slot = Slot{.id = key.id, .type = key.type, .used = true, .value = value};
+        ++size_;
+        return {i, true};
+      }
+      if (slot.id == key.id && slot.type == key.type) {
+        return {i, false};
+      }
+    }
+  }
+
+  Value& at(std::size_t position) { return slots_[position].value; }
+  const Value& at(std::size_t position) const { return slots_[position].value; }
+
+  void erase_at(std::size_t hole) {
+    // Backward-shift: move later members of the probe run into the hole so that lookups never
+    // need tombstones.
+    for (std::size_t i = next(hole);; i = next(i)) {
+      Slot& slot = slots_[i];
+      if (!slot.used) {
+        break;
+      }
+      const std::size_t want = home({.id = slot.id, .type = slot.type});
+      const bool movable = hole <= i ? (want <= hole || want > i) : (want <= hole && want > i);
+      if (movable) {
+        slots_[hole] = slot;
+        hole = i;
+      }
+    }
+    slots_[hole].used = false;
+    --size_;
+  }
+
+  std::size_t size() const { return size_; }
+
+  template <typename Visit>
+  void for_each(Visit visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.used) {
+        visit(ResourceKey{.id = slot.id, .type = slot.type}, slot.value);
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    Address id = 0;
+    std::uint32_t type = 0;
+    bool used = false;
+    Value value{};
+  };
+  static constexpr int kInitialBits = 10;
+  static constexpr std::size_t kInitialSlots = std::size_t{1} << kInitialBits;
+
+  std::size_t home(const ResourceKey& key) const {
+    // Fibonacci hashing: the top bits of the product depend on every bit of the id.
+    const std::uint64_t mixed =
+        (key.id ^ (static_cast<std::uint64_t>(key.type) << 56)) * 0x9e3779b97f4a7c15ULL;
+    return static_cast<std::size_t>(mixed >> shift_);
+  }
+  std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    --shift_;
+    size_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.used) {
+        insert({.id = slot.id, .type = slot.type}, slot.value);
+      }
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  int shift_ = 64 - kInitialBits;
+};
+
+}  // namespace rtrace

@@ -1,0 +1,239 @@
+#include "reports/report_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace rtrace::reports {
+namespace {
+
+// A single-type trace may leave a call's type unset (0); it is the first (only) type.
+std::uint32_t effective_type(std::uint32_t type) {
+  return type == 0 ? 1 : type;
+}
+
+std::size_t histogram_bucket(std::uint64_t size) {
+  return size == 0 ? 0 : static_cast<std::size_t>(std::bit_width(size));
+}
+
+}  // namespace
+
+void ReportBuilder::process_info(const ProcessInfo& info) {
+  data_.process = info.name;
+  data_.pid = info.pid;
+}
+
+ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
+  TypeState& state = types_[type];
+  if (!state.registered) {
+    // A call of a type the registry never named: still counted, under a made-up name.
+    state.registered = true;
+    state.totals.type.id = type;
+    state.totals.type.type = fmt::format("type{}", type);
+    registry_order_.push_back(type);
+  }
+  return state;
+}
+
+void ReportBuilder::resource_type(const ResourceType& type) {
+  const std::uint32_t id = effective_type(type.id);
+  TypeState& state = types_[id];
+  if (!state.registered) {
+    registry_order_.push_back(id);
+  }
+  state.registered = true;
+  state.totals.type = type;
+}
+
+void ReportBuilder::symbol(Address address, const SymbolInfo& symbol) {
+  symbols_[address] = symbol;
+}
+
+std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Address> frames,
+                                      std::uint64_t index) {
+  const BacktraceId backtrace = backtraces_.intern(frames);
+  const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | backtrace;
+  const auto [found, added] = site_of_.try_emplace(key, static_cast<std::uint32_t>(sites_.size()));
+  if (added) {
+    sites_.push_back(Site{.type = type,
+                          .backtrace = backtrace,
+                          .first_index = index,
+                          .at_peak_generation = types_[type].generation});
+  }
+  return found->second;
+}
+
+void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t bytes,
+                                const Call& call) {
+  TypeState& state = types_[site.type];
+  if (site.at_peak_generation != state.generation) {
+    // Unchanged since the latest peak: its value then is its value now.
+    site.at_peak = site.live_bytes;
+    site.at_peak_generation = state.generation;
+  }
+  site.live_blocks += static_cast<std::uint64_t>(blocks);
+  site.live_bytes += static_cast<std::uint64_t>(bytes);
+  state.live_bytes += static_cast<std::uint64_t>(bytes);
+  if (state.live_bytes > state.totals.peak_bytes) {
+    state.totals.peak_bytes = state.live_bytes;
+    state.totals.peak_index = call.index;
+    state.totals.peak_timestamp_ms = call.timestamp_ms;
+    ++state.generation;
+  }
+}
+
+void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
+  TypeState& state = type_state(key.type);
+  TypeTotals& totals = state.totals;
+  ++totals.allocations;
+  totals.bytes_allocated += record.call.size;
+  ++totals.histogram[histogram_bucket(record.call.size)];
+
+  const auto [position, added] = live_.insert(key, LiveBlock{});
+  LiveBlock& block = live_.at(position);
+  if (!added && totals.type.refcounted()) {
+    ++block.references;
+    return;
+  }
+  // Allocated again without a release in between: the earlier block stays alive (a leak).
+  const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
+  block = LiveBlock{.site = site_index, .references = 1, .size = record.call.size};
+  Site& site = sites_[site_index];
+  ++site.allocations;
+  site.bytes_allocated += record.call.size;
+  change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call);
+}
+
+void ReportBuilder::release(const ResourceKey& key, const Call& call) {
+  ++type_state(key.type).totals.releases;
+  const std::size_t position = live_.find(key);
+  if (position == ResourceMap<LiveBlock>::kNone) {
+    return;
+  }
+  LiveBlock& block = live_.at(position);
+  if (--block.references > 0 && types_[key.type].totals.type.refcounted()) {
+    return;
+  }
+  Site& site = sites_[block.site];
+  if (just_allocated_ == key) {
+    ++site.temporary;
+    ++types_[key.type].totals.temporary;
+  }
+  change_live(site, -1, -static_cast<std::int64_t>(block.size), call);
+  live_.erase_at(position);
+}
+
+void ReportBuilder::call(const CallRecord& record) {
+  ++data_.calls;
+  const ResourceKey key{.id = record.call.resource_id,
+                        .type = effective_type(record.call.resource_type)};
+  ++type_state(key.type).totals.calls;
+  switch (record.call.kind) {
+    case CallKind::Alloc:
+      allocate(record, key);
+      just_allocated_ = key;
+      return;
+    case CallKind::Free:
+      release(key, record.call);
+      break;
+    case CallKind::Other:
+      break;
+  }
+  just_allocated_.reset();
+}
+
+void ReportBuilder::call_group(const CallGroup& group) {
+  // Compressed input: the calls carry the group's backtrace.
+  for (const CallRecord& member : group.calls) {
+    CallRecord with_frames = member;
+    with_frames.frames = group.frames;
+    call(with_frames);
+  }
+}
+
+std::string ReportBuilder::frame_name(Address address) const {
+  const auto known = symbols_.find(address);
+  if (known != symbols_.end()) {
+    const SymbolInfo& s = known->second;
+    switch (s.where) {
+      case SymbolInfo::Where::Unknown:
+        return fmt::format("{:#x} in ??", address);
+      case SymbolInfo::Where::Source:
+        return fmt::format("{:#x} {} at {}", address, s.function, s.location);
+      case SymbolInfo::Where::Module:
+        return s.function.empty()
+                   ? fmt::format("{:#x} from {}", address, s.location)
+                   : fmt::format("{:#x} {} from {}", address, s.function, s.location);
+    }
+  }
+  // The latest mapping wins: libraries come and go, the report describes the end state.
+  for (auto m = mappings_.rbegin(); m != mappings_.rend(); ++m) {
+    if (address >= m->from && address < m->to) {
+      return fmt::format("{:#x} in {}", address, m->path);
+    }
+  }
+  return fmt::format("{:#x}", address);
+}
+
+bool ReportBuilder::suppressed(const std::vector<Address>& frames) const {
+  if (suppressions_.empty()) {
+    return false;
+  }
+  return std::ranges::any_of(frames, [this](Address address) {
+    const auto known = symbols_.find(address);
+    if (known != symbols_.end()) {
+      std::string function = known->second.function;
+      if (const std::size_t paren = function.find('('); paren != std::string::npos) {
+        function.resize(paren);
+      }
+      std::string file = known->second.location;
+      if (known->second.where == SymbolInfo::Where::Source) {
+        file = file.substr(0, file.rfind(':'));
+      }
+      if (suppressions_.matches(function) || suppressions_.matches(file)) {
+        return true;
+      }
+    }
+    return std::ranges::any_of(mappings_, [&](const Mapping& m) {
+      return address >= m.from && address < m.to && suppressions_.matches(m.path);
+    });
+  });
+}
+
+void ReportBuilder::finish() {
+  for (const std::uint32_t id : registry_order_) {
+    TypeState& state = types_[id];
+    data_.types.push_back(state.totals);
+  }
+  for (Site& site : sites_) {
+    SiteStats stats{.type = site.type,
+                    .allocations = site.allocations,
+                    .bytes_allocated = site.bytes_allocated,
+                    .temporary = site.temporary,
+                    .leaked_blocks = site.live_blocks,
+                    .leaked_bytes = site.live_bytes,
+                    .peak_bytes = site.at_peak_generation == types_[site.type].generation
+                                      ? site.at_peak
+                                      : site.live_bytes,
+                    .first_index = site.first_index};
+    const std::span<const Address> frames = backtraces_.frames(site.backtrace);
+    stats.frames.assign(frames.begin(), frames.end());
+    for (const Address address : frames) {
+      stats.frame_names.push_back(frame_name(address));
+    }
+    stats.suppressed = stats.leaked_blocks > 0 && suppressed(stats.frames);
+    auto totals = std::ranges::find_if(
+        data_.types, [&](const TypeTotals& t) { return effective_type(t.type.id) == site.type; });
+    if (stats.suppressed) {
+      data_.suppressed_blocks += stats.leaked_blocks;
+      data_.suppressed_bytes += stats.leaked_bytes;
+    } else if (totals != data_.types.end()) {
+      totals->leaked_blocks += stats.leaked_blocks;
+      totals->leaked_bytes += stats.leaked_bytes;
+    }
+    data_.sites.push_back(std::move(stats));
+  }
+}
+
+}  // namespace rtrace::reports

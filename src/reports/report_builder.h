@@ -1,0 +1,92 @@
+// The sink behind `rtrace report`: reads a whole trace (any format) and keeps only what the
+// report needs: the resources alive at each moment and one aggregate per (resource type,
+// backtrace). Memory follows live resources plus distinct backtraces, never the call count.
+//
+// Peak: for each resource type the most bytes alive at once, and how much of it each backtrace
+// held at that moment. Every site remembers its value at the latest peak lazily (when it next
+// changes), so a new peak costs O(1) instead of a snapshot of every site.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "filters/resource_map.h"
+#include "model/backtrace_table.h"
+#include "pipeline/trace_sink.h"
+#include "reports/report_data.h"
+#include "reports/suppressions.h"
+
+namespace rtrace::reports {
+
+class ReportBuilder final : public TraceSink {
+ public:
+  explicit ReportBuilder(Suppressions suppressions = {}) : suppressions_(std::move(suppressions)) {}
+
+  void handshake(const Handshake&) override {}
+  void process_info(const ProcessInfo& info) override;
+  void output_settings(const OutputSettings&) override {}
+  void module(const ModuleInfo&) override {}
+  void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
+  void context(const ContextInfo&) override {}
+  void resource_type(const ResourceType& type) override;
+  void symbol(Address address, const SymbolInfo& symbol) override;
+  void call(const CallRecord& record) override;
+  void call_group(const CallGroup& group) override;
+  void heap_info(const HeapInfo&) override {}
+  void attachment(const Attachment&) override {}
+  void comment(std::string_view) override {}
+  void finish() override;
+
+  // The report; valid after finish().
+  const ReportData& data() const { return data_; }
+
+ private:
+  struct Site {
+    std::uint32_t type = 0;
+    BacktraceId backtrace = 0;
+    std::uint64_t first_index = 0;
+    std::uint64_t allocations = 0;
+    std::uint64_t bytes_allocated = 0;
+    std::uint64_t temporary = 0;
+    std::uint64_t live_blocks = 0;
+    std::uint64_t live_bytes = 0;
+    std::uint64_t at_peak = 0;             // live_bytes at the type's latest peak, if
+    std::uint64_t at_peak_generation = 0;  // this equals the type's generation
+  };
+  struct LiveBlock {
+    std::uint32_t site = 0;
+    std::uint32_t references = 0;
+    std::uint64_t size = 0;
+  };
+  struct TypeState {
+    TypeTotals totals;
+    std::uint64_t live_bytes = 0;
+    std::uint64_t generation = 0;  // bumped at every new peak
+    bool registered = false;
+  };
+
+  TypeState& type_state(std::uint32_t type);
+  std::uint32_t site_for(std::uint32_t type, std::span<const Address> frames, std::uint64_t index);
+  void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
+  void allocate(const CallRecord& record, const ResourceKey& key);
+  void release(const ResourceKey& key, const Call& call);
+  std::string frame_name(Address address) const;
+  bool suppressed(const std::vector<Address>& frames) const;
+
+  Suppressions suppressions_;
+  ReportData data_;
+  // By resource type id: ids come from the input, so no table sized by them.
+  std::unordered_map<std::uint32_t, TypeState> types_;
+  std::vector<std::uint32_t> registry_order_;
+  BacktraceTable backtraces_;
+  std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site
+  std::vector<Site> sites_;
+  ResourceMap<LiveBlock> live_;
+  std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
+  std::unordered_map<Address, SymbolInfo> symbols_;
+  std::vector<Mapping> mappings_;
+};
+
+}  // namespace rtrace::reports

@@ -1,0 +1,59 @@
+// What `rtrace report` knows about a trace once it has seen all of it: totals, the peak, and
+// one aggregate per (resource type, backtrace).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace rtrace::reports {
+
+// Allocation sizes in power-of-two buckets: bucket 0 holds size 0, bucket k sizes in
+// [2^(k-1), 2^k).
+inline constexpr std::size_t kHistogramBuckets = 65;
+using SizeHistogram = std::array<std::uint64_t, kHistogramBuckets>;
+
+struct TypeTotals {
+  ResourceType type;
+  std::uint64_t calls = 0;
+  std::uint64_t allocations = 0;
+  std::uint64_t releases = 0;
+  std::uint64_t bytes_allocated = 0;
+  std::uint64_t temporary = 0;  // released by the very next call of the trace
+  std::uint64_t leaked_blocks = 0;
+  std::uint64_t leaked_bytes = 0;
+  std::uint64_t peak_bytes = 0;  // most bytes alive at once
+  std::uint64_t peak_index = 0;  // the call that reached the peak
+  std::uint32_t peak_timestamp_ms = 0;
+  SizeHistogram histogram{};
+};
+
+// Everything allocated from one backtrace, of one resource type.
+struct SiteStats {
+  std::uint32_t type = 0;
+  std::vector<Address> frames{};
+  std::vector<std::string> frame_names{};  // as the text protocol would print each frame
+  std::uint64_t allocations = 0;
+  std::uint64_t bytes_allocated = 0;
+  std::uint64_t temporary = 0;
+  std::uint64_t leaked_blocks = 0;
+  std::uint64_t leaked_bytes = 0;
+  std::uint64_t peak_bytes = 0;  // alive from here when its type reached its peak
+  std::uint64_t first_index = 0;
+  bool suppressed = false;  // its leaks match a suppression
+};
+
+struct ReportData {
+  std::string process;
+  std::uint32_t pid = 0;
+  std::uint64_t calls = 0;
+  std::vector<TypeTotals> types;  // registry order
+  std::vector<SiteStats> sites;   // in order of first allocation
+  std::uint64_t suppressed_blocks = 0;
+  std::uint64_t suppressed_bytes = 0;
+};
+
+}  // namespace rtrace::reports

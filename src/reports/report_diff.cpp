@@ -1,0 +1,107 @@
+#include "reports/report_diff.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace rtrace::reports {
+namespace {
+
+std::int64_t signed_value(std::uint64_t value) {
+  return static_cast<std::int64_t>(value);
+}
+
+Growth operator-(const Growth& a, const Growth& b) {
+  return {.allocations = a.allocations - b.allocations,
+          .bytes_allocated = a.bytes_allocated - b.bytes_allocated,
+          .leaked_blocks = a.leaked_blocks - b.leaked_blocks,
+          .leaked_bytes = a.leaked_bytes - b.leaked_bytes,
+          .peak_bytes = a.peak_bytes - b.peak_bytes};
+}
+
+Growth amounts(const TypeTotals& t) {
+  return {.allocations = signed_value(t.allocations),
+          .bytes_allocated = signed_value(t.bytes_allocated),
+          .leaked_blocks = signed_value(t.leaked_blocks),
+          .leaked_bytes = signed_value(t.leaked_bytes),
+          .peak_bytes = signed_value(t.peak_bytes)};
+}
+
+Growth amounts(const SiteStats& s) {
+  return {.allocations = signed_value(s.allocations),
+          .bytes_allocated = signed_value(s.bytes_allocated),
+          .leaked_blocks = signed_value(s.leaked_blocks),
+          .leaked_bytes = signed_value(s.leaked_bytes),
+          .peak_bytes = signed_value(s.peak_bytes)};
+}
+
+std::string type_name(const ReportData& data, std::uint32_t type) {
+  for (const TypeTotals& t : data.types) {
+    if (t.type.id == type || (type == 1 && t.type.id == 0)) {
+      return t.type.type;
+    }
+  }
+  return {};
+}
+
+using SiteKey = std::pair<std::string, std::vector<std::string>>;
+
+std::map<SiteKey, Growth> sites_by_key(const ReportData& data) {
+  std::map<SiteKey, Growth> sites;
+  for (const SiteStats& site : data.sites) {
+    Growth& g = sites[{type_name(data, site.type), site.frame_names}];
+    const Growth a = amounts(site);
+    g.allocations += a.allocations;
+    g.bytes_allocated += a.bytes_allocated;
+    g.leaked_blocks += a.leaked_blocks;
+    g.leaked_bytes += a.leaked_bytes;
+    g.peak_bytes += a.peak_bytes;
+  }
+  return sites;
+}
+
+}  // namespace
+
+ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
+  ReportDiff diff;
+  auto add_type = [&](const std::string& name) {
+    if (std::ranges::any_of(diff.types, [&](const TypeGrowth& t) { return t.type == name; })) {
+      return;
+    }
+    Growth now;
+    Growth before;
+    for (const TypeTotals& t : current.types) {
+      if (t.type.type == name) {
+        now = amounts(t);
+      }
+    }
+    for (const TypeTotals& t : baseline.types) {
+      if (t.type.type == name) {
+        before = amounts(t);
+      }
+    }
+    diff.types.push_back({name, now - before});
+  };
+  for (const TypeTotals& t : current.types) {
+    add_type(t.type.type);
+  }
+  for (const TypeTotals& t : baseline.types) {
+    add_type(t.type.type);
+  }
+
+  const std::map<SiteKey, Growth> before = sites_by_key(baseline);
+  for (const auto& [key, now] : sites_by_key(current)) {
+    const auto old = before.find(key);
+    const Growth growth = old == before.end() ? now : now - old->second;
+    if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
+      diff.sites.push_back({key.first, key.second, growth});
+    }
+  }
+  std::ranges::stable_sort(diff.sites, [](const SiteGrowth& a, const SiteGrowth& b) {
+    return std::tuple(a.growth.leaked_bytes, a.growth.bytes_allocated) >
+           std::tuple(b.growth.leaked_bytes, b.growth.bytes_allocated);
+  });
+  return diff;
+}
+
+}  // namespace rtrace::reports

@@ -1,0 +1,82 @@
+#include "reports/report_sections.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace rtrace::reports {
+namespace {
+
+template <typename Key>
+std::vector<const SiteStats*> select(const ReportData& data, std::size_t top, Key key,
+                                     bool (*wanted)(const SiteStats&)) {
+  std::vector<const SiteStats*> sites;
+  for (const SiteStats& site : data.sites) {
+    if (wanted(site)) {
+      sites.push_back(&site);
+    }
+  }
+  // Largest first; equal keys in order of first allocation, so the output is stable.
+  std::ranges::stable_sort(
+      sites, [&](const SiteStats* a, const SiteStats* b) { return key(*a) > key(*b); });
+  if (sites.size() > top) {
+    sites.resize(top);
+  }
+  return sites;
+}
+
+}  // namespace
+
+std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top) {
+  return select(
+      data, top, [](const SiteStats& s) { return std::tuple(s.leaked_bytes, s.leaked_blocks); },
+      [](const SiteStats& s) { return s.leaked_blocks > 0 && !s.suppressed; });
+}
+
+std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size_t top) {
+  return select(
+      data, top, [](const SiteStats& s) { return std::tuple(s.allocations, s.bytes_allocated); },
+      [](const SiteStats& s) { return s.allocations > 0; });
+}
+
+std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t type,
+                                         std::size_t top) {
+  std::vector<const SiteStats*> sites = select(
+      data, data.sites.size(), [](const SiteStats& s) { return s.peak_bytes; },
+      [](const SiteStats& s) { return s.peak_bytes > 0; });
+  std::erase_if(sites, [type](const SiteStats* s) { return s->type != type; });
+  if (sites.size() > top) {
+    sites.resize(top);
+  }
+  return sites;
+}
+
+std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_t top) {
+  return select(
+      data, top, [](const SiteStats& s) { return s.temporary; },
+      [](const SiteStats& s) { return s.temporary > 0; });
+}
+
+std::string site_type_name(const ReportData& data, const SiteStats& site) {
+  for (const TypeTotals& t : data.types) {
+    if (t.type.id == site.type || (site.type == 1 && t.type.id == 0)) {
+      return t.type.type;
+    }
+  }
+  return {};
+}
+
+std::uint64_t bucket_low(std::size_t bucket) {
+  return bucket == 0 ? 0 : std::uint64_t{1} << (bucket - 1);
+}
+
+std::uint64_t bucket_high(std::size_t bucket) {
+  if (bucket == 0) {
+    return 0;
+  }
+  if (bucket == 64) {
+    return ~std::uint64_t{0};
+  }
+  return (std::uint64_t{1} << bucket) - 1;
+}
+
+}  // namespace rtrace::reports

@@ -1,0 +1,35 @@
+// Which sites each section of the report lists, and in what order; shared by the text and
+// JSON renderers so both always say the same thing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/report_data.h"
+
+namespace rtrace::reports {
+
+struct RenderOptions {
+  std::size_t top = 10;  // entries per list
+};
+
+// Unsuppressed leaks, most leaked bytes first.
+std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top);
+// Most allocations first.
+std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size_t top);
+// What was alive at the peak of `type`, most bytes first.
+std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t type,
+                                         std::size_t top);
+// Most temporary allocations first.
+std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_t top);
+
+// The resource type's name for a site ("memory", "fd", ...).
+std::string site_type_name(const ReportData& data, const SiteStats& site);
+
+// "[lo, hi)" bounds of a histogram bucket.
+std::uint64_t bucket_low(std::size_t bucket);
+std::uint64_t bucket_high(std::size_t bucket);  // inclusive
+
+}  // namespace rtrace::reports

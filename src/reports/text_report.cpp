@@ -1,0 +1,150 @@
+#include "reports/text_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace rtrace::reports {
+namespace {
+
+// "[HH:MM:SS.mmm]" of the monotonic millisecond clock modulo 24 hours, as the text protocol.
+std::string clock_text(std::uint32_t ms) {
+  const std::uint32_t day = ms % (24U * 3600U * 1000U);
+  return fmt::format(" [{:02}:{:02}:{:02}.{:03}]", day / 3600000, day / 60000 % 60, day / 1000 % 60,
+                     day % 1000);
+}
+
+void append_frames(std::string& out, const std::vector<std::string>& frames) {
+  if (frames.empty()) {
+    out += "      (no backtrace)\n";
+    return;
+  }
+  for (const std::string& frame : frames) {
+    fmt::format_to(std::back_inserter(out), "      {}\n", frame);
+  }
+}
+
+void append_totals(std::string& out, const ReportData& data) {
+  out += "TOTALS\n";
+  for (const TypeTotals& t : data.types) {
+    fmt::format_to(std::back_inserter(out),
+                   "  {} ({}): {} calls, {} allocations of {} bytes, {} releases, {} temporary\n",
+                   t.type.type, t.type.description, t.calls, t.allocations, t.bytes_allocated,
+                   t.releases, t.temporary);
+  }
+}
+
+void append_peaks(std::string& out, const ReportData& data, const RenderOptions& options) {
+  out += "\nPEAK CONSUMPTION\n";
+  for (const TypeTotals& t : data.types) {
+    if (t.peak_bytes == 0) {
+      fmt::format_to(std::back_inserter(out), "  {}: nothing allocated\n", t.type.type);
+      continue;
+    }
+    fmt::format_to(std::back_inserter(out), "  {}: {} bytes alive after call {}{}\n", t.type.type,
+                   t.peak_bytes, t.peak_index,
+                   t.peak_timestamp_ms == 0 ? "" : clock_text(t.peak_timestamp_ms));
+    const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
+    for (const SiteStats* site : peak_sites(data, type, options.top)) {
+      fmt::format_to(std::back_inserter(out), "    {} bytes held from:\n", site->peak_bytes);
+      append_frames(out, site->frame_names);
+    }
+  }
+}
+
+void append_leaks(std::string& out, const ReportData& data, const RenderOptions& options) {
+  out += "\nLEAKS\n";
+  for (const TypeTotals& t : data.types) {
+    fmt::format_to(std::back_inserter(out), "  {}: {} block(s) leaked, {} bytes\n", t.type.type,
+                   t.leaked_blocks, t.leaked_bytes);
+  }
+  if (data.suppressed_blocks > 0) {
+    fmt::format_to(std::back_inserter(out), "  suppressed: {} block(s), {} bytes\n",
+                   data.suppressed_blocks, data.suppressed_bytes);
+  }
+  for (const SiteStats* site : leak_sites(data, options.top)) {
+    fmt::format_to(std::back_inserter(out), "    {} bytes in {} block(s) of {} from:\n",
+                   site->leaked_bytes, site->leaked_blocks, site_type_name(data, *site));
+    append_frames(out, site->frame_names);
+  }
+}
+
+void append_allocating(std::string& out, const ReportData& data, const RenderOptions& options) {
+  out += "\nMOST ALLOCATING BACKTRACES\n";
+  for (const SiteStats* site : allocating_sites(data, options.top)) {
+    fmt::format_to(std::back_inserter(out), "    {} allocations of {} bytes ({}) from:\n",
+                   site->allocations, site->bytes_allocated, site_type_name(data, *site));
+    append_frames(out, site->frame_names);
+  }
+}
+
+void append_temporary(std::string& out, const ReportData& data, const RenderOptions& options) {
+  out += "\nTEMPORARY ALLOCATIONS (released by the very next call)\n";
+  for (const SiteStats* site : temporary_sites(data, options.top)) {
+    fmt::format_to(std::back_inserter(out), "    {} of {} allocations ({}) from:\n",
+                   site->temporary, site->allocations, site_type_name(data, *site));
+    append_frames(out, site->frame_names);
+  }
+}
+
+void append_histogram(std::string& out, const ReportData& data) {
+  out += "\nALLOCATION SIZES\n";
+  for (const TypeTotals& t : data.types) {
+    if (t.allocations == 0) {
+      continue;
+    }
+    fmt::format_to(std::back_inserter(out), "  {}:\n", t.type.type);
+    const std::uint64_t most = *std::ranges::max_element(t.histogram);
+    for (std::size_t bucket = 0; bucket < t.histogram.size(); ++bucket) {
+      const std::uint64_t count = t.histogram[bucket];
+      if (count == 0) {
+        continue;
+      }
+      const auto bar = static_cast<std::size_t>((count * 40 + most - 1) / most);
+      fmt::format_to(std::back_inserter(out), "    {:>20} {:>10} {}\n",
+                     fmt::format("{}-{}", bucket_low(bucket), bucket_high(bucket)), count,
+                     std::string(bar, '#'));
+    }
+  }
+}
+
+void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& options) {
+  out += "\nGROWTH SINCE THE BASELINE\n";
+  for (const TypeGrowth& t : diff.types) {
+    fmt::format_to(std::back_inserter(out),
+                   "  {}: {:+} allocations, {:+} bytes allocated, {:+} leaked blocks, {:+} leaked "
+                   "bytes, {:+} peak bytes\n",
+                   t.type, t.growth.allocations, t.growth.bytes_allocated, t.growth.leaked_blocks,
+                   t.growth.leaked_bytes, t.growth.peak_bytes);
+  }
+  const std::size_t shown = std::min(diff.sites.size(), options.top);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const SiteGrowth& site = diff.sites[i];
+    fmt::format_to(std::back_inserter(out),
+                   "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
+                   site.growth.leaked_bytes, site.growth.bytes_allocated, site.growth.allocations,
+                   site.type);
+    append_frames(out, site.frame_names);
+  }
+}
+
+}  // namespace
+
+std::string render_text(const ReportData& data, const ReportDiff* diff,
+                        const RenderOptions& options) {
+  std::string out =
+      fmt::format("rtrace report: {} (pid {}), {} calls\n\n", data.process, data.pid, data.calls);
+  append_totals(out, data);
+  append_peaks(out, data, options);
+  append_leaks(out, data, options);
+  append_allocating(out, data, options);
+  append_temporary(out, data, options);
+  append_histogram(out, data);
+  if (diff != nullptr) {
+    append_diff(out, *diff, options);
+  }
+  return out;
+}
+
+}  // namespace rtrace::reports

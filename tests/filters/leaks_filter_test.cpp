@@ -1,0 +1,126 @@
+#include "filters/leaks_filter.h"
+
+#include <gtest/gtest.h>
+
+#include "filters/stage_test_support.h"
+#include "support/recording_sink.h"
+
+namespace rtrace {
+namespace {
+
+using test::RecordingSink;
+using test::TraceBuilder;
+
+std::vector<std::string> calls_and_comments(const RecordingSink& sink) {
+  std::vector<std::string> kept;
+  for (const std::string& line : sink.lines()) {
+    if (line.starts_with("call") || line.starts_with("comment")) {
+      kept.push_back(line);
+    }
+  }
+  return kept;
+}
+
+TEST(LeaksFilter, DropsFreedBlocksAndAllReleasesAndSummarises) {
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 16, {0xa})
+      .release(2, 0x10)
+      .alloc(3, 0x20, 100, {0xb})
+      .argument("n", "1")
+      .release(4, 0x999)  // never allocated: dropped too
+      .alloc(5, 0x10, 7, {0xc});
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks);
+
+  EXPECT_EQ(out.lines().front(), "handshake 2.0 arch=x86_64 LE ptr=8 origin= filters=l");
+  EXPECT_EQ(calls_and_comments(out),
+            (std::vector<std::string>{
+                "call #3 malloc kind=2 type=1 ctx=0x0 ts=0 size=100 id=0x20 $n=1 bt=[0xb]",
+                "call #5 malloc kind=2 type=1 ctx=0x0 ts=0 size=7 id=0x10 bt=[0xc]",
+                "comment # Resource - memory (memory allocation in bytes):",
+                "comment # 2 block(s) leaked with total size of 107 bytes",
+            }));
+  EXPECT_EQ(out.finish_count(), 1);
+}
+
+TEST(LeaksFilter, ReallocatedIdWithoutReleaseKeepsTheEarlierBlockAsLeak) {
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 1, {0xa}).alloc(2, 0x10, 2, {0xb}).release(3, 0x10);
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks);
+  EXPECT_EQ(calls_and_comments(out),
+            (std::vector<std::string>{
+                "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x10 bt=[0xa]",
+                "comment # Resource - memory (memory allocation in bytes):",
+                "comment # 1 block(s) leaked with total size of 1 bytes",
+            }));
+}
+
+TEST(LeaksFilter, RefcountedTypesCountReferences) {
+  const ResourceType segment{
+      .id = 1, .flags = ResourceType::kRefcount, .type = "segment", .description = "seg"};
+  const ResourceType address{.id = 2, .type = "address", .description = "attachments"};
+  const ResourceType control{.id = 3, .type = "control", .description = "ctl"};
+  TraceBuilder trace;
+  trace.alloc(1, 0xa, 4096, {0x1}, 1)
+      .alloc(2, 0xa, 4096, {0x2}, 1)  // second reference: dropped
+      .release(3, 0xa, 1)             // one reference left: the block stays
+      .alloc(4, 0xb, 10, {0x3}, 1)
+      .release(5, 0xb, 1)  // last reference: gone
+      .alloc(6, 0x50, 8192, {0x4}, 2)
+      .alloc(7, 0x50, 8192, {0x5}, 2)  // not refcounted: the first stays a leak
+      .release(8, 0x50, 2)
+      .release(9, 0xa, 3);
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks, {segment, address, control});
+  EXPECT_EQ(calls_and_comments(out),
+            (std::vector<std::string>{
+                "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=4096 id=0xa bt=[0x1]",
+                "call #6 malloc kind=2 type=2 ctx=0x0 ts=0 size=8192 id=0x50 bt=[0x4]",
+                "comment # Resource - segment (seg):",
+                "comment # 1 block(s) leaked with total size of 4096 bytes",
+                "comment # Resource - address (attachments):",
+                "comment # 1 block(s) leaked with total size of 8192 bytes",
+                // The original prints the first type's numbers here; we print the truth.
+                "comment # Resource - control (ctl):",
+                "comment # 0 block(s) leaked with total size of 0 bytes",
+            }));
+}
+
+TEST(LeaksFilter, SameIdOfDifferentTypesAreDifferentResources) {
+  const ResourceType fd{.id = 1, .type = "fd", .description = "file descriptor"};
+  const ResourceType fp{.id = 2, .type = "fp", .description = "file pointer"};
+  TraceBuilder trace;
+  trace.alloc(1, 0x4, 1, {0x1}, 1).alloc(2, 0x4, 1, {0x2}, 2).release(3, 0x4, 2);
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks, {fd, fp});
+  EXPECT_EQ(calls_and_comments(out)[0],
+            "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x4 bt=[0x1]");
+  EXPECT_EQ(calls_and_comments(out)[2], "comment # 1 block(s) leaked with total size of 1 bytes");
+  EXPECT_EQ(calls_and_comments(out)[4], "comment # 0 block(s) leaked with total size of 0 bytes");
+}
+
+TEST(LeaksFilter, ManyLiveBlocksSurviveTableGrowthInIndexOrder) {
+  TraceBuilder trace;
+  for (std::uint64_t i = 1; i <= 5000; ++i) {
+    trace.alloc(i, 0x1000 + i * 16, 1, {0x1});
+  }
+  for (std::uint64_t i = 1; i <= 5000; i += 2) {
+    trace.release(5000 + i, 0x1000 + i * 16);
+  }
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks);
+  const std::vector<std::string> kept = calls_and_comments(out);
+  ASSERT_EQ(kept.size(), 2500U + 2);
+  EXPECT_EQ(kept[0], "call #2 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x1020 bt=[0x1]");
+  EXPECT_EQ(kept[2499], "call #5000 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x14880 bt=[0x1]");
+  EXPECT_EQ(kept.back(), "comment # 2500 block(s) leaked with total size of 2500 bytes");
+}
+
+}  // namespace
+}  // namespace rtrace

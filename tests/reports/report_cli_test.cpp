@@ -1,0 +1,72 @@
+// `rtrace report` on the original tools' traces, as a user runs it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+std::string report(const std::string& arguments) {
+  return (test::build_dir() / "bin" / "rtrace").string() + " report " + arguments;
+}
+std::string fixture_arg(const std::string& relative) {
+  return "'" + test::fixture("sp-rtrace/" + relative).string() + "'";
+}
+
+TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
+  const test::CommandResult r =
+      test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\nPEAK")),
+            "rtrace report: ./memory (pid 778), 44 calls\n\nTOTALS\n"
+            "  memory (memory allocation in bytes): 44 calls, 25 allocations of 7554 bytes, 19 "
+            "releases, 19 temporary\n");
+  // The same numbers the leak filter prints (memory.l.txt).
+  EXPECT_NE(r.out.find("  memory: 6 block(s) leaked, 4900 bytes\n"
+                       "    4096 bytes in 1 block(s) of memory from:\n"
+                       "      0x7f75690a28cc in /usr/lib/x86_64-linux-gnu/libc.so.6\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("  memory: 4900 bytes alive after call 44 [00:07:18.233]\n"),
+            std::string::npos);
+}
+
+TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
+  // memory.lcr.txt names the program's functions, so a suppression can pick one leak site.
+  const test::ScratchDir dir;
+  test::write_file(dir / "supp", "# the two 100-byte blocks\nleak:^leaf_malloc_leak$\n");
+  const test::CommandResult r =
+      test::run_command(report(fixture_arg("memory/memory.lcr.txt") + " --json --suppressions '" +
+                               (dir / "supp").string() + "'"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\n  \"process\": \"./memory\",\n  \"pid\": 778,\n  \"calls\": 6,\n", 0),
+            0U);
+  EXPECT_NE(r.out.find("\"suppressed\": {\"blocks\": 2, \"bytes\": 200}"), std::string::npos);
+  EXPECT_NE(r.out.find("\"leaked_blocks\": 4, \"leaked_bytes\": 4700"), std::string::npos);
+  EXPECT_NE(r.out.find("\"0x401239 leaf_memalign_leak() from /tmp/ref/progs/memory\""),
+            std::string::npos);
+}
+
+TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
+  const test::CommandResult r = test::run_command(report(
+      fixture_arg("memory/memory.txt") + " --json --diff " + fixture_arg("memory/memory.raw")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"diff\": {\"types\": [{\"type\": \"memory\", \"growth\": "
+                       "{\"allocations\": 0, \"bytes_allocated\": 0, \"leaked_blocks\": 0, "
+                       "\"leaked_bytes\": 0, \"peak_bytes\": 0}}], \"sites\": []}"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ReportCli, BadSuppressionFileIsAnError) {
+  const test::ScratchDir dir;
+  test::write_file(dir / "supp", "race:foo\n");
+  const test::CommandResult r = test::run_command(
+      report(fixture_arg("fd/fd.raw") + " --suppressions '" + (dir / "supp").string() + "'"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("supp:1: expected 'leak:PATTERN'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rtrace
