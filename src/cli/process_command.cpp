@@ -1,13 +1,13 @@
 #include "cli/process_command.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <exception>
 #include <memory>
 #include <vector>
 
+#include "cli/process_pipeline.h"
 #include "formats/read_trace.h"
 #include "formats/sprtrace_binary/binary_writer.h"
 #include "formats/sprtrace_text/text_writer.h"
@@ -38,26 +38,6 @@ class PidProbe final : public ForwardingSink {
   std::uint32_t pid_ = 0;
 };
 
-// The filters belong to the post-processing stages; until they exist, say so plainly.
-bool reject_unavailable_filters(const ProcessOptions& o) {
-  std::vector<std::string> asked;
-  if (o.leaks) asked.emplace_back("-l/--filter-leaks");
-  if (o.compress) asked.emplace_back("-c/--compress");
-  if (o.resolve) asked.emplace_back("-r/--resolve");
-  if (o.remove_args) asked.emplace_back("-a/--remove-args");
-  if (o.sort) asked.emplace_back("-s/--sort");
-  if (o.context_mask) asked.emplace_back("-C/--context");
-  if (o.resource_mask) asked.emplace_back("-R/--resource");
-  if (o.backtrace_depth) asked.emplace_back("-b/--backtrace-depth");
-  if (o.include_file) asked.emplace_back("--include");
-  if (o.exclude_file) asked.emplace_back("--exclude");
-  if (o.call_address) asked.emplace_back("--call-address");
-  if (asked.empty()) return false;
-  fmt::print(stderr, "rtrace: {}: not available in this version of rtrace yet\n",
-             fmt::join(asked, ", "));
-  return true;
-}
-
 std::unique_ptr<TraceSink> make_writer(const ProcessOptions& o, OutputStream& out) {
   if (o.output_format == "binary") return std::make_unique<BinaryWriter>(out);
   return std::make_unique<TextWriter>(out, TextWriterOptions{.origin = kOrigin});
@@ -73,12 +53,13 @@ int process(const ProcessOptions& o) {
                                         : OutputStream(o.output, {o.input});
   const std::unique_ptr<TraceSink> writer = make_writer(o, out);
   PidProbe probe(*writer);
+  FilterPipeline filters(o, probe);
 
   // Corrupt input: the reader has already pushed (and finished) everything before the damage;
   // keep that output, then report the damage.
   std::exception_ptr damage;
   try {
-    read_trace(*input, probe, diagnostics);
+    read_trace(*input, filters.head(), diagnostics);
   } catch (const InputError&) {
     damage = std::current_exception();
   }
@@ -106,7 +87,8 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
   app.add_option("--to", o.output_format, "Output format")
       ->check(CLI::IsMember({"text", "binary"}))
       ->option_text("text|binary");
-  app.add_flag("-t,--text", "Write text output (always the default; kept for compatibility)");
+  app.add_flag("-t,--text")
+      ->description("Write text output (always the default; kept for compatibility)");
   app.add_option("-f,--format", "Ignored; the input format is detected from its content")
       ->option_text("FORMAT");
   app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
@@ -137,7 +119,12 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
 }
 
 int run_process(const ProcessOptions& options) {
-  if (reject_unavailable_filters(options)) return 2;
+  try {
+    check_filter_options(options);
+  } catch (const FilterOptionError& error) {
+    fmt::print(stderr, "rtrace: {}\n", error.what());
+    return 2;
+  }
   try {
     return process(options);
   } catch (const std::exception& error) {
