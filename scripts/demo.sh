@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# The main job of the README's first command: show what rtrace does on the bundled example.
+# `make demo`: trace the bundled example program and print its resolved leak report.
 set -euo pipefail
 build=${1:-build}
 bin=$build/bin
-here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
-echo "== rtrace process: the bundled trace examples/memory.rtrace (binary) as text, leaks only"
-"$bin/rtrace" process -i "$here/examples/memory.rtrace"
+echo "== rtrace record -s -e memory -x examples/leaky"
+echo "   (every allocation and release of the program, with its backtrace)"
+"$bin/rtrace" record -q -s -e memory -o "$work" -x "$build/examples/leaky"
+trace=$(ls "$work"/*.rtrace)
+echo
+echo "== rtrace process -lc | rtrace resolve"
+echo "   (what was never freed, grouped by backtrace, named with source file and line)"
+echo
+"$bin/rtrace" process -lc -i "$trace" | "$bin/rtrace" resolve
+echo "== rtrace report -n 3"
+echo
+"$bin/rtrace" report -n 3 -i "$trace"

@@ -14,6 +14,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "pipeline/pid_probe.h"
 #include "rtrace/version.h"
 
 namespace rtrace::cli {
@@ -23,20 +24,6 @@ bool is_directory(const std::string& path) {
   struct stat st {};
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
-
-// Remembers the traced process id on the way through, to name output files after it.
-class PidProbe final : public ForwardingSink {
- public:
-  using ForwardingSink::ForwardingSink;
-  void process_info(const ProcessInfo& info) override {
-    pid_ = info.pid;
-    ForwardingSink::process_info(info);
-  }
-  std::uint32_t pid() const { return pid_; }
-
- private:
-  std::uint32_t pid_ = 0;
-};
 
 std::unique_ptr<TraceSink> make_writer(const ProcessOptions& o, OutputStream& out) {
   if (o.output_format == "binary") return std::make_unique<BinaryWriter>(out);

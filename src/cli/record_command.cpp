@@ -14,7 +14,7 @@
 #include "formats/read_trace.h"
 #include "formats/sprtrace_text/text_writer.h"
 #include "recorder/module_catalog.h"
-#include "recorder/pid_probe.h"
+#include "pipeline/pid_probe.h"
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
 #include "rtrace/version.h"
@@ -92,7 +92,7 @@ ProcessOptions postproc_options(const std::string& text) {
 recorder::TraceConverter text_converter(const ProcessOptions& options) {
   return [options](InputStream& input, OutputStream& out, Diagnostics& diagnostics) {
     TextWriter writer(out, TextWriterOptions{.origin = kOrigin});
-    recorder::PidProbe probe(writer);
+    PidProbe probe(writer);
     FilterPipeline filters(options, probe);
     read_trace(input, filters.head(), diagnostics);
     return probe.pid();

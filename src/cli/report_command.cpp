@@ -15,6 +15,7 @@
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
 #include "reports/text_report.h"
+#include "symbols/resolve_stage.h"
 
 namespace rtrace::cli {
 namespace {
@@ -29,11 +30,21 @@ std::string read_whole(const std::string& path) {
   return text.str();
 }
 
-reports::ReportData build(const std::string& path, const reports::Suppressions& suppressions,
-                          Diagnostics& diagnostics) {
+reports::ReportData build(const std::string& path, const ReportOptions& o,
+                          const reports::Suppressions& suppressions, Diagnostics& diagnostics) {
   reports::ReportBuilder builder(suppressions);
   const std::unique_ptr<InputStream> input = open_input(path);
-  read_trace(*input, builder, diagnostics);
+  if (!o.resolve) {
+    read_trace(*input, builder, diagnostics);
+    return builder.data();
+  }
+  // Names make a report (and leak:function suppressions) useful; frames that arrive already
+  // resolved (resolved text input) are kept as they are.
+  symbols::ResolveOptions resolve;
+  resolve.root = o.root;
+  resolve.keep_resolved = true;
+  const std::unique_ptr<TraceSink> resolver = symbols::make_resolve_stage(builder, resolve);
+  read_trace(*input, *resolver, diagnostics);
   return builder.data();
 }
 
@@ -43,10 +54,10 @@ int report(const ReportOptions& o) {
   if (o.suppressions) {
     suppressions = reports::Suppressions::parse(read_whole(*o.suppressions), *o.suppressions);
   }
-  const reports::ReportData data = build(o.input, suppressions, diagnostics);
+  const reports::ReportData data = build(o.input, o, suppressions, diagnostics);
   std::optional<reports::ReportDiff> diff;
   if (o.diff) {
-    diff = reports::diff_reports(data, build(*o.diff, suppressions, diagnostics));
+    diff = reports::diff_reports(data, build(*o.diff, o, suppressions, diagnostics));
   }
 
   const reports::RenderOptions render{.top = o.top};
@@ -72,6 +83,9 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
   app.add_flag("--json", o.json, "JSON output for scripts");
   app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  app.add_flag("!--no-resolve", o.resolve, "Show backtraces as raw addresses (faster)");
+  app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
+      ->option_text("DIR");
   app.footer(
       "Exit status: 0 success, 1 unreadable or corrupt input, a bad suppression file or a\n"
       "write error, 2 bad options.");

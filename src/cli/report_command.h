@@ -15,6 +15,9 @@ struct ReportOptions {
   std::size_t top = 10;
   bool json = false;
   bool quiet = false;
+  // Name backtrace addresses (debug information, else symbol tables) before reporting.
+  bool resolve = true;
+  std::string root;  // sysroot for a trace taken on another system
 };
 
 void add_report_options(CLI::App& app, ReportOptions& options);

@@ -13,25 +13,12 @@
 namespace {
 
 using rtrace::tracer::GuardScope;
+using rtrace::tracer::traced_allocation;
 using rtrace::tracer::tracing_now;
 
 template <typename Function>
 Function real_operator(const char* symbol) {
   return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, symbol));
-}
-
-template <typename Allocate>
-void* traced_new(const char* name, std::size_t size, const void* return_address,
-                 Allocate&& allocate) {
-  if (!tracing_now()) {
-    return allocate();
-  }
-  GuardScope guard;
-  void* pointer = allocate();
-  if (pointer != nullptr) {
-    rtrace::tracer::record_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
 }
 
 template <typename Release>
@@ -66,50 +53,52 @@ using DeleteAlignedNothrow = void (*)(void*, std::align_val_t, const std::nothro
 
 RTRACE_EXPORT void* operator new(std::size_t size) {
   static const auto real = real_operator<New>("_Znwm");
-  return traced_new("operator new(unsigned long)", size, RTRACE_RA, [&] { return real(size); });
+  return traced_allocation("operator new(unsigned long)", size, RTRACE_RA,
+                           [&] { return real(size); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size) {
   static const auto real = real_operator<New>("_Znam");
-  return traced_new("operator new[](unsigned long)", size, RTRACE_RA, [&] { return real(size); });
+  return traced_allocation("operator new[](unsigned long)", size, RTRACE_RA,
+                           [&] { return real(size); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, const std::nothrow_t& tag) noexcept {
   static const auto real = real_operator<NewNothrow>("_ZnwmRKSt9nothrow_t");
-  return traced_new("operator new(unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
-                    [&] { return real(size, tag); });
+  return traced_allocation("operator new(unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
+                           [&] { return real(size, tag); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
   static const auto real = real_operator<NewNothrow>("_ZnamRKSt9nothrow_t");
-  return traced_new("operator new[](unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
-                    [&] { return real(size, tag); });
+  return traced_allocation("operator new[](unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
+                           [&] { return real(size, tag); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, std::align_val_t alignment) {
   static const auto real = real_operator<NewAligned>("_ZnwmSt11align_val_t");
-  return traced_new("operator new(unsigned long, std::align_val_t)", size, RTRACE_RA,
-                    [&] { return real(size, alignment); });
+  return traced_allocation("operator new(unsigned long, std::align_val_t)", size, RTRACE_RA,
+                           [&] { return real(size, alignment); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, std::align_val_t alignment) {
   static const auto real = real_operator<NewAligned>("_ZnamSt11align_val_t");
-  return traced_new("operator new[](unsigned long, std::align_val_t)", size, RTRACE_RA,
-                    [&] { return real(size, alignment); });
+  return traced_allocation("operator new[](unsigned long, std::align_val_t)", size, RTRACE_RA,
+                           [&] { return real(size, alignment); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, std::align_val_t alignment,
                                  const std::nothrow_t& tag) noexcept {
   static const auto real = real_operator<NewAlignedNothrow>("_ZnwmSt11align_val_tRKSt9nothrow_t");
-  return traced_new("operator new(unsigned long, std::align_val_t, std::nothrow_t const&)", size,
-                    RTRACE_RA, [&] { return real(size, alignment, tag); });
+  return traced_allocation("operator new(unsigned long, std::align_val_t, std::nothrow_t const&)",
+                           size, RTRACE_RA, [&] { return real(size, alignment, tag); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, std::align_val_t alignment,
                                    const std::nothrow_t& tag) noexcept {
   static const auto real = real_operator<NewAlignedNothrow>("_ZnamSt11align_val_tRKSt9nothrow_t");
-  return traced_new("operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)", size,
-                    RTRACE_RA, [&] { return real(size, alignment, tag); });
+  return traced_allocation("operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)",
+                           size, RTRACE_RA, [&] { return real(size, alignment, tag); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer) noexcept {

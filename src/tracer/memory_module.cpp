@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tracer/bootstrap_heap.h"
+#include "tracer/decimal.h"
 #include "tracer/memory_tracing.h"
 
 namespace rtrace::tracer {
@@ -23,20 +24,6 @@ thread_local bool t_resolving __attribute__((tls_model("initial-exec"))) = false
 template <typename Function>
 void find(Function& target, const char* name) {
   target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
-}
-
-char* format_number(char* out, std::uint64_t value) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (n > 0) {
-    *out++ = digits[--n];
-  }
-  *out = '\0';
-  return out;
 }
 
 }  // namespace
@@ -107,6 +94,7 @@ using rtrace::tracer::g_real;
 using rtrace::tracer::GuardScope;
 using rtrace::tracer::record_allocation;
 using rtrace::tracer::ReleaseRecorder;
+using rtrace::tracer::traced_allocation;
 using rtrace::tracer::resolve_real_allocator;
 using rtrace::tracer::tracing_now;
 
@@ -129,21 +117,6 @@ void* move_from_bootstrap(void* old, std::size_t size) {
     std::memcpy(moved, old, old_size < size ? old_size : size);
   }
   return moved;
-}
-
-// An allocation by `allocate` (which returns the pointer), recorded under `name`.
-template <typename Allocate>
-void* traced_allocation(const char* name, std::size_t size, const void* return_address,
-                        Allocate&& allocate) {
-  if (!tracing_now()) {
-    return allocate();
-  }
-  GuardScope guard;
-  void* pointer = allocate();
-  if (pointer != nullptr) {
-    record_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
 }
 
 void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
@@ -199,7 +172,7 @@ void* traced_reallocation(const char* name, void* old, std::size_t size, const v
 namespace rtrace::tracer {
 
 void format_decimal(char* out, std::uint64_t value) {
-  format_number(out, value);
+  *write_decimal(out, value) = '\0';
 }
 
 }  // namespace rtrace::tracer

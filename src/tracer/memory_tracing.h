@@ -36,6 +36,22 @@ void record_allocation(const char* name, std::size_t size, const void* pointer,
 // Writes `value` in decimal into `out` (24 bytes are enough).
 void format_decimal(char* out, std::uint64_t value);
 
+// An allocation by `allocate` (which returns the pointer), recorded under `name`. The real
+// allocator runs under the re-entrancy guard, so what it allocates inside is not recorded twice.
+template <typename Allocate>
+void* traced_allocation(const char* name, std::size_t size, const void* return_address,
+                        Allocate&& allocate) {
+  if (!tracing_now()) {
+    return allocate();
+  }
+  GuardScope guard;
+  void* pointer = allocate();
+  if (pointer != nullptr) {
+    record_allocation(name, size, pointer, return_address);
+  }
+  return pointer;
+}
+
 // A release: prepares its record (with -A, its backtrace) and takes the ordering ticket on
 // construction, i.e. BEFORE the real release, so that whoever gets the memory next is ordered
 // after it.

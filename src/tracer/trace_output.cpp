@@ -11,6 +11,8 @@
 #include <climits>
 #include <cstring>
 
+#include "tracer/decimal.h"
+
 namespace rtrace::tracer {
 namespace {
 
@@ -54,9 +56,9 @@ int open_managed_file(const char* directory, pid_t pid) {
     std::memcpy(out, directory, dir_length);
     out += dir_length;
     *out++ = '/';
-    out = format_unsigned(out, static_cast<unsigned long>(pid));
+    out = write_decimal(out, static_cast<std::uint64_t>(pid));
     *out++ = '-';
-    out = format_unsigned(out, g_managed_index++);
+    out = write_decimal(out, g_managed_index++);
     std::memcpy(out, ".rtrace", 8);
     const int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST) {
@@ -125,19 +127,6 @@ bool write_buffer() {
 }
 
 }  // namespace
-
-char* format_unsigned(char* out, unsigned long value) {
-  char digits[24];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (n > 0) {
-    *out++ = digits[--n];
-  }
-  return out;
-}
 
 bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid) {
   g_fd_is_socket = !options.managed();

@@ -29,7 +29,4 @@ bool output_add_piece(const char* data, std::size_t size);
 // Writes everything queued; false when the connection broke (it is then closed).
 bool output_flush();
 
-// Writes `value` in decimal at `out`; returns the end.
-char* format_unsigned(char* out, unsigned long value);
-
 }  // namespace rtrace::tracer

@@ -22,6 +22,7 @@
 #include <new>
 
 #include "tracer/clock.h"
+#include "tracer/decimal.h"
 #include "tracer/event_ring.h"
 #include "tracer/maps_reader.h"
 #include "tracer/packet_encoder.h"
@@ -453,7 +454,7 @@ std::uint32_t count_preloaded_modules() {
 bool first_traced_process() {
   static constexpr char kRootVariable[] = "RTRACE_ROOT_PID";
   char pid_text[24];
-  *format_unsigned(pid_text, static_cast<unsigned long>(g_pid)) = '\0';
+  *write_decimal(pid_text, static_cast<std::uint64_t>(g_pid)) = '\0';
   const char* root = ::getenv(kRootVariable);
   if (root == nullptr) {
     ::setenv(kRootVariable, pid_text, 1);

@@ -1,6 +1,7 @@
 // `rtrace report` on the original tools' traces, as a user runs it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "support/test_paths.h"
@@ -17,7 +18,7 @@ std::string fixture_arg(const std::string& relative) {
 
 TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
   const test::CommandResult r =
-      test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1"));
+      test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1 --no-resolve"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find("\nPEAK")),
             "rtrace report: ./memory (pid 778), 44 calls\n\nTOTALS\n"
@@ -66,6 +67,29 @@ TEST(ReportCli, BadSuppressionFileIsAnError) {
       report(fixture_arg("fd/fd.raw") + " --suppressions '" + (dir / "supp").string() + "'"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("supp:1: expected 'leak:PATTERN'"), std::string::npos);
+}
+
+// The whole pipeline on a program of ours: record it, report on the trace. The report resolves
+// the frames, so every leak site is named with its source line.
+TEST(ReportCli, RecordedExampleLeaksAreNamedWithTheirLines) {
+  const test::ScratchDir dir;
+  const std::string rtrace = (test::build_dir() / "bin" / "rtrace").string();
+  const std::string leaky = (test::build_dir() / "examples" / "leaky").string();
+  const auto recorded = test::run_command(rtrace + " record -q -s -e memory -o '" +
+                                          dir.path().string() + "' -x " + leaky);
+  ASSERT_EQ(recorded.status, 0) << recorded.err;
+  const auto traces = std::filesystem::directory_iterator(dir.path());
+  const std::string trace = traces->path().string();
+
+  const auto r = test::run_command(report("'" + trace + "'"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  // leaky.c: 4 titles of 7 bytes, the 1280-byte log, 4096 bytes of scratch, stdout's buffer.
+  EXPECT_NE(r.out.find("  memory: 7 block(s) leaked, 9500 bytes\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    28 bytes in 4 block(s) of memory from:\n"), std::string::npos);
+  for (const char* frame : {" document_open() at leaky.c:19\n", " main() at leaky.c:36\n",
+                            " grow_log() at leaky.c:31\n", " main() at leaky.c:40\n"}) {
+    EXPECT_NE(r.out.find(frame), std::string::npos) << frame << "\n" << r.out;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "pipeline/trace_sink.h"
 
-namespace rtrace::recorder {
+namespace rtrace {
 
 class PidProbe final : public ForwardingSink {
  public:
@@ -20,4 +20,4 @@ class PidProbe final : public ForwardingSink {
   std::uint32_t pid_ = 0;
 };
 
-}  // namespace rtrace::recorder
+}  // namespace rtrace
