@@ -9,8 +9,10 @@ packages=(
   libdw-dev libelf-dev libunwind-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   elfutils binutils gzip zstd xz-utils time
-  # resolver: libc's separate debug file (tests); llvm-symbolizer, python3, bc (bench/resolve only)
-  libc6-dbg llvm python3 bc
+  # tests: libc's separate debug file (resolver); real third-party programs to trace
+  libc6-dbg python3 git
+  # benchmarks only: llvm-symbolizer, bc; heaptrack to compare the tracer with
+  llvm bc heaptrack
 )
 
 missing=()

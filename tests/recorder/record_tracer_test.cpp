@@ -45,6 +45,18 @@ std::vector<std::string> calls_and_summaries(const std::string& text) {
   return found;
 }
 
+// How many call records a text trace holds (lines "<index>. ...").
+std::size_t count_call_records(const std::string& text) {
+  static const std::regex call(R"(^\d+\. .*)");
+  std::size_t count = 0;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    count += std::regex_match(line, call) ? 1 : 0;
+  }
+  return count;
+}
+
 const std::vector<std::string>& original_leaks() {
   static const std::vector<std::string> leaks =
       calls_and_summaries(read_file(fixture("sp-rtrace/memory/memory.l.txt")));
@@ -140,6 +152,44 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   ASSERT_FALSE(found.empty()) << leaks.out;
   EXPECT_TRUE(found[0].ends_with(". malloc(111)")) << leaks.out;
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
+}
+
+// Programs nobody here wrote, as users will trace them: they must behave exactly as without the
+// tracer (same output, same exit status), and their traces must decode without a warning.
+TEST(RecordTracer, ThirdPartyProgramsBehaveAndTheirTracesDecode) {
+  const ScratchDir work;
+  test::write_file(
+      work / "script.py",
+      "import json, collections\n"
+      "words = collections.Counter('the quick brown fox jumps over the lazy dog'.split())\n"
+      "print(json.dumps(sorted(words.items())))\n");
+  const std::vector<std::string> commands = {
+      "/usr/bin/python3 " + quote(work / "script.py"),
+      "git --version",
+      "git -C " + quote(test::source_dir()) + " rev-parse --is-inside-work-tree",
+      "cmake --version",
+  };
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const auto plain = run_command(command);
+    ASSERT_EQ(plain.status, 0) << plain.err;
+
+    const ScratchDir out;
+    const auto traced = run_command(bin("rtrace") + " record -q -s -e memory -o " +
+                                    quote(out.path()) + " -x " + command);
+    EXPECT_EQ(traced.status, plain.status) << traced.err;
+    EXPECT_EQ(traced.out, plain.out);
+
+    const fs::path trace = only_file(out.path(), ".rtrace");
+    const auto text = run_command(bin("rtrace") + " process --strict -i " + quote(trace));
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_EQ(text.err, "");
+    EXPECT_GT(count_call_records(text.out), 100U) << "too few calls recorded";
+    const auto leaks = run_command(bin("rtrace") + " process --strict -lc -i " + quote(trace));
+    EXPECT_EQ(leaks.status, 0) << leaks.err;
+    EXPECT_NE(leaks.out.find("# Resource - memory (memory allocation in bytes):"),
+              std::string::npos);
+  }
 }
 
 }  // namespace
