@@ -1,8 +1,8 @@
 /* leaky.c - the bundled example that `make demo` traces.
  *
- * A tiny "document cache" that forgets to free some of what it allocates: one leak per call
- * site kind (malloc in a loop, calloc, a grown realloc, strdup), and plenty of memory that is
- * released properly, so the leak report has something to separate.
+ * A tiny "document cache" that forgets to free some of what it allocates (some strdup'd titles,
+ * a log grown with realloc, a scratch buffer), and releases plenty of memory properly (the
+ * documents, their calloc'd bodies), so the leak report has something to separate.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +23,16 @@ static struct document* document_open(const char* title, size_t length) {
 }
 
 static void document_close(struct document* doc, int forget_title) {
-  if (!forget_title) free(doc->title); /* the leak: titles of some documents are kept */
+  if (!forget_title) {
+    free(doc->title); /* the leak: titles of some documents are kept */
+  }
   free(doc->body);
   free(doc);
 }
 
-static char* grow_log(char* log, size_t size) { return realloc(log, size); }
+static char* grow_log(char* log, size_t size) {
+  return realloc(log, size);
+}
 
 int main(void) {
   char* log = NULL;

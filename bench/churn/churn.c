@@ -83,9 +83,11 @@ static double now_ns(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc > 1) iterations = atol(argv[1]);
+  if (argc > 1)
+    iterations = atol(argv[1]);
   int threads = argc > 2 ? atoi(argv[2]) : 1;
-  if (threads < 1 || threads > 256) threads = 1;
+  if (threads < 1 || threads > 256)
+    threads = 1;
   pthread_t ids[256];
   const double start = now_ns();
   for (int i = 0; i < threads; ++i)

@@ -119,7 +119,9 @@ class Generator {
   void emit(std::string_view function, rtrace::CallKind kind, Address id, std::uint64_t size,
             std::span<const Address> frames) {
     ++index_;
-    if ((index_ & 127) == 0) ++clock_ms_;
+    if ((index_ & 127) == 0) {
+      ++clock_ms_;
+    }
     rtrace::CallRecord record;
     record.call.index = index_;
     record.call.resource_id = id;
@@ -136,7 +138,9 @@ class Generator {
     const Address id = new_address();
     emit(function, rtrace::CallKind::Alloc, id, pick_size(), pick_stack());
     // About one allocation in 4000 leaks: it is never freed.
-    if (rng_() % 4000 != 0) live_.push_back(id);
+    if (rng_() % 4000 != 0) {
+      live_.push_back(id);
+    }
   }
 
   std::size_t pick_live() { return rng_() % live_.size(); }

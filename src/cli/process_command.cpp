@@ -26,7 +26,9 @@ bool is_directory(const std::string& path) {
 }
 
 std::unique_ptr<TraceSink> make_writer(const ProcessOptions& o, OutputStream& out) {
-  if (o.output_format == "binary") return std::make_unique<BinaryWriter>(out);
+  if (o.output_format == "binary") {
+    return std::make_unique<BinaryWriter>(out);
+  }
   return std::make_unique<TextWriter>(out, TextWriterOptions{.origin = kOrigin});
 }
 
@@ -54,11 +56,15 @@ int process(const ProcessOptions& o) {
   if (to_directory) {
     const std::string suffix = o.output_format == "binary" ? ".rtrace" : ".rtrace.txt";
     const std::string path = out.commit_numbered(fmt::format("{}-", probe.pid()), suffix);
-    if (!o.quiet) fmt::print(stderr, "rtrace: created {}\n", path);
+    if (!o.quiet) {
+      fmt::print(stderr, "rtrace: created {}\n", path);
+    }
   } else {
     out.commit();
   }
-  if (damage) std::rethrow_exception(damage);
+  if (damage) {
+    std::rethrow_exception(damage);
+  }
   return o.strict && diagnostics.warning_count() > 0 ? 1 : 0;
 }
 

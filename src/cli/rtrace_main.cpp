@@ -1,5 +1,7 @@
 // rtrace: one binary, one subcommand per stage of the pipeline.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
 
 #include "cli/process_command.h"
 #include "cli/record_command.h"
@@ -34,12 +36,24 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    if (process_app->parsed()) return rtrace::cli::run_process(process);
-    if (record_app->parsed()) return rtrace::cli::run_record(record, record_app->remaining());
-    if (resolve_app->parsed()) return rtrace::cli::run_resolve(resolve);
-    if (report_app->parsed()) return rtrace::cli::run_report(report);
+    if (process_app->parsed()) {
+      return rtrace::cli::run_process(process);
+    }
+    if (record_app->parsed()) {
+      return rtrace::cli::run_record(record, record_app->remaining());
+    }
+    if (resolve_app->parsed()) {
+      return rtrace::cli::run_resolve(resolve);
+    }
+    if (report_app->parsed()) {
+      return rtrace::cli::run_report(report);
+    }
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
+  } catch (const std::exception& error) {
+    // The commands report their own errors; this is for what escapes them (out of memory).
+    std::fprintf(stderr, "rtrace: %s\n", error.what());
+    return 1;
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 // sp-rtrace-postproc: the original post-processor's command line over rtrace process.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
 
 #include "cli/process_command.h"
 
@@ -14,5 +16,9 @@ int main(int argc, char** argv) {
     return rtrace::cli::run_process(options);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
+  } catch (const std::exception& error) {
+    // The commands report their own errors; this is for what escapes them (out of memory).
+    std::fprintf(stderr, "rtrace: %s\n", error.what());
+    return 1;
   }
 }

@@ -17,7 +17,9 @@ TraceFormat read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnos
       read_sprtrace_text(input, sink, diagnostics);
       return format;
     case TraceFormat::Unknown:
-      if (input.at_end()) throw InputError(input.name(), 0, "empty input");
+      if (input.at_end()) {
+        throw InputError(input.name(), 0, "empty input");
+      }
       throw InputError(input.name(), 0, "not a trace in any format rtrace reads");
     default:
       throw InputError(input.name(), 0,

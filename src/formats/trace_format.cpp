@@ -14,10 +14,18 @@ bool starts_with(std::span<const std::uint8_t> head, std::string_view prefix) {
 }  // namespace
 
 TraceFormat detect_format(std::span<const std::uint8_t> head) {
-  if (!head.empty() && head[0] == 0xF0) return TraceFormat::SpRtraceBinary;
-  if (starts_with(head, "version=")) return TraceFormat::SpRtraceText;
-  if (starts_with(head, "MTRC")) return TraceFormat::Mpatrol;
-  if (starts_with(head, "at")) return TraceFormat::Apitrace;
+  if (!head.empty() && head[0] == 0xF0) {
+    return TraceFormat::SpRtraceBinary;
+  }
+  if (starts_with(head, "version=")) {
+    return TraceFormat::SpRtraceText;
+  }
+  if (starts_with(head, "MTRC")) {
+    return TraceFormat::Mpatrol;
+  }
+  if (starts_with(head, "at")) {
+    return TraceFormat::Apitrace;
+  }
   return TraceFormat::Unknown;
 }
 

@@ -11,15 +11,20 @@
 namespace rtrace {
 
 FdSource::~FdSource() {
-  if (owned_) ::close(fd_);
+  if (owned_) {
+    ::close(fd_);
+  }
 }
 
 std::size_t FdSource::read(std::span<std::uint8_t> buffer) {
   for (;;) {
     const ssize_t n = ::read(fd_, buffer.data(), buffer.size());
-    if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno != EINTR)
+    if (n >= 0) {
+      return static_cast<std::size_t>(n);
+    }
+    if (errno != EINTR) {
       throw std::runtime_error(std::string("read failed: ") + std::strerror(errno));
+    }
   }
 }
 

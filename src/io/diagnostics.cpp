@@ -18,7 +18,9 @@ void Diagnostics::warning(std::string_view file, std::uint64_t position, std::st
 
 void StderrDiagnostics::report(std::string_view file, std::uint64_t position,
                                std::string_view message) {
-  if (quiet_) return;
+  if (quiet_) {
+    return;
+  }
   fmt::print(stderr, "rtrace: {}:{}: warning: {}\n", file, position, message);
 }
 

@@ -14,7 +14,9 @@ class GzipSource final : public ByteSource {
  public:
   explicit GzipSource(std::unique_ptr<ByteSource> compressed) : in_(std::move(compressed)) {
     // 15 window bits + 32: accept both gzip and zlib headers.
-    if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw std::runtime_error("cannot start gzip");
+    if (inflateInit2(&stream_, 15 + 32) != Z_OK) {
+      throw std::runtime_error("cannot start gzip");
+    }
   }
   ~GzipSource() override { inflateEnd(&stream_); }
 

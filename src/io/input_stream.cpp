@@ -16,7 +16,9 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
 Compression sniff_compression(std::span<const std::uint8_t> head) {
-  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) return Compression::Gzip;
+  if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+    return Compression::Gzip;
+  }
   if (head.size() >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f &&
       head[3] == 0xfd) {
     return Compression::Zstd;
@@ -41,7 +43,9 @@ bool InputStream::fill(std::size_t wanted) {
       buffer_.resize(std::max(buffer_.size() * 2, end_ + kChunk));
     }
     const std::size_t n = source_->read(std::span(buffer_).subspan(end_));
-    if (n == 0) eof_ = true;
+    if (n == 0) {
+      eof_ = true;
+    }
     end_ += n;
   }
   return end_ - begin_ >= wanted;
@@ -49,7 +53,9 @@ bool InputStream::fill(std::size_t wanted) {
 
 std::span<const std::uint8_t> InputStream::peek(std::size_t n) {
   if (end_ - begin_ < n) {
-    if (n > kMaxPeek) throw std::logic_error("InputStream::peek beyond kMaxPeek");
+    if (n > kMaxPeek) {
+      throw std::logic_error("InputStream::peek beyond kMaxPeek");
+    }
     fill(n);
   }
   return {buffer_.data() + begin_, end_ - begin_};
@@ -71,15 +77,21 @@ std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
         available > searched ? std::memchr(start + searched, '\n', available - searched) : nullptr;
     if (nl != nullptr) {
       const std::size_t length = static_cast<const std::uint8_t*>(nl) - start;
-      if (length > max_length) break;
+      if (length > max_length) {
+        break;
+      }
       ++lines_;
       consume(length + 1);
       return std::string_view(reinterpret_cast<const char*>(start), length);
     }
     searched = available;
-    if (available > max_length) break;
+    if (available > max_length) {
+      break;
+    }
     if (!fill(available + 1)) {
-      if (end_ == begin_) return std::nullopt;
+      if (end_ == begin_) {
+        return std::nullopt;
+      }
       // The last line has no newline.
       const std::size_t length = end_ - begin_;
       const char* text = reinterpret_cast<const char*>(buffer_.data() + begin_);
@@ -98,15 +110,21 @@ std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std:
   std::size_t got = 0;
   while (got < head.size()) {
     const std::size_t n = source->read(std::span(head).subspan(got));
-    if (n == 0) break;
+    if (n == 0) {
+      break;
+    }
     got += n;
   }
   head.resize(got);
   const Compression compression = sniff_compression(head);
   std::unique_ptr<ByteSource> bytes =
       std::make_unique<PrefixedSource>(std::move(head), std::move(source));
-  if (compression == Compression::Gzip) bytes = make_gzip_source(std::move(bytes));
-  if (compression == Compression::Zstd) bytes = make_zstd_source(std::move(bytes));
+  if (compression == Compression::Gzip) {
+    bytes = make_gzip_source(std::move(bytes));
+  }
+  if (compression == Compression::Zstd) {
+    bytes = make_zstd_source(std::move(bytes));
+  }
   return std::make_unique<InputStream>(std::move(bytes), std::move(name));
 }
 
@@ -115,7 +133,9 @@ std::unique_ptr<InputStream> open_input(const std::string& path) {
     return open_input(std::make_unique<FdSource>(STDIN_FILENO, false), "<stdin>");
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
+  if (fd < 0) {
+    throw std::runtime_error(path + ": " + std::strerror(errno));
+  }
   return open_input(std::make_unique<FdSource>(fd, true), path);
 }
 

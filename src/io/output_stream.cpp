@@ -75,7 +75,9 @@ void OutputStream::open_temporary(const std::string& near) {
   // mkstemp creates the temporary exclusively (O_EXCL), so it never follows a planted link.
   temporary_ = near + ".XXXXXX";
   fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
-  if (fd_ < 0) throw system_error(near);
+  if (fd_ < 0) {
+    throw system_error(near);
+  }
   // mkstemp makes the file private; give it the permissions a plain creat() would.
   ::fchmod(fd_, 0666 & ~current_umask());
   buffer_.reserve(kFlushAt + 4096);
@@ -100,7 +102,9 @@ void OutputStream::flush() {
   while (done < buffer_.size()) {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        continue;
+      }
       buffer_.clear();
       throw system_error(path_.empty() ? std::string("<stdout>") : path_);
     }
@@ -111,9 +115,15 @@ void OutputStream::flush() {
 
 void OutputStream::commit() {
   flush();
-  if (temporary_.empty() || committed_) return;
-  if (path_.empty()) throw std::logic_error("OutputStream::commit without a file name");
-  if (::close(fd_) != 0) throw system_error(path_);
+  if (temporary_.empty() || committed_) {
+    return;
+  }
+  if (path_.empty()) {
+    throw std::logic_error("OutputStream::commit without a file name");
+  }
+  if (::close(fd_) != 0) {
+    throw system_error(path_);
+  }
   if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
     const std::runtime_error error = system_error(path_);
     ::unlink(temporary_.c_str());
@@ -129,9 +139,12 @@ namespace rtrace {
 
 std::string OutputStream::commit_numbered(const std::string& prefix, const std::string& suffix) {
   flush();
-  if (::close(fd_) != 0) throw system_error(directory_);
+  if (::close(fd_) != 0) {
+    throw system_error(directory_);
+  }
   for (unsigned n = 0;; ++n) {
-    std::string path = directory_ + "/" + prefix + std::to_string(n) + suffix;
+    std::string path = directory_;
+    path.append("/").append(prefix).append(std::to_string(n)).append(suffix);
     // RENAME_NOREPLACE: an existing file, or one created meanwhile, is never replaced.
     if (::renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
       committed_ = true;

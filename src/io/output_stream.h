@@ -26,13 +26,17 @@ class OutputStream {
   ~OutputStream();
 
   void write(std::string_view bytes) {
-    if (buffer_.size() + bytes.size() > kFlushAt) flush();
+    if (buffer_.size() + bytes.size() > kFlushAt) {
+      flush();
+    }
     buffer_.append(bytes);
   }
   // Writers format straight into this buffer and call maybe_flush() after each record.
   std::string& buffer() { return buffer_; }
   void maybe_flush() {
-    if (buffer_.size() >= kFlushAt) flush();
+    if (buffer_.size() >= kFlushAt) {
+      flush();
+    }
   }
   void flush();
   // Flushes, and for a named file makes it appear under its name.

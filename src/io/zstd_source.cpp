@@ -14,7 +14,9 @@ class ZstdSource final : public ByteSource {
  public:
   explicit ZstdSource(std::unique_ptr<ByteSource> compressed)
       : in_(std::move(compressed)), stream_(ZSTD_createDStream()), input_(ZSTD_DStreamInSize()) {
-    if (stream_ == nullptr) throw std::runtime_error("cannot start zstd");
+    if (stream_ == nullptr) {
+      throw std::runtime_error("cannot start zstd");
+    }
     // Bound the window a hostile frame may ask for (zstd's default limit is 128 MiB).
     ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, 27);
   }
@@ -27,7 +29,9 @@ class ZstdSource final : public ByteSource {
         in_size_ = in_->read(input_);
         in_pos_ = 0;
         if (in_size_ == 0) {
-          if (frame_open_) throw std::runtime_error("zstd data ends inside a frame");
+          if (frame_open_) {
+            throw std::runtime_error("zstd data ends inside a frame");
+          }
           return 0;
         }
       }

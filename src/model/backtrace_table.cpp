@@ -24,8 +24,12 @@ BacktraceId BacktraceTable::intern(std::span<const Address> frames) {
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = h & mask;; i = (i + 1) & mask) {
     const BacktraceId id = slots_[i];
-    if (id == kEmpty) break;
-    if (hashes_[id] == h && std::ranges::equal(this->frames(id), frames)) return id;
+    if (id == kEmpty) {
+      break;
+    }
+    if (hashes_[id] == h && std::ranges::equal(this->frames(id), frames)) {
+      return id;
+    }
   }
   const auto id = static_cast<BacktraceId>(size());
   frames_.insert(frames_.end(), frames.begin(), frames.end());
@@ -49,8 +53,9 @@ void BacktraceTable::grow() {
   const std::size_t mask = slots_.size() - 1;
   for (BacktraceId id = 0; id < size(); ++id) {
     std::size_t i = hashes_[id] & mask;
-    while (slots_[i] != kEmpty)
+    while (slots_[i] != kEmpty) {
       i = (i + 1) & mask;
+    }
     slots_[i] = id;
   }
 }

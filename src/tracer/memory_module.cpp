@@ -94,8 +94,8 @@ using rtrace::tracer::g_real;
 using rtrace::tracer::GuardScope;
 using rtrace::tracer::record_allocation;
 using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::traced_allocation;
 using rtrace::tracer::resolve_real_allocator;
+using rtrace::tracer::traced_allocation;
 using rtrace::tracer::tracing_now;
 
 namespace {

@@ -17,7 +17,9 @@ std::string read_all(InputStream& in) {
   std::string all;
   for (;;) {
     const auto bytes = in.peek(4096);
-    if (bytes.empty()) break;
+    if (bytes.empty()) {
+      break;
+    }
     all.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     in.consume(bytes.size());
   }
@@ -26,8 +28,9 @@ std::string read_all(InputStream& in) {
 
 std::string sample_text() {
   std::string text;
-  for (int i = 0; i < 200000; ++i)
+  for (int i = 0; i < 200000; ++i) {
     text += "line " + std::to_string(i) + "\n";
+  }
   return text;
 }
 

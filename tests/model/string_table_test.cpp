@@ -21,8 +21,9 @@ TEST(StringTable, SameTextSameId) {
 TEST(StringTable, ViewsStayValidAsTableGrows) {
   StringTable table;
   const std::string_view first = table.view(table.intern("first"));
-  for (int i = 0; i < 10000; ++i)
+  for (int i = 0; i < 10000; ++i) {
     table.intern("name" + std::to_string(i));
+  }
   EXPECT_EQ(first, "first");
   EXPECT_EQ(table.view(table.intern("name9999")), "name9999");
 }

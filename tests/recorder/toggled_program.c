@@ -10,7 +10,8 @@ int main(void) {
   printf("%d\n", (int)getpid());
   fflush(stdout);
   char line[16];
-  if (fgets(line, sizeof(line), stdin) == NULL) return 1;
+  if (fgets(line, sizeof(line), stdin) == NULL)
+    return 1;
   void* after = malloc(111);
   return before != NULL && after != NULL ? 0 : 2;
 }

@@ -86,8 +86,8 @@ TEST(ReportCli, RecordedExampleLeaksAreNamedWithTheirLines) {
   // leaky.c: 4 titles of 7 bytes, the 1280-byte log, 4096 bytes of scratch, stdout's buffer.
   EXPECT_NE(r.out.find("  memory: 7 block(s) leaked, 9500 bytes\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("    28 bytes in 4 block(s) of memory from:\n"), std::string::npos);
-  for (const char* frame : {" document_open() at leaky.c:19\n", " main() at leaky.c:36\n",
-                            " grow_log() at leaky.c:31\n", " main() at leaky.c:40\n"}) {
+  for (const char* frame : {" document_open() at leaky.c:19\n", " main() at leaky.c:40\n",
+                            " grow_log() at leaky.c:34\n", " main() at leaky.c:44\n"}) {
     EXPECT_NE(r.out.find(frame), std::string::npos) << frame << "\n" << r.out;
   }
 }

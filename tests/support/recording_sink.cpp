@@ -7,12 +7,16 @@ namespace rtrace::test {
 namespace {
 
 std::string describe_call(const CallRecord& r) {
-  std::string line = fmt::format("call #{} {} kind={} type={} ctx={:#x} ts={} size={} id={:#x}",
-                                 r.call.index, r.function, static_cast<int>(r.call.kind),
-                                 r.call.resource_type, r.call.context, r.call.timestamp_ms,
-                                 r.call.size, r.call.resource_id);
-  for (const Argument& a : r.arguments) line += fmt::format(" ${}={}", a.name, a.value);
-  if (!r.frames.empty()) line += fmt::format(" bt=[{:#x}]", fmt::join(r.frames, ","));
+  std::string line =
+      fmt::format("call #{} {} kind={} type={} ctx={:#x} ts={} size={} id={:#x}", r.call.index,
+                  r.function, static_cast<int>(r.call.kind), r.call.resource_type, r.call.context,
+                  r.call.timestamp_ms, r.call.size, r.call.resource_id);
+  for (const Argument& a : r.arguments) {
+    line += fmt::format(" ${}={}", a.name, a.value);
+  }
+  if (!r.frames.empty()) {
+    line += fmt::format(" bt=[{:#x}]", fmt::join(r.frames, ","));
+  }
   return line;
 }
 
@@ -78,10 +82,10 @@ void RecordingSink::call_group(const CallGroup& g) {
 }
 
 void RecordingSink::heap_info(const HeapInfo& h) {
-  lines_.push_back(fmt::format(
-      "heap {:#x} {:#x} {:#x} {:#x} {} {} {} {} {} {} {} {} {} {}", h.heap_bottom, h.heap_top,
-      h.lowest_block, h.highest_block, h.arena, h.ordblks, h.smblks, h.hblks, h.hblkhd, h.usmblks,
-      h.fsmblks, h.uordblks, h.fordblks, h.keepcost));
+  lines_.push_back(fmt::format("heap {:#x} {:#x} {:#x} {:#x} {} {} {} {} {} {} {} {} {} {}",
+                               h.heap_bottom, h.heap_top, h.lowest_block, h.highest_block, h.arena,
+                               h.ordblks, h.smblks, h.hblks, h.hblkhd, h.usmblks, h.fsmblks,
+                               h.uordblks, h.fordblks, h.keepcost));
 }
 
 void RecordingSink::attachment(const Attachment& a) {
@@ -92,8 +96,12 @@ void RecordingSink::comment(std::string_view text) {
   lines_.push_back(fmt::format("comment {}", text));
 }
 
-void RecordingSink::finish() { ++finishes_; }
+void RecordingSink::finish() {
+  ++finishes_;
+}
 
-std::string RecordingSink::text() const { return fmt::format("{}", fmt::join(lines_, "\n")); }
+std::string RecordingSink::text() const {
+  return fmt::format("{}", fmt::join(lines_, "\n"));
+}
 
 }  // namespace rtrace::test

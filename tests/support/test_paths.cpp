@@ -21,7 +21,9 @@ std::filesystem::path fixture(const std::string& relative) {
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
+  if (!in) {
+    throw std::runtime_error("cannot read " + path.string());
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -30,7 +32,9 @@ std::string read_file(const std::filesystem::path& path) {
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  if (!out) {
+    throw std::runtime_error("cannot write " + path.string());
+  }
 }
 
 std::filesystem::path build_dir() {
@@ -42,7 +46,9 @@ std::filesystem::path source_dir() {
 
 ScratchDir::ScratchDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "rtrace-test-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("mkdtemp failed");
+  }
   path_ = pattern;
 }
 

@@ -56,7 +56,9 @@ class DecodingSink final : public TraceSink {
 };
 
 void DecodingSink::record_packet(const char* type) {
-  if (t_.call_count == 0) t_.packet_order.emplace_back(type);
+  if (t_.call_count == 0) {
+    t_.packet_order.emplace_back(type);
+  }
   t_.last_was_map_ = false;
 }
 
@@ -80,7 +82,9 @@ void DecodingSink::module(const ModuleInfo& m) {
 }
 
 void DecodingSink::mapping(const Mapping& m) {
-  if (t_.call_count > 0 && !t_.last_was_map_) ++t_.map_snapshots;
+  if (t_.call_count > 0 && !t_.last_was_map_) {
+    ++t_.map_snapshots;
+  }
   record_packet("MMAP");
   t_.last_was_map_ = true;
   t_.mappings.push_back({m.from, m.to, m.path});
@@ -113,10 +117,15 @@ void DecodingSink::call(const CallRecord& record) {
   call.size = record.call.size;
   call.id = record.call.resource_id;
   call.frames.assign(record.frames.begin(), record.frames.end());
-  for (const Argument& a : record.arguments)
+  for (const Argument& a : record.arguments) {
     call.args.emplace_back(a.name, a.value);
-  if (t_.check_leaks_) t_.leaks.call(call);
-  if (t_.keep_calls_) t_.calls.push_back(std::move(call));
+  }
+  if (t_.check_leaks_) {
+    t_.leaks.call(call);
+  }
+  if (t_.keep_calls_) {
+    t_.calls.push_back(std::move(call));
+  }
 }
 
 void DecodingSink::call_group(const CallGroup& /*group*/) {
