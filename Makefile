@@ -24,6 +24,7 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
+	@scripts/install-deps.sh --bench
 	bench/run.sh $(BUILD)
 
 format:

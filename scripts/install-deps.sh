@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages rtrace needs to build, test and benchmark, when they are missing.
-# Runs apt-get only if something is missing; needs root (or sudo) then.
+# Installs the Debian packages rtrace needs to build and test (with --bench: also to run the
+# benchmarks), when they are missing. Runs apt-get only if something is missing; needs root (or
+# sudo) then.
 set -euo pipefail
 
 packages=(
   g++ make cmake ninja-build pkg-config
   libfmt-dev libcli11-dev zlib1g-dev libzstd-dev
   libdw-dev libelf-dev libunwind-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  elfutils binutils gzip zstd xz-utils time
+  libgtest-dev libgmock-dev
+  elfutils binutils gzip zstd
   # tests: libc's separate debug file (resolver); real third-party programs to trace
   libc6-dbg python3 git
-  # benchmarks only: llvm-symbolizer, bc; heaptrack to compare the tracer with
-  llvm bc heaptrack
 )
+if [[ "${1:-}" == "--bench" ]]; then
+  # what the benchmarks compare with: llvm-symbolizer, heaptrack; bc for the scripts
+  packages+=(llvm heaptrack bc time)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
