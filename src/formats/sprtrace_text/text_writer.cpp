@@ -1,5 +1,6 @@
 #include "formats/sprtrace_text/text_writer.h"
 
+#include <algorithm>
 #include <ctime>
 #include <optional>
 #include <unordered_map>
@@ -170,6 +171,7 @@ class TextWriter::Printer {
 
   void call(const CallRecord& record) {
     start();
+    note_block(record.call);
     print_call_line(record);
     print_arguments(record.arguments);
     print_frames(record.frames);
@@ -180,6 +182,7 @@ class TextWriter::Printer {
   void call_group(const CallGroup& group) {
     start();
     for (const CallRecord& record : group.calls) {
+      note_block(record.call);
       print_call_line(record);
       print_arguments(record.arguments);
     }
@@ -267,7 +270,20 @@ class TextWriter::Printer {
     b += '\n';
   }
 
-  void print_heap_info(const HeapInfo& h) {
+  // The lowest and highest allocated block among the calls written, which the original
+  // post-processor adds to heap information (the HINF packet does not carry them).
+  void note_block(const Call& call) {
+    if (call.kind == CallKind::Alloc) {
+      lowest_block_ = std::min(lowest_block_, call.resource_id);
+      highest_block_ = std::max(highest_block_, call.resource_id);
+    }
+  }
+
+  void print_heap_info(HeapInfo h) {
+    if (h.lowest_block == 0 && h.highest_block == 0 && highest_block_ != 0) {
+      h.lowest_block = lowest_block_;
+      h.highest_block = highest_block_;
+    }
     std::string& b = out_.buffer();
     const auto address = [&](std::string_view label, Address value) {
       char digits[kMaxDigits];
@@ -471,6 +487,8 @@ class TextWriter::Printer {
   OutputStream& out_;
   TextWriterOptions options_;
   bool started_ = false;
+  Address lowest_block_ = ~Address{0};
+  Address highest_block_ = 0;
   Preamble preamble_;
   std::vector<std::string> type_names_;  // by resource type id
   std::vector<bool> type_known_;

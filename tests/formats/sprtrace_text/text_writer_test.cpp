@@ -287,6 +287,34 @@ TEST(TextWriter, NoTypeTagWithASingleResourceType) {
             "\n");
 }
 
+// The tracer sends heap information at the end, without the lowest and highest block; like the
+// original post-processor, the writer fills them in from the allocations it wrote.
+TEST(TextWriter, HeapInfoAfterTheCallsNamesTheLowestAndHighestBlock) {
+  const std::string output = write_text([](TraceSink& sink) {
+    sink.handshake(handshake_of("x86_64"));
+    sink.process_info(process_of(1, "p", "2026.1.2 03:04:05", 3));
+    const auto call = [&](std::uint64_t index, Address id, CallKind kind) {
+      sink.call({.call = {.index = index, .resource_id = id, .size = 8, .kind = kind},
+                 .function = kind == CallKind::Alloc ? "malloc" : "free",
+                 .arguments = {},
+                 .frames = {}});
+    };
+    call(1, 0x5000, CallKind::Alloc);
+    call(2, 0x3000, CallKind::Alloc);
+    call(3, 0x1000, CallKind::Free);  // a release does not count
+    call(4, 0x9000, CallKind::Alloc);
+    sink.heap_info({.heap_bottom = 0x1000, .heap_top = 0x10000, .arena = 4096});
+    sink.finish();
+  });
+  EXPECT_NE(output.find("## heap status information:\n"
+                        "##   heap bottom 0x1000\n"
+                        "##   heap top 0x10000\n"
+                        "##   lowest block 0x3000\n"
+                        "##   highest block 0x9000\n"),
+            std::string::npos)
+      << output;
+}
+
 TEST(TextWriter, TraceWithoutCallsStillPrintsItsPreamble) {
   const std::string output = write_text([](TraceSink& sink) {
     sink.handshake(handshake_of("x86_64", "sp-rtrace 1.6"));
