@@ -1,14 +1,14 @@
 // Throughput of the text writer and reader on a generated trace.
 //
-//   sprtrace_text_bench [calls] [directory] > /dev/null
+//   rtrace-text-bench [calls] [directory] > /dev/null
 //
 // Writes `calls` (default 2,000,000) generated calls with 10-frame backtraces as text to standard
 // output (the writer alone, without a disk in the way when that goes to /dev/null) and into a
-// file in `directory` (default: the system temporary directory), reads that file back, and
+// file in `directory` (default: a private directory made under $TMPDIR), reads that file back, and
 // converts it text -> text. Prints MB/s of text for each step on standard error, by wall clock
 // and by CPU time (the machine may be shared).
 //
-//   sprtrace_text_bench --binary TRACE.raw > /dev/null
+//   rtrace-text-bench --binary TRACE.raw > /dev/null
 //
 // Reads a binary trace (e.g. from rtrace-gen-trace) alone, then converted to text on standard
 // output: does the text writer slow the binary reader down?
@@ -157,10 +157,19 @@ int main(int argc, char** argv) {
     return binary_to_text(argv[2]);
   }
   const std::uint64_t calls = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 2'000'000;
+  // Our own private directory unless one is given: never a predictable name in /tmp.
+  std::string scratch;
+  if (argc <= 2) {
+    scratch = (std::filesystem::temp_directory_path() / "rtrace-text-bench.XXXXXX").string();
+    if (::mkdtemp(scratch.data()) == nullptr) {
+      std::perror("mkdtemp");
+      return 1;
+    }
+  }
   const std::filesystem::path directory =
-      argc > 2 ? std::filesystem::path(argv[2]) : std::filesystem::temp_directory_path();
-  const std::string written = (directory / "sprtrace_text_bench.txt").string();
-  const std::string converted = (directory / "sprtrace_text_bench.txt.txt").string();
+      argc > 2 ? std::filesystem::path(argv[2]) : std::filesystem::path(scratch);
+  const std::string written = (directory / "text-bench.txt").string();
+  const std::string converted = (directory / "text-bench.txt.txt").string();
 
   Stopwatch watch;
   {
@@ -207,5 +216,8 @@ int main(int argc, char** argv) {
   const bool same = std::filesystem::file_size(converted) == size;
   std::filesystem::remove(written);
   std::filesystem::remove(converted);
+  if (!scratch.empty()) {
+    std::filesystem::remove(scratch);
+  }
   return same && counter.calls == calls ? 0 : 1;
 }
