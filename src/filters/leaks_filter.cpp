@@ -5,14 +5,6 @@
 #include <algorithm>
 
 namespace rtrace {
-namespace {
-
-// A single-type trace may leave a call's type unset (0); it is the first (only) type.
-std::uint32_t effective_type(std::uint32_t type) {
-  return type == 0 ? 1 : type;
-}
-
-}  // namespace
 
 void LeaksFilter::handshake(const Handshake& handshake) {
   Handshake marked = handshake;
@@ -22,12 +14,8 @@ void LeaksFilter::handshake(const Handshake& handshake) {
 
 void LeaksFilter::resource_type(const ResourceType& type) {
   types_.push_back({.type = type});
+  live_.add_type(type);
   next().resource_type(type);
-}
-
-bool LeaksFilter::refcounted(std::uint32_t type) const {
-  return std::ranges::any_of(
-      types_, [type](const TypeSummary& t) { return t.type.id == type && t.type.refcounted(); });
 }
 
 std::uint32_t LeaksFilter::keep(const CallRecord& record) {
@@ -50,32 +38,17 @@ void LeaksFilter::release(std::uint32_t slot) {
 }
 
 void LeaksFilter::call(const CallRecord& record) {
-  const Call& call = record.call;
-  const ResourceKey key{.id = call.resource_id, .type = effective_type(call.resource_type)};
-  switch (call.kind) {
-    case CallKind::Alloc: {
-      const auto [position, added] = live_.insert(key, Live{});
-      Live& live = live_.at(position);
-      if (!added && refcounted(key.type)) {
-        ++live.references;
-        return;
-      }
-      // An id allocated again without a release in between: the earlier block stays a leak.
-      live = Live{.slot = keep(record), .references = 1};
-      return;
-    }
-    case CallKind::Free: {
-      const std::size_t position = live_.find(key);
-      if (position == ResourceMap<Live>::kNone) {
-        return;
-      }
-      Live& live = live_.at(position);
-      if (--live.references == 0 || !refcounted(key.type)) {
-        release(live.slot);
-        live_.erase_at(position);
+  switch (record.call.kind) {
+    case CallKind::Alloc:
+      if (std::uint32_t* slot = live_.allocate(resource_key(record.call))) {
+        *slot = keep(record);
       }
       return;
-    }
+    case CallKind::Free:
+      if (const auto slot = live_.release(resource_key(record.call))) {
+        release(*slot);
+      }
+      return;
     case CallKind::Other:
       keep(record);
       return;
@@ -99,7 +72,7 @@ void LeaksFilter::emit_survivors() {
     if (survivor.call.kind != CallKind::Alloc) {
       continue;
     }
-    const std::uint32_t type = effective_type(survivor.call.resource_type);
+    const std::uint32_t type = effective_resource_type(survivor.call.resource_type);
     auto summary =
         std::ranges::find_if(types_, [type](const TypeSummary& t) { return t.type.id == type; });
     if (summary == types_.end() && !types_.empty()) {

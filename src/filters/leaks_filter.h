@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "filters/call_store.h"
-#include "filters/resource_map.h"
+#include "filters/live_resources.h"
 #include "pipeline/trace_sink.h"
 
 namespace rtrace {
@@ -29,17 +29,12 @@ class LeaksFilter final : public ForwardingSink {
   void finish() override;
 
  private:
-  struct Live {
-    std::uint32_t slot = 0;
-    std::uint32_t references = 0;
-  };
   struct TypeSummary {
     ResourceType type;
     std::uint64_t blocks = 0;
     std::uint64_t bytes = 0;
   };
 
-  bool refcounted(std::uint32_t type) const;
   std::uint32_t keep(const CallRecord& record);
   void release(std::uint32_t slot);
   void emit_survivors();
@@ -49,8 +44,8 @@ class LeaksFilter final : public ForwardingSink {
   std::vector<StoredCall> slots_;
   std::vector<bool> occupied_;
   std::vector<std::uint32_t> free_slots_;
-  ResourceMap<Live> live_;
-  std::vector<TypeSummary> types_;  // in registry order
+  LiveResources<std::uint32_t> live_;  // resource -> slot of its allocation
+  std::vector<TypeSummary> types_;     // in registry order
 };
 
 }  // namespace rtrace

@@ -8,11 +8,6 @@
 namespace rtrace::reports {
 namespace {
 
-// A single-type trace may leave a call's type unset (0); it is the first (only) type.
-std::uint32_t effective_type(std::uint32_t type) {
-  return type == 0 ? 1 : type;
-}
-
 std::size_t histogram_bucket(std::uint64_t size) {
   return size == 0 ? 0 : static_cast<std::size_t>(std::bit_width(size));
 }
@@ -37,7 +32,8 @@ ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
 }
 
 void ReportBuilder::resource_type(const ResourceType& type) {
-  const std::uint32_t id = effective_type(type.id);
+  const std::uint32_t id = effective_resource_type(type.id);
+  live_.add_type(type);
   TypeState& state = types_[id];
   if (!state.registered) {
     registry_order_.push_back(id);
@@ -90,15 +86,14 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   totals.bytes_allocated += record.call.size;
   ++totals.histogram[histogram_bucket(record.call.size)];
 
-  const auto [position, added] = live_.insert(key, LiveBlock{});
-  LiveBlock& block = live_.at(position);
-  if (!added && totals.type.refcounted()) {
-    ++block.references;
-    return;
+  LiveBlock* block = live_.allocate(key);
+  if (block == nullptr) {
+    return;  // another reference to a live block of a refcounted type
   }
-  // Allocated again without a release in between: the earlier block stays alive (a leak).
+  // An id allocated again without a release in between starts a new block; the earlier one
+  // stays counted as alive (a leak).
   const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
-  block = LiveBlock{.site = site_index, .references = 1, .size = record.call.size};
+  *block = LiveBlock{.site = site_index, .size = record.call.size};
   Site& site = sites_[site_index];
   ++site.allocations;
   site.bytes_allocated += record.call.size;
@@ -107,27 +102,21 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
 
 void ReportBuilder::release(const ResourceKey& key, const Call& call) {
   ++type_state(key.type).totals.releases;
-  const std::size_t position = live_.find(key);
-  if (position == ResourceMap<LiveBlock>::kNone) {
+  const std::optional<LiveBlock> block = live_.release(key);
+  if (!block) {
     return;
   }
-  LiveBlock& block = live_.at(position);
-  if (--block.references > 0 && types_[key.type].totals.type.refcounted()) {
-    return;
-  }
-  Site& site = sites_[block.site];
+  Site& site = sites_[block->site];
   if (just_allocated_ == key) {
     ++site.temporary;
     ++types_[key.type].totals.temporary;
   }
-  change_live(site, -1, -static_cast<std::int64_t>(block.size), call);
-  live_.erase_at(position);
+  change_live(site, -1, -static_cast<std::int64_t>(block->size), call);
 }
 
 void ReportBuilder::call(const CallRecord& record) {
   ++data_.calls;
-  const ResourceKey key{.id = record.call.resource_id,
-                        .type = effective_type(record.call.resource_type)};
+  const ResourceKey key = resource_key(record.call);
   ++type_state(key.type).totals.calls;
   switch (record.call.kind) {
     case CallKind::Alloc:
@@ -223,8 +212,9 @@ void ReportBuilder::finish() {
       stats.frame_names.push_back(frame_name(address));
     }
     stats.suppressed = stats.leaked_blocks > 0 && suppressed(stats.frames);
-    auto totals = std::ranges::find_if(
-        data_.types, [&](const TypeTotals& t) { return effective_type(t.type.id) == site.type; });
+    auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
+      return effective_resource_type(t.type.id) == site.type;
+    });
     if (stats.suppressed) {
       data_.suppressed_blocks += stats.leaked_blocks;
       data_.suppressed_bytes += stats.leaked_bytes;

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "filters/resource_map.h"
+#include "filters/live_resources.h"
 #include "model/backtrace_table.h"
 #include "pipeline/trace_sink.h"
 #include "reports/report_data.h"
@@ -57,7 +57,6 @@ class ReportBuilder final : public TraceSink {
   };
   struct LiveBlock {
     std::uint32_t site = 0;
-    std::uint32_t references = 0;
     std::uint64_t size = 0;
   };
   struct TypeState {
@@ -83,7 +82,7 @@ class ReportBuilder final : public TraceSink {
   BacktraceTable backtraces_;
   std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site
   std::vector<Site> sites_;
-  ResourceMap<LiveBlock> live_;
+  LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
   std::unordered_map<Address, SymbolInfo> symbols_;
   std::vector<Mapping> mappings_;
