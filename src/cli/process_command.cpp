@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "cli/exit_status.h"
 #include "cli/process_pipeline.h"
 #include "formats/read_trace.h"
 #include "formats/sprtrace_binary/binary_writer.h"
@@ -115,15 +116,9 @@ int run_process(const ProcessOptions& options) {
   try {
     check_filter_options(options);
   } catch (const FilterOptionError& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 2;
+    return report_error(error, 2);
   }
-  try {
-    return process(options);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 1;
-  }
+  return run_reporting_errors([&] { return process(options); });
 }
 
 }  // namespace rtrace::cli

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "cli/exit_status.h"
 #include "cli/process_command.h"
 #include "cli/process_pipeline.h"
 #include "formats/read_trace.h"
@@ -239,17 +240,14 @@ int run_record(const RecordOptions& options, std::vector<std::string> command) {
     }
     return launch(options, std::move(command));
   } catch (const UsageError& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 2;
+    return report_error(error, 2);
   } catch (const std::invalid_argument& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 2;
+    return report_error(error, 2);
   } catch (const std::system_error& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return error.code().value() == ENOENT ? 127 : 126;
+    // As a shell: 127 when the program does not exist, 126 when it cannot be started.
+    return report_error(error, error.code().value() == ENOENT ? 127 : 126);
   } catch (const std::exception& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 1;
+    return report_error(error);
   }
 }
 

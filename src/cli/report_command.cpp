@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/exit_status.h"
 #include "formats/read_trace.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -92,12 +93,7 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
 }
 
 int run_report(const ReportOptions& options) {
-  try {
-    return report(options);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 1;
-  }
+  return run_reporting_errors([&] { return report(options); });
 }
 
 }  // namespace rtrace::cli

@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 
+#include "cli/exit_status.h"
 #include "cli/resolve_text_filter.h"
 #include "formats/read_trace.h"
 #include "formats/sprtrace_text/text_writer.h"
@@ -90,12 +91,7 @@ void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
 }
 
 int run_resolve(const ResolveCommandOptions& options) {
-  try {
-    return resolve(options);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "rtrace: {}\n", error.what());
-    return 1;
-  }
+  return run_reporting_errors([&] { return resolve(options); });
 }
 
 }  // namespace rtrace::cli

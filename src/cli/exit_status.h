@@ -1,0 +1,27 @@
+// The commands' shared error convention (rtrace(1), EXIT STATUS): an error that ends a command
+// is printed as `rtrace: <what>` and the command exits 1.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace rtrace::cli {
+
+inline int report_error(const std::exception& error, int status = 1) {
+  fmt::print(stderr, "rtrace: {}\n", error.what());
+  return status;
+}
+
+// Runs `command` (returning an exit status); an exception becomes `rtrace: <what>`, status 1.
+template <typename Command>
+int run_reporting_errors(Command&& command) {
+  try {
+    return command();
+  } catch (const std::exception& error) {
+    return report_error(error);
+  }
+}
+
+}  // namespace rtrace::cli
