@@ -20,6 +20,23 @@
 
 namespace rtrace {
 
+// What a format cannot hold, so that writing a trace in it and reading it back loses exactly
+// these and nothing else (tests/formats/roundtrip_test.cpp holds every format to it).
+enum Loss : std::uint32_t {
+  kLosesNothing = 0,
+  kLosesSymbols = 1U << 0,             // frames keep only their addresses
+  kLosesHeapBlockRange = 1U << 1,      // heap info's lowest and highest block
+  kLosesStartSubseconds = 1U << 2,     // the process start is kept to the second
+  kLosesGroupsAndSummaries = 1U << 3,  // call groups and leak summaries (-c, -l make them again)
+  kLosesNotes = 1U << 4,               // free-text notes
+  kLosesOutputSettings = 1U << 5,      // the recorder's output settings
+  kLosesThreads = 1U << 6,             // calls' thread ids
+  kLosesSubmilliseconds = 1U << 7,     // timestamps are kept to the millisecond
+  kLosesScopes = 1U << 8,              // enter and exit calls become "other" calls
+  kLosesHistory = 1U << 9,             // the header's origin and applied stages
+  kLosesCallIndices = 1U << 10,        // calls are numbered by their position in the file
+};
+
 struct TraceFormatInfo {
   std::string_view name;         // short, for options and messages: "text", "binary", "mpatrol"
   std::string_view description;  // "sp-rtrace text protocol"
@@ -34,6 +51,8 @@ struct TraceFormatInfo {
   // A writer of this format, or null when the format is read-only.
   std::unique_ptr<TraceSink> (*open_writer)(OutputStream& out,
                                             const ExportOptions& options) = nullptr;
+  // For formats with a writer: what a trace loses when written in this format (Loss bits).
+  std::uint32_t losses = kLosesNothing;
 };
 
 // Every format, in detection order.

@@ -17,6 +17,10 @@ TraceFormatInfo sprtrace_binary_format() {
       .read = read_sprtrace_binary,
       .open_writer = [](OutputStream& out, const ExportOptions& /*options*/)
           -> std::unique_ptr<TraceSink> { return std::make_unique<BinaryWriter>(out); },
+      // The tracer's wire format: no packet for what post-processing adds.
+      .losses = kLosesSymbols | kLosesHeapBlockRange | kLosesGroupsAndSummaries | kLosesNotes |
+                kLosesThreads | kLosesSubmilliseconds | kLosesScopes | kLosesHistory |
+                kLosesCallIndices,
   };
 }
 

@@ -437,6 +437,7 @@ void BinaryReader::read_mapping(PacketCursor& packet) {
   mapping_.from = packet.pointer();
   mapping_.to = packet.pointer();
   mapping_.path.assign(packet.string());
+  mapping_.pid = process_.pid;
   sink_.mapping(mapping_);
 }
 

@@ -326,6 +326,9 @@ class TextReader {
         fail("unknown resource type <" + std::string(parsed.type_tag) + "> in a call record");
       }
       parsed.call.resource_type = *id;
+    } else if (type_ids_.size() == 1) {
+      // The tag is left out when the trace has a single type: the call is of that type.
+      parsed.call.resource_type = type_ids_.begin()->second;
     }
     if (calls_.empty()) {
       record_line_ = input_.line_number();
