@@ -17,6 +17,7 @@ std::string fixture_arg(const std::string& relative) {
 }
 
 TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r =
       test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1 --no-resolve"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -34,6 +35,7 @@ TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
 }
 
 TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
+  RTRACE_NEEDS_FIXTURES();
   // memory.lcr.txt names the program's functions, so a suppression can pick one leak site.
   const test::ScratchDir dir;
   test::write_file(dir / "supp", "# the two 100-byte blocks\nleak:^leaf_malloc_leak$\n");
@@ -50,6 +52,7 @@ TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
 }
 
 TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r = test::run_command(report(
       fixture_arg("memory/memory.txt") + " --json --diff " + fixture_arg("memory/memory.raw")));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -61,6 +64,7 @@ TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
 }
 
 TEST(ReportCli, BadSuppressionFileIsAnError) {
+  RTRACE_NEEDS_FIXTURES();
   const test::ScratchDir dir;
   test::write_file(dir / "supp", "race:foo\n");
   const test::CommandResult r = test::run_command(
