@@ -146,7 +146,7 @@ TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_EQ(calls.size(), 6U);
   EXPECT_TRUE(
-      calls[0].starts_with("call #19 malloc kind=2 type=0 ctx=0x0 ts=438233 size=100 "
+      calls[0].starts_with("call #19 malloc kind=2 type=1 ctx=0x0 ts=438233 size=100 "
                            "id=0x15dd0880 bt=[0x4011ae,0x401303,"))
       << calls[0];
   EXPECT_TRUE(calls[1].starts_with("call #20 malloc ")) << calls[1];
