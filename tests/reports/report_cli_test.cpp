@@ -96,5 +96,20 @@ TEST(ReportCli, RecordedExampleLeaksAreNamedWithTheirLines) {
   }
 }
 
+// Damaged input: the report of everything before the damage comes out, then the error (the
+// same policy as rtrace process, which writes what it read before reporting).
+TEST(ReportCli, DamagedInputPrintsThePartialReportThenTheError) {
+  RTRACE_NEEDS_FIXTURES();
+  const test::ScratchDir dir;
+  std::string text = test::read_file(test::fixture("sp-rtrace/memory/memory.txt"));
+  text.insert(text.find("\n30. ") + 1, "30. malloc(oops) = 0x10\n");
+  test::write_file(dir / "damaged.txt", text);
+  const test::CommandResult r =
+      test::run_command(report("'" + (dir / "damaged.txt").string() + "' --no-resolve"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.starts_with("rtrace report: ./memory (pid 778), 29 calls\n")) << r.out;
+  EXPECT_TRUE(r.err.starts_with("rtrace: " + (dir / "damaged.txt").string() + ":")) << r.err;
+}
+
 }  // namespace
 }  // namespace rtrace
