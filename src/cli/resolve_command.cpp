@@ -39,6 +39,7 @@ int resolve(const ResolveCommandOptions& o) {
   if (detect_format(input->peek(64)) == TraceFormat::SpRtraceText) {
     resolve_text_lines(*input, out, stage_options(o));
     out.commit();
+    input->report_damage(diagnostics);
     return 0;
   }
   // Anything else: read into the model, resolve as a stage, write text.

@@ -12,12 +12,15 @@ TraceFormat read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnos
   switch (format) {
     case TraceFormat::SpRtraceBinary:
       read_sprtrace_binary(input, sink, diagnostics);
+      input.report_damage(diagnostics);
       return format;
     case TraceFormat::SpRtraceText:
       read_sprtrace_text(input, sink, diagnostics);
+      input.report_damage(diagnostics);
       return format;
     case TraceFormat::Unknown:
       if (input.at_end()) {
+        input.report_damage(diagnostics);
         throw InputError(input.name(), 0, "empty input");
       }
       throw InputError(input.name(), 0, "not a trace in any format rtrace reads");
