@@ -2,17 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <exception>
-#include <fstream>
-#include <sstream>
 
 #include "cli/exit_status.h"
 #include "formats/read_trace.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/option_file.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
 #include "reports/text_report.h"
@@ -20,16 +17,6 @@
 
 namespace rtrace::cli {
 namespace {
-
-std::string read_whole(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 reports::ReportData build(const std::string& path, const ReportOptions& o,
                           const reports::Suppressions& suppressions, Diagnostics& diagnostics) {
@@ -53,7 +40,7 @@ int report(const ReportOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
   reports::Suppressions suppressions;
   if (o.suppressions) {
-    suppressions = reports::Suppressions::parse(read_whole(*o.suppressions), *o.suppressions);
+    suppressions = reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
   }
   const reports::ReportData data = build(o.input, o, suppressions, diagnostics);
   std::optional<reports::ReportDiff> diff;
