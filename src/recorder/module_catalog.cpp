@@ -141,7 +141,10 @@ std::string preload_value(const std::string& directory, std::string_view names,
     value += path;
   }
   if (!existing.empty()) {
-    value += ":" + std::string(existing);
+    // Appended piece by piece: `":" + std::string(existing)` trips GCC 12's false -Wrestrict
+    // at -O3 (GCC bug 105329).
+    value += ':';
+    value += existing;
   }
   return value;
 }
