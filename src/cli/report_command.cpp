@@ -2,16 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <exception>
-#include <fstream>
-#include <sstream>
 
 #include "cli/exit_status.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/option_file.h"
 #include "pipeline/pipeline.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
@@ -19,16 +16,6 @@
 
 namespace rtrace::cli {
 namespace {
-
-std::string read_whole(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // The report of one trace; `damage` receives what was wrong with a damaged input, whose report
 // covers everything before the damage.
@@ -58,7 +45,7 @@ int report(const ReportOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
   reports::Suppressions suppressions;
   if (o.suppressions) {
-    suppressions = reports::Suppressions::parse(read_whole(*o.suppressions), *o.suppressions);
+    suppressions = reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
   }
   std::optional<InputError> damage;
   const reports::ReportData data = build(o.input, o, suppressions, diagnostics, damage);

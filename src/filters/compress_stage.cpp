@@ -1,6 +1,7 @@
 #include "filters/compress_stage.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
 namespace rtrace {
@@ -52,7 +53,10 @@ void CompressStage::call(const CallRecord& record) {
   }
   Group& group = groups_[group_number - 1];
   ++group.block_count;
-  group.total_size += stored.call.size;
+  // Sizes near 2^64 (hostile text) saturate instead of wrapping (rtrace-process(1), -c).
+  if (__builtin_add_overflow(group.total_size, stored.call.size, &group.total_size)) {
+    group.total_size = UINT64_MAX;
+  }
 }
 
 void CompressStage::leak_summary(const LeakSummary& summary) {

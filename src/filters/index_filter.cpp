@@ -1,13 +1,10 @@
 #include "filters/index_filter.h"
 
-#include <fmt/format.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <charconv>
-#include <cstring>
-#include <fstream>
-#include <stdexcept>
 #include <string_view>
+
+#include "io/option_file.h"
 
 namespace rtrace {
 namespace {
@@ -28,17 +25,16 @@ bool parse_index(std::string_view line, std::uint64_t& index) {
 }  // namespace
 
 IndexSet load_index_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) {
-    throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
-  }
+  const std::string text = read_option_file(path);
   IndexSet indices;
-  std::string line;
-  while (std::getline(file, line)) {
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
     std::uint64_t index = 0;
-    if (parse_index(line, index)) {
+    if (parse_index(rest.substr(0, end), index)) {
       indices.insert(index);
     }
+    rest.remove_prefix(std::min(end + 1, rest.size()));
   }
   return indices;
 }

@@ -1,6 +1,7 @@
 #include "filters/leaks_filter.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rtrace {
 
@@ -82,7 +83,10 @@ void LeaksFilter::emit_survivors() {
       continue;
     }
     ++summary->blocks;
-    summary->bytes += survivor.call.size;
+    // Sizes near 2^64 (hostile text) saturate instead of wrapping (rtrace-process(1), -l).
+    if (__builtin_add_overflow(summary->bytes, survivor.call.size, &summary->bytes)) {
+      summary->bytes = UINT64_MAX;
+    }
   }
 }
 

@@ -13,8 +13,13 @@ namespace {
 // Recognised by their first bytes; readers are on their way (src/formats/<name>/).
 TraceFormatInfo pending_format(std::string_view name, std::string_view description,
                                bool (*detect)(std::span<const std::uint8_t>)) {
-  return {.name = name, .description = description, .suffix = {}, .detect = detect, .read = nullptr,
-          .open_writer = nullptr, .losses = kLosesNothing};
+  return {.name = name,
+          .description = description,
+          .suffix = {},
+          .detect = detect,
+          .read = nullptr,
+          .open_writer = nullptr,
+          .losses = kLosesNothing};
 }
 
 const auto kFormats = std::to_array<TraceFormatInfo>({
@@ -60,6 +65,7 @@ const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnosti
   const TraceFormatInfo* format = detect_format(input.peek(kDetectBytes));
   if (format != nullptr && format->read != nullptr) {
     format->read(input, sink, diagnostics);
+    input.report_damage(diagnostics);
     return *format;
   }
   if (format != nullptr) {
@@ -67,6 +73,7 @@ const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnosti
                      "reading " + std::string(format->description) + "s is not supported yet");
   }
   if (input.at_end()) {
+    input.report_damage(diagnostics);
     throw InputError(input.name(), 0, "empty input");
   }
   throw InputError(input.name(), 0, "not a trace in any format rtrace reads");

@@ -23,7 +23,7 @@ std::size_t FdSource::read(std::span<std::uint8_t> buffer) {
       return static_cast<std::size_t>(n);
     }
     if (errno != EINTR) {
-      throw std::runtime_error(std::string("read failed: ") + std::strerror(errno));
+      throw std::runtime_error(name_ + ": cannot read: " + std::strerror(errno));
     }
   }
 }

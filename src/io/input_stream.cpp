@@ -1,6 +1,7 @@
 #include "io/input_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -104,6 +105,17 @@ std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
                    "line longer than " + std::to_string(max_length) + " bytes (not a text trace?)");
 }
 
+void InputStream::report_damage(Diagnostics& diagnostics) const {
+  const std::optional<StreamDamage>& damage = source_->damage();
+  if (!damage) {
+    return;
+  }
+  if (damage->fatal) {
+    throw InputError(name_, damage->offset, damage->message);
+  }
+  diagnostics.warning(name_, damage->offset, damage->message);
+}
+
 std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std::string name) {
   // Sniff the first bytes, then hand them back in front of the rest.
   std::vector<std::uint8_t> head(4);
@@ -130,13 +142,18 @@ std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std:
 
 std::unique_ptr<InputStream> open_input(const std::string& path) {
   if (path == "-" || path.empty()) {
-    return open_input(std::make_unique<FdSource>(STDIN_FILENO, false), "<stdin>");
+    return open_input(std::make_unique<FdSource>(STDIN_FILENO, false, "<stdin>"), "<stdin>");
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw std::runtime_error(path + ": " + std::strerror(errno));
   }
-  return open_input(std::make_unique<FdSource>(fd, true), path);
+  auto source = std::make_unique<FdSource>(fd, true, path);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw std::runtime_error(path + ": is a directory, not a trace");
+  }
+  return open_input(std::move(source), path);
 }
 
 }  // namespace rtrace

@@ -17,6 +17,8 @@
 
 namespace rtrace {
 
+class Diagnostics;
+
 enum class Compression : std::uint8_t { None, Gzip, Zstd };
 
 class InputStream {
@@ -38,6 +40,12 @@ class InputStream {
   std::uint64_t line_number() const { return lines_; }
   const std::string& name() const { return name_; }
   bool at_end() { return peek(1).empty(); }
+
+  // Call when done reading. Compressed data that ended early was handed to the reader as an
+  // ordinary end of input; this reports it, at its compressed byte offset: a truncated stream as
+  // a warning (as a truncated plain file is), corrupt data or a decompression bomb by throwing
+  // InputError. Nothing happens for undamaged input.
+  void report_damage(Diagnostics& diagnostics) const;
 
   static constexpr std::size_t kMaxPeek = std::size_t{64} << 20;
   static constexpr std::size_t kMaxLine = std::size_t{1} << 20;

@@ -11,16 +11,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/output_target.h"
+#include "io/temporary_cleanup.h"
+
 namespace rtrace {
 namespace {
 
 std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(what + ": " + std::strerror(errno));
-}
-
-bool same_file(const struct stat& a, const std::string& path) {
-  struct stat b {};
-  return ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 mode_t current_umask() {
@@ -37,15 +35,24 @@ OutputStream::OutputStream() {
 
 OutputStream::OutputStream(const std::string& path, const std::vector<std::string>& inputs)
     : path_(path) {
-  struct stat target {};
-  if (::stat(path.c_str(), &target) == 0) {
-    for (const std::string& input : inputs) {
-      if (input != "-" && same_file(target, input)) {
-        throw std::runtime_error(path + ": is also an input; refusing to overwrite it");
-      }
-    }
+  const OutputTarget target = resolve_output_target(path, inputs);
+  if (target.kind == OutputTarget::Kind::Direct) {
+    fd_ = target.fd;
+    owns_fd_ = target.owns_fd;
+    buffer_.reserve(kFlushAt + 4096);
+    return;
   }
-  open_temporary(path);
+  open_temporary(target.path);
+  if (target.kind == OutputTarget::Kind::ReplaceFile) {
+    // Owner and group first (this clears set-id bits), then the old mode. Only root may give a
+    // file away; anybody else's replacement stays theirs, as with any editor that renames.
+    const struct stat& old = target.existing;
+    if (::fchown(fd_, old.st_uid, old.st_gid) != 0) {
+      (void)::fchown(fd_, static_cast<uid_t>(-1), old.st_gid);
+    }
+    ::fchmod(fd_, old.st_mode & 07777);
+  }
+  path_ = target.path;
 }
 
 OutputStream::OutputStream(InDirectory /*unused*/, const std::string& directory)
@@ -59,12 +66,14 @@ OutputStream OutputStream::in_directory(const std::string& directory) {
 
 OutputStream::OutputStream(OutputStream&& other) noexcept
     : fd_(other.fd_),
+      owns_fd_(other.owns_fd_),
       path_(std::move(other.path_)),
       directory_(std::move(other.directory_)),
       temporary_(std::move(other.temporary_)),
       buffer_(std::move(other.buffer_)),
       committed_(other.committed_) {
   other.fd_ = 1;
+  other.owns_fd_ = false;
   other.path_.clear();
   other.directory_.clear();
   other.temporary_.clear();
@@ -74,7 +83,7 @@ OutputStream::OutputStream(OutputStream&& other) noexcept
 void OutputStream::open_temporary(const std::string& near) {
   // mkstemp creates the temporary exclusively (O_EXCL), so it never follows a planted link.
   temporary_ = near + ".XXXXXX";
-  fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
+  fd_ = create_registered_temporary(temporary_);
   if (fd_ < 0) {
     throw system_error(near);
   }
@@ -89,11 +98,24 @@ OutputStream::~OutputStream() {
       flush();
     } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor has nobody left to tell
     }
+    if (owns_fd_) {
+      ::close(fd_);
+    }
     return;
   }
   if (!committed_) {
     ::close(fd_);
     ::unlink(temporary_.c_str());
+    unregister_temporary(temporary_);
+  }
+}
+
+void OutputStream::close_direct() {
+  if (owns_fd_) {
+    owns_fd_ = false;
+    if (::close(fd_) != 0) {
+      throw system_error(path_);
+    }
   }
 }
 
@@ -115,7 +137,11 @@ void OutputStream::flush() {
 
 void OutputStream::commit() {
   flush();
-  if (temporary_.empty() || committed_) {
+  if (temporary_.empty()) {
+    close_direct();
+    return;
+  }
+  if (committed_) {
     return;
   }
   if (path_.empty()) {
@@ -127,9 +153,11 @@ void OutputStream::commit() {
   if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
     const std::runtime_error error = system_error(path_);
     ::unlink(temporary_.c_str());
+    unregister_temporary(temporary_);
     committed_ = true;
     throw error;
   }
+  unregister_temporary(temporary_);
   committed_ = true;
 }
 
@@ -147,12 +175,14 @@ std::string OutputStream::commit_numbered(const std::string& prefix, const std::
     path.append("/").append(prefix).append(std::to_string(n)).append(suffix);
     // RENAME_NOREPLACE: an existing file, or one created meanwhile, is never replaced.
     if (::renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+      unregister_temporary(temporary_);
       committed_ = true;
       return path;
     }
     if (errno != EEXIST) {
       const std::runtime_error error = system_error(path);
       ::unlink(temporary_.c_str());
+      unregister_temporary(temporary_);
       committed_ = true;
       throw error;
     }

@@ -1,8 +1,11 @@
 // Buffered output to standard output or to a named file.
 //
-// A named file is written under a temporary name in the same directory and renamed into place by
-// commit(), so an interrupted run never leaves half a file, and an existing file is replaced
-// only once the new one is complete. Writing over one of our inputs is refused.
+// A named regular file is written under a temporary name in the same directory and renamed into
+// place by commit(), so an interrupted run never leaves half a file, and an existing file is
+// replaced only once the new one is complete (keeping its mode). The temporary is removed when
+// the stream is abandoned and also when a signal kills the process (temporary_cleanup.h).
+// Devices and FIFOs are written directly. What a path may be, and what is refused (our inputs,
+// read-only files, links planted by others), is decided by output_target.h.
 #pragma once
 
 #include <string>
@@ -15,7 +18,8 @@ class OutputStream {
  public:
   // Standard output.
   OutputStream();
-  // A file; `inputs` are paths that must not be the same file. Throws std::runtime_error.
+  // The file (or device, or FIFO) at `path`; `inputs` are paths ("-" = standard input) that must
+  // not be the same file. Throws std::runtime_error naming `path` when it must not be written.
   OutputStream(const std::string& path, const std::vector<std::string>& inputs);
   // A file in `directory` whose name is chosen at the end by commit_numbered().
   static OutputStream in_directory(const std::string& directory);
@@ -51,8 +55,10 @@ class OutputStream {
   struct InDirectory {};
   OutputStream(InDirectory, const std::string& directory);
   void open_temporary(const std::string& near);
+  void close_direct();
 
   int fd_ = 1;
+  bool owns_fd_ = false;  // a device or FIFO we opened (closed by commit() or the destructor)
   std::string path_;
   std::string directory_;
   std::string temporary_;

@@ -71,6 +71,12 @@ std::string module_directory() {
   if (error) {
     return "lib";
   }
+  // Installed: where the install rules put the modules, relative to the commands (the top-level
+  // CMakeLists.txt defines it, e.g. ../lib/rtrace). In the build tree: build/bin/../lib.
+  const fs::path installed = exe.parent_path() / RTRACE_MODULE_DIR_FROM_BIN;
+  if (is_file(installed / kMainModule)) {
+    return installed.lexically_normal().string();
+  }
   return (exe.parent_path().parent_path() / "lib").string();
 }
 
@@ -141,7 +147,10 @@ std::string preload_value(const std::string& directory, std::string_view names,
     value += path;
   }
   if (!existing.empty()) {
-    value += ":" + std::string(existing);
+    // Appended piece by piece: `":" + std::string(existing)` trips GCC 12's false -Wrestrict
+    // at -O3 (GCC bug 105329).
+    value += ':';
+    value += existing;
   }
   return value;
 }

@@ -1,9 +1,12 @@
 #include "io/input_stream.h"
 
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <string>
 
+#include "compressed_cut.h"
+#include "io/decompression_limit.h"
 #include "io/diagnostics.h"
 #include "support/test_paths.h"
 
@@ -61,15 +64,112 @@ TEST(InputStream, DecompressesGzipAndZstdByContent) {
   EXPECT_EQ(read_all(*zst), text);
 }
 
-TEST(InputStream, TruncatedGzipIsAnError) {
+// A cut compressed stream ends like a cut plain file: everything before the cut is read, and the
+// damage is a warning at the compressed byte offset.
+TEST(InputStream, TruncatedCompressedDataEndsLikeATruncatedFile) {
   const ScratchDir dir;
-  test::write_file(dir / "trace", sample_text());
-  ASSERT_EQ(run_command("gzip -c '" + (dir / "trace").string() + "' | head -c 5000 > '" +
-                        (dir / "cut.gz").string() + "'")
-                .status,
-            0);
-  auto in = open_input((dir / "cut.gz").string());
-  EXPECT_THROW(read_all(*in), std::runtime_error);
+  const std::string text = sample_text();
+  const std::size_t keep = 1000003;
+  const std::string gz = test::gzip_cut(text, keep);
+  const std::string zst = test::zstd_cut(text, keep);
+  test::write_file(dir / "cut.gz", gz);
+  test::write_file(dir / "cut.zst", zst);
+  const std::string gz_name = (dir / "cut.gz").string();
+  const std::string zst_name = (dir / "cut.zst").string();
+
+  auto gz_in = open_input(gz_name);
+  EXPECT_EQ(read_all(*gz_in), text.substr(0, keep));
+  CollectingDiagnostics gz_warnings;
+  gz_in->report_damage(gz_warnings);
+  EXPECT_EQ(gz_warnings.text(), gz_name + ":" + std::to_string(gz.size()) +
+                                    ": warning: gzip data ends before its end marker (a "
+                                    "truncated file?)\n");
+
+  auto zst_in = open_input(zst_name);
+  EXPECT_EQ(read_all(*zst_in), text.substr(0, keep));
+  CollectingDiagnostics zst_warnings;
+  zst_in->report_damage(zst_warnings);
+  EXPECT_EQ(zst_warnings.text(), zst_name + ":" + std::to_string(zst.size()) +
+                                     ": warning: zstd data ends inside a frame (a truncated "
+                                     "file?)\n");
+}
+
+// Corrupt compressed data ends the data there too, but is an error naming the offset.
+TEST(InputStream, CorruptCompressedDataIsAnErrorAtItsOffset) {
+  const ScratchDir dir;
+  const std::string text = sample_text();
+  const std::size_t keep = 500000;
+  // After the flush a new deflate block begins: 0xff starts one of the invalid type 3.
+  const std::string gz = test::gzip_cut(text, keep) + std::string(64, '\xff');
+  test::write_file(dir / "bad.gz", gz);
+  auto gz_in = open_input((dir / "bad.gz").string());
+  EXPECT_EQ(read_all(*gz_in), text.substr(0, keep));
+  CollectingDiagnostics diagnostics;
+  try {
+    gz_in->report_damage(diagnostics);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.position(), gz.size() - 63);
+    EXPECT_STREQ(error.what(), ((dir / "bad.gz").string() + ":" + std::to_string(gz.size() - 63) +
+                                ": corrupt gzip data: invalid block type")
+                                   .c_str());
+  }
+
+  // A zstd block header of all ones names a reserved block type.
+  const std::string zst = test::zstd_cut(text, keep) + std::string(64, '\xff');
+  test::write_file(dir / "bad.zst", zst);
+  auto zst_in = open_input((dir / "bad.zst").string());
+  EXPECT_EQ(read_all(*zst_in), text.substr(0, keep));
+  try {
+    zst_in->report_damage(diagnostics);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.zst:"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find(": corrupt zstd data: "), std::string::npos)
+        << error.what();
+    EXPECT_EQ(error.position(), zst.size() - 64);
+  }
+  EXPECT_EQ(diagnostics.warning_count(), 0U);
+}
+
+TEST(DecompressionLimit, AllowsSmallDataAndRefusesHugeRatios) {
+  const DecompressionLimit limit(1000);
+  EXPECT_FALSE(limit.exceeded(1, DecompressionLimit::kFreeBytes));
+  EXPECT_TRUE(limit.exceeded(1, DecompressionLimit::kFreeBytes + 1));
+  EXPECT_FALSE(limit.exceeded(1 << 20, (std::uint64_t{1} << 20) * 999));
+  EXPECT_TRUE(limit.exceeded(1 << 20, (std::uint64_t{1} << 20) * 1000));
+  EXPECT_FALSE(DecompressionLimit(0).exceeded(1, std::uint64_t{1} << 62));
+  EXPECT_EQ(limit.describe("zstd"),
+            "zstd data expands to more than 1000 times its compressed size (a decompression "
+            "bomb?); stopped there. Set RTRACE_MAX_RATIO to raise the limit (0: no limit)");
+}
+
+// 200 MB of zeros in a few kilobytes: stopped soon after the free allowance, as an error.
+TEST(InputStream, DecompressionBombIsStopped) {
+  const ScratchDir dir;
+  const std::string zeros(200 << 20, '\0');
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  std::string bomb(ZSTD_compressBound(zeros.size()), '\0');
+  bomb.resize(ZSTD_compressCCtx(context, bomb.data(), bomb.size(), zeros.data(), zeros.size(), 3));
+  ZSTD_freeCCtx(context);
+  ASSERT_LT(bomb.size(), std::size_t{100000});
+  test::write_file(dir / "bomb.zst", bomb);
+  auto in = open_input((dir / "bomb.zst").string());
+  const std::size_t got = read_all(*in).size();
+  EXPECT_GT(got, DecompressionLimit::kFreeBytes);
+  EXPECT_LT(got, zeros.size());
+  CollectingDiagnostics diagnostics;
+  EXPECT_THROW(in->report_damage(diagnostics), InputError);
+}
+
+TEST(InputStream, DirectoryIsNamed) {
+  const ScratchDir dir;
+  try {
+    open_input(dir.path().string());
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), dir.path().string() + ": is a directory, not a trace");
+  }
 }
 
 TEST(InputStream, ReadsLinesWithAndWithoutFinalNewline) {

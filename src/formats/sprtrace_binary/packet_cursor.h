@@ -94,6 +94,9 @@ class PacketCursor {
   // Frames are copied out (the packet gives no 8-byte alignment); the caller has checked that
   // `count` pointers fit.
   void pointers(std::size_t count, Address* out) {
+    if (count == 0) {
+      return;  // `out` may be null then (an empty vector), and memcpy must not see null
+    }
     need(count * layout_.pointer_size, "the backtrace");
     if (layout_.pointer_size == 8 && !layout_.swap) {
       std::memcpy(out, pos_, count * 8);

@@ -67,6 +67,9 @@ void parse_start_time(std::string_view text, TimeOfDay& start) {
     }
     text.remove_prefix(end == text.size() ? end : end + 1);
   }
+  if (values[0] < 1900) {
+    return;  // no trace is that old, and `values[0] - 1900` must not overflow
+  }
   std::tm tm{};
   tm.tm_year = values[0] - 1900;
   tm.tm_mon = values[1] - 1;
