@@ -11,43 +11,97 @@
 #include "tracer/bootstrap_heap.h"
 #include "tracer/decimal.h"
 #include "tracer/memory_tracing.h"
+#include "tracer/real_symbol.h"
 
 namespace rtrace::tracer {
 
 RealAllocator g_real;
 std::uint32_t g_memory_resource = 1;
+std::atomic<bool> g_memory_ready{false};
 
 namespace {
 
-thread_local bool t_resolving __attribute__((tls_model("initial-exec"))) = false;
+// 0: not started, 1: being set up (by the thread whose t_starting is set), 2: ready.
+std::atomic<int> g_start_state{0};
+thread_local bool t_starting __attribute__((tls_model("initial-exec"))) = false;
+std::atomic<bool> g_resolved{false};
 
-template <typename Function>
-void find(Function& target, const char* name) {
-  target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+void resolve_real_functions() {
+  find_real(g_real.malloc, "malloc");
+  find_real(g_real.calloc, "calloc");
+  find_real(g_real.realloc, "realloc");
+  find_real(g_real.reallocarray, "reallocarray");
+  find_real(g_real.posix_memalign, "posix_memalign");
+  find_real(g_real.aligned_alloc, "aligned_alloc");
+  find_real(g_real.memalign, "memalign");
+  find_real(g_real.valloc, "valloc");
+  find_real(g_real.pvalloc, "pvalloc");
+  find_real(g_real.new_, "_Znwm");
+  find_real(g_real.new_array, "_Znam");
+  find_real(g_real.new_nothrow, "_ZnwmRKSt9nothrow_t");
+  find_real(g_real.new_array_nothrow, "_ZnamRKSt9nothrow_t");
+  find_real(g_real.new_aligned, "_ZnwmSt11align_val_t");
+  find_real(g_real.new_array_aligned, "_ZnamSt11align_val_t");
+  find_real(g_real.new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.delete_, "_ZdlPv");
+  find_real(g_real.delete_array, "_ZdaPv");
+  find_real(g_real.delete_sized, "_ZdlPvm");
+  find_real(g_real.delete_array_sized, "_ZdaPvm");
+  find_real(g_real.delete_nothrow, "_ZdlPvRKSt9nothrow_t");
+  find_real(g_real.delete_array_nothrow, "_ZdaPvRKSt9nothrow_t");
+  find_real(g_real.delete_aligned, "_ZdlPvSt11align_val_t");
+  find_real(g_real.delete_array_aligned, "_ZdaPvSt11align_val_t");
+  find_real(g_real.delete_sized_aligned, "_ZdlPvmSt11align_val_t");
+  find_real(g_real.delete_array_sized_aligned, "_ZdaPvmSt11align_val_t");
+  find_real(g_real.delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
+  // free last: its presence says the table is complete.
+  find_real(g_real.free, "free");
+  g_resolved.store(g_real.free != nullptr, std::memory_order_release);
 }
+
+std::atomic<bool> g_registered{false};
 
 }  // namespace
 
-bool resolve_real_allocator() {
-  if (g_real.free != nullptr) {
-    return true;
+// Registers the module with the session, setting the session up first if need be. Left for
+// later (the constructor) while the session's own set-up is under way: that set-up allocates.
+void memory_module_register() {
+  GuardScope guard;
+  const int session = rtrace_bootstrap();
+  if (session < 0 || g_registered.exchange(true)) {
+    return;
   }
-  if (t_resolving) {
-    return false;  // dlsym is allocating: the caller uses the bootstrap heap
+  if (session == 0) {
+    return;  // not traced: the wrappers only pass the calls on
   }
-  t_resolving = true;
-  find(g_real.malloc, "malloc");
-  find(g_real.calloc, "calloc");
-  find(g_real.realloc, "realloc");
-  find(g_real.reallocarray, "reallocarray");
-  find(g_real.posix_memalign, "posix_memalign");
-  find(g_real.aligned_alloc, "aligned_alloc");
-  find(g_real.memalign, "memalign");
-  find(g_real.valloc, "valloc");
-  find(g_real.pvalloc, "pvalloc");
-  find(g_real.free, "free");
-  t_resolving = false;
-  return g_real.free != nullptr;
+  rtrace_register_module("memory", 1, 0);
+  g_memory_resource = rtrace_register_resource("memory", "memory allocation in bytes", 0);
+  rtrace_module_ready();
+}
+
+bool memory_module_start() {
+  if (t_starting) {
+    // A call made while this thread sets the module up: dlsym's own allocations get the
+    // bootstrap heap; the session's set-up, once the table is there, the real allocator (it
+    // runs under the guard, so nothing of it is recorded).
+    return g_resolved.load(std::memory_order_acquire);
+  }
+  int expected = 0;
+  if (!g_start_state.compare_exchange_strong(expected, 1)) {
+    // Another thread is at it: pass the call on untraced when it can be, else bootstrap heap.
+    return g_resolved.load(std::memory_order_acquire);
+  }
+  t_starting = true;
+  resolve_real_functions();
+  if (g_resolved.load()) {
+    memory_module_register();
+    g_memory_ready.store(true, std::memory_order_release);
+  }
+  t_starting = false;
+  g_start_state.store(g_resolved.load() ? 2 : 0);
+  return g_resolved.load();
 }
 
 void record_allocation(const char* name, std::size_t size, const void* pointer,
@@ -92,9 +146,9 @@ using rtrace::tracer::bootstrap_allocate;
 using rtrace::tracer::bootstrap_owns;
 using rtrace::tracer::g_real;
 using rtrace::tracer::GuardScope;
+using rtrace::tracer::memory_module_ready;
 using rtrace::tracer::record_allocation;
 using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::resolve_real_allocator;
 using rtrace::tracer::traced_allocation;
 using rtrace::tracer::tracing_now;
 
@@ -180,7 +234,7 @@ void format_decimal(char* out, std::uint64_t value) {
 extern "C" {
 
 RTRACE_EXPORT void* malloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.malloc == nullptr) {
+  if (!memory_module_ready() || g_real.malloc == nullptr) {
     return bootstrap_allocate(size, 16);
   }
   return traced_allocation("malloc", size, __builtin_return_address(0),
@@ -188,7 +242,7 @@ RTRACE_EXPORT void* malloc(std::size_t size) {
 }
 
 RTRACE_EXPORT void* calloc(std::size_t count, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.calloc == nullptr) {
+  if (!memory_module_ready() || g_real.calloc == nullptr) {
     return bootstrap_zeroed(count, size);
   }
   return traced_allocation("calloc", count * size, __builtin_return_address(0),
@@ -199,7 +253,7 @@ RTRACE_EXPORT void* realloc(void* old, std::size_t size) {
   if (bootstrap_owns(old)) {
     return move_from_bootstrap(old, size);
   }
-  if (!resolve_real_allocator()) {
+  if (!memory_module_ready()) {
     return bootstrap_allocate(size, 16);
   }
   return traced_reallocation("realloc", old, size, __builtin_return_address(0),
@@ -215,7 +269,7 @@ RTRACE_EXPORT void* reallocarray(void* old, std::size_t count, std::size_t size)
   if (bootstrap_owns(old)) {
     return move_from_bootstrap(old, total);
   }
-  if (!resolve_real_allocator() || g_real.reallocarray == nullptr) {
+  if (!memory_module_ready() || g_real.reallocarray == nullptr) {
     return realloc(old, total);
   }
   return traced_reallocation("reallocarray", old, total, __builtin_return_address(0),
@@ -223,7 +277,7 @@ RTRACE_EXPORT void* reallocarray(void* old, std::size_t count, std::size_t size)
 }
 
 RTRACE_EXPORT void free(void* pointer) {
-  if (bootstrap_owns(pointer) || !resolve_real_allocator()) {
+  if (bootstrap_owns(pointer) || !memory_module_ready()) {
     return;
   }
   if (!tracing_now()) {
@@ -237,7 +291,7 @@ RTRACE_EXPORT void free(void* pointer) {
 }
 
 RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.posix_memalign == nullptr) {
+  if (!memory_module_ready() || g_real.posix_memalign == nullptr) {
     *result = bootstrap_allocate(size, alignment);
     return *result != nullptr ? 0 : ENOMEM;
   }
@@ -257,7 +311,7 @@ RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size
 }
 
 RTRACE_EXPORT void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.aligned_alloc == nullptr) {
+  if (!memory_module_ready() || g_real.aligned_alloc == nullptr) {
     return bootstrap_allocate(size, alignment);
   }
   return traced_aligned("aligned_alloc", alignment, size, __builtin_return_address(0),
@@ -265,14 +319,14 @@ RTRACE_EXPORT void* aligned_alloc(std::size_t alignment, std::size_t size) {
 }
 
 RTRACE_EXPORT void* memalign(std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.memalign == nullptr) {
+  if (!memory_module_ready() || g_real.memalign == nullptr) {
     return bootstrap_allocate(size, alignment);
   }
   return traced_aligned("memalign", alignment, size, __builtin_return_address(0), g_real.memalign);
 }
 
 RTRACE_EXPORT void* valloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.valloc == nullptr) {
+  if (!memory_module_ready() || g_real.valloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
   return traced_allocation("valloc", size, __builtin_return_address(0),
@@ -280,7 +334,7 @@ RTRACE_EXPORT void* valloc(std::size_t size) {
 }
 
 RTRACE_EXPORT void* pvalloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.pvalloc == nullptr) {
+  if (!memory_module_ready() || g_real.pvalloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
   return traced_allocation("pvalloc", size, __builtin_return_address(0),
@@ -290,13 +344,11 @@ RTRACE_EXPORT void* pvalloc(std::size_t size) {
 
 namespace {
 
+// Usually a no-op: the first allocation of the process set the module up already.
 __attribute__((constructor)) void memory_module_init() {
-  GuardScope guard;
-  resolve_real_allocator();
-  rtrace_register_module("memory", 1, 0);
-  rtrace::tracer::g_memory_resource =
-      rtrace_register_resource("memory", "memory allocation in bytes", 0);
-  rtrace_module_ready();
+  if (memory_module_ready()) {
+    rtrace::tracer::memory_module_register();
+  }
 }
 
 }  // namespace

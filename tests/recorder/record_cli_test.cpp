@@ -204,7 +204,7 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
                              fake("env") + " " + quote(env));
   // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
   EXPECT_EQ(r.status, 20) << r.err;
-  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=0,signal=10,free-backtraces=0,"
+  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
                                 "timestamps=1,buffered=1,follow-forks=0,args=0,managed=" +
                                 fs::canonical(out.path()).string() + "\n"),
             std::string::npos)

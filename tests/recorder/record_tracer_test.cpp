@@ -134,10 +134,10 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   const fs::path pid = out / "pid";
   const fs::path traces = out / "traces";
   fs::create_directory(traces);
-  // Started without -s; once it has printed its pid, a second recorder toggles it, and then the
+  // Started with --wait; once it has printed its pid, a second recorder toggles it, and then the
   // program is told to go on.
   const auto r = run_command(
-      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q -e memory -o " +
+      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q --wait -o " +
       quote(traces) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " < " + quote(fifo) + " > " +
       quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " +
       quote(pid) + " ] && break; sleep 0.05; done; " + bin("sp-rtrace") + " -t $(cat " +
