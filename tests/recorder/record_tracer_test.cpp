@@ -154,6 +154,55 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
 }
 
+// The simplest form traces memory from the start. bash has its own getenv/setenv, which hid the
+// tracer's variables from it: it was never traced, silently.
+TEST(RecordTracer, BashScriptIsTraced) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q -o " + quote(out.path()) +
+                             " -- bash -c 'words=; for i in $(seq 200); do words=\"$words $i\"; "
+                             "done; echo ${#words}'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "692\n");
+  const fs::path trace = only_file(out.path(), ".rtrace");
+  const auto text = run_command(bin("rtrace") + " process --strict -i " + quote(trace));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(", process=bash, "), std::string::npos) << text.out.substr(0, 300);
+  EXPECT_GT(count_call_records(text.out), 1000U);
+}
+
+// A library the program needs allocates and leaks in its constructor, before main and before the
+// tracer's constructors: those are the program's only leaks, and the trace has them, exactly.
+TEST(RecordTracer, LeaksOfLibraryConstructorsBeforeMainAreFound) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q -o " + quote(out.path()) + " -- " +
+                             quote(RTRACE_CTOR_PROGRAM));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto leaks =
+      run_command(bin("rtrace") + " process -l -i " + quote(only_file(out.path(), ".rtrace")));
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  EXPECT_EQ(calls_and_summaries(leaks.out),
+            (std::vector<std::string>{"1. malloc(3210)", "2. calloc(3210)",
+                                      "# Resource - memory (memory allocation in bytes):",
+                                      "# 2 block(s) leaked with total size of 6420 bytes"}))
+      << leaks.out;
+}
+
+// No silent empty result: when no process ever connected, the recorder says why and fails.
+TEST(RecordTracer, SaysWhenTheProgramWasNotTraced) {
+  const ScratchDir out;
+  auto r = run_command(bin("rtrace") + " record -o " + quote(out.path()) +
+                       " -- /sbin/ldconfig --version");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "rtrace: /sbin/ldconfig was not traced: the tracer did not start in it (a statically "
+            "linked or set-uid program ignores LD_PRELOAD)\n");
+  r = run_command(bin("rtrace") + " record --wait -o " + quote(out.path()) + " -- true");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "rtrace: true was not traced: tracing was never toggled on (rtrace record -t PID)\n");
+  EXPECT_TRUE(fs::is_empty(out.path()));
+}
+
 // Programs nobody here wrote, as users will trace them: they must behave exactly as without the
 // tracer (same output, same exit status), and their traces must decode without a warning.
 TEST(RecordTracer, ThirdPartyProgramsBehaveAndTheirTracesDecode) {
