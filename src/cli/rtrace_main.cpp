@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
 
   rtrace::cli::RecordOptions record;
   CLI::App* record_app = app.add_subcommand(
-      "record", "Run a program under the tracer (-x PROGRAM ARGS...), or toggle (-t PID)");
+      "record",
+      "Trace a program's memory from its start ([--] PROGRAM ARGS...), or toggle (-t PID)");
   rtrace::cli::add_record_options(*record_app, record);
 
   rtrace::cli::ResolveCommandOptions resolve;

@@ -11,7 +11,7 @@
 namespace {
 
 using rtrace::tracer::GuardScope;
-using rtrace::tracer::traced_allocation;
+using rtrace::tracer::traced_memory_allocation;
 using rtrace::tracer::tracing_now;
 
 using rtrace::tracer::g_real;
@@ -32,7 +32,7 @@ void* traced_new(std::size_t alignment, const char* name, std::size_t size,
   if (!real_operators_ready()) {
     return rtrace::tracer::bootstrap_allocate(size, alignment);
   }
-  return traced_allocation(name, size, return_address, allocate);
+  return traced_memory_allocation(name, size, return_address, allocate);
 }
 
 // The forms that throw: the real nothrow form under the guard, then, only when that failed, the
@@ -50,7 +50,7 @@ void* traced_throwing_new(std::size_t alignment, const char* name, std::size_t s
   if (!tracing_now()) {
     return allocate();  // also libstdc++'s nothrow forms, which call the throwing ones
   }
-  void* pointer = traced_allocation(name, size, return_address, try_allocate);
+  void* pointer = traced_memory_allocation(name, size, return_address, try_allocate);
   return pointer != nullptr ? pointer : allocate();
 }
 
@@ -64,7 +64,7 @@ void traced_delete(const char* name, void* pointer, const void* return_address, 
     return;
   }
   GuardScope guard;
-  rtrace::tracer::ReleaseRecorder recorder(name, pointer, return_address);
+  rtrace::tracer::MemoryRelease recorder(name, pointer, return_address);
   release();
   recorder.commit();
 }

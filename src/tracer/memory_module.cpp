@@ -2,7 +2,6 @@
 // module reports (see ../../../shared/spec/NOTES.md): realloc as a free `realloc(0xold)` then an
 // allocation `realloc(size) = 0xnew`, calloc(n, m) with size n*m, free(NULL) as free(0x0),
 // failed calls not at all. The C++ operators live in cxx_operators.cpp.
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -11,22 +10,15 @@
 #include "tracer/bootstrap_heap.h"
 #include "tracer/decimal.h"
 #include "tracer/memory_tracing.h"
-#include "tracer/real_symbol.h"
 
 namespace rtrace::tracer {
 
 RealAllocator g_real;
 std::uint32_t g_memory_resource = 1;
-std::atomic<bool> g_memory_ready{false};
 
 namespace {
 
-// 0: not started, 1: being set up (by the thread whose t_starting is set), 2: ready.
-std::atomic<int> g_start_state{0};
-thread_local bool t_starting __attribute__((tls_model("initial-exec"))) = false;
-std::atomic<bool> g_resolved{false};
-
-void resolve_real_functions() {
+bool resolve_real_functions() {
   find_real(g_real.malloc, "malloc");
   find_real(g_real.calloc, "calloc");
   find_real(g_real.realloc, "realloc");
@@ -58,87 +50,18 @@ void resolve_real_functions() {
   find_real(g_real.delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
   // free last: its presence says the table is complete.
   find_real(g_real.free, "free");
-  g_resolved.store(g_real.free != nullptr, std::memory_order_release);
+  return g_real.free != nullptr;
 }
 
-std::atomic<bool> g_registered{false};
-
-}  // namespace
-
-// Registers the module with the session, setting the session up first if need be. Left for
-// later (the constructor) while the session's own set-up is under way: that set-up allocates.
-void memory_module_register() {
-  GuardScope guard;
-  const int session = rtrace_bootstrap();
-  if (session < 0 || g_registered.exchange(true)) {
-    return;
-  }
-  if (session == 0) {
-    return;  // not traced: the wrappers only pass the calls on
-  }
+void register_memory_module() {
   rtrace_register_module("memory", 1, 0);
   g_memory_resource = rtrace_register_resource("memory", "memory allocation in bytes", 0);
   rtrace_module_ready();
 }
 
-bool memory_module_start() {
-  if (t_starting) {
-    // A call made while this thread sets the module up: dlsym's own allocations get the
-    // bootstrap heap; the session's set-up, once the table is there, the real allocator (it
-    // runs under the guard, so nothing of it is recorded).
-    return g_resolved.load(std::memory_order_acquire);
-  }
-  int expected = 0;
-  if (!g_start_state.compare_exchange_strong(expected, 1)) {
-    // Another thread is at it: pass the call on untraced when it can be, else bootstrap heap.
-    return g_resolved.load(std::memory_order_acquire);
-  }
-  t_starting = true;
-  resolve_real_functions();
-  if (g_resolved.load()) {
-    memory_module_register();
-    g_memory_ready.store(true, std::memory_order_release);
-  }
-  t_starting = false;
-  g_start_state.store(g_resolved.load() ? 2 : 0);
-  return g_resolved.load();
-}
+}  // namespace
 
-void record_allocation(const char* name, std::size_t size, const void* pointer,
-                       const void* return_address, const RtraceArg* args, std::uint32_t arg_count) {
-  const RtraceCall call{g_memory_resource,
-                        sprtrace::kCallAlloc,
-                        name,
-                        size,
-                        reinterpret_cast<std::uintptr_t>(pointer),
-                        args,
-                        arg_count};
-  rtrace_record(&call, return_address);
-}
-
-ReleaseRecorder::ReleaseRecorder(const char* name, const void* pointer,
-                                 const void* return_address) {
-  const RtraceCall call{g_memory_resource,
-                        sprtrace::kCallFree,
-                        name,
-                        0,
-                        reinterpret_cast<std::uintptr_t>(pointer),
-                        nullptr,
-                        0};
-  if (rtrace_prepare(&call, return_address) != 0) {
-    ticket_ = rtrace_ticket();
-  }
-}
-
-void ReleaseRecorder::commit() {
-  rtrace_publish(ticket_);
-  ticket_ = 0;
-}
-
-void ReleaseRecorder::cancel() {
-  rtrace_cancel(ticket_);
-  ticket_ = 0;
-}
+constinit ModuleStart<MemoryModule> g_memory_start{resolve_real_functions, register_memory_module};
 
 }  // namespace rtrace::tracer
 
@@ -147,9 +70,9 @@ using rtrace::tracer::bootstrap_owns;
 using rtrace::tracer::g_real;
 using rtrace::tracer::GuardScope;
 using rtrace::tracer::memory_module_ready;
-using rtrace::tracer::record_allocation;
-using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::traced_allocation;
+using rtrace::tracer::MemoryRelease;
+using rtrace::tracer::record_memory_allocation;
+using rtrace::tracer::traced_memory_allocation;
 using rtrace::tracer::tracing_now;
 
 namespace {
@@ -185,9 +108,9 @@ void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
       char value[24];
       rtrace::tracer::format_decimal(value, alignment);
       const RtraceArg args[] = {{"alignment", value}};
-      record_allocation(name, size, pointer, return_address, args, 1);
+      record_memory_allocation(name, size, pointer, return_address, args, 1);
     } else {
-      record_allocation(name, size, pointer, return_address);
+      record_memory_allocation(name, size, pointer, return_address);
     }
   }
   return pointer;
@@ -204,11 +127,11 @@ void* traced_reallocation(const char* name, void* old, std::size_t size, const v
   if (old == nullptr) {
     void* pointer = reallocate();
     if (pointer != nullptr) {
-      record_allocation(name, size, pointer, return_address);
+      record_memory_allocation(name, size, pointer, return_address);
     }
     return pointer;
   }
-  ReleaseRecorder release(name, old, return_address);
+  MemoryRelease release(name, old, return_address);
   void* pointer = reallocate();
   if (pointer != nullptr || size == 0) {
     release.commit();
@@ -216,7 +139,7 @@ void* traced_reallocation(const char* name, void* old, std::size_t size, const v
     release.cancel();
   }
   if (pointer != nullptr) {
-    record_allocation(name, size, pointer, return_address);
+    record_memory_allocation(name, size, pointer, return_address);
   }
   return pointer;
 }
@@ -237,16 +160,16 @@ RTRACE_EXPORT void* malloc(std::size_t size) {
   if (!memory_module_ready() || g_real.malloc == nullptr) {
     return bootstrap_allocate(size, 16);
   }
-  return traced_allocation("malloc", size, __builtin_return_address(0),
-                           [&] { return g_real.malloc(size); });
+  return traced_memory_allocation("malloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.malloc(size); });
 }
 
 RTRACE_EXPORT void* calloc(std::size_t count, std::size_t size) {
   if (!memory_module_ready() || g_real.calloc == nullptr) {
     return bootstrap_zeroed(count, size);
   }
-  return traced_allocation("calloc", count * size, __builtin_return_address(0),
-                           [&] { return g_real.calloc(count, size); });
+  return traced_memory_allocation("calloc", count * size, __builtin_return_address(0),
+                                  [&] { return g_real.calloc(count, size); });
 }
 
 RTRACE_EXPORT void* realloc(void* old, std::size_t size) {
@@ -285,7 +208,7 @@ RTRACE_EXPORT void free(void* pointer) {
     return;
   }
   GuardScope guard;
-  ReleaseRecorder release("free", pointer, __builtin_return_address(0));
+  MemoryRelease release("free", pointer, __builtin_return_address(0));
   g_real.free(pointer);
   release.commit();
 }
@@ -304,8 +227,8 @@ RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size
     char value[24];
     rtrace::tracer::format_decimal(value, alignment);
     const RtraceArg args[] = {{"alignment", value}};
-    record_allocation("posix_memalign", size, *result, __builtin_return_address(0), args,
-                      rtrace_wants_args() != 0 ? 1 : 0);
+    record_memory_allocation("posix_memalign", size, *result, __builtin_return_address(0), args,
+                             rtrace_wants_args() != 0 ? 1 : 0);
   }
   return status;
 }
@@ -329,16 +252,16 @@ RTRACE_EXPORT void* valloc(std::size_t size) {
   if (!memory_module_ready() || g_real.valloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
-  return traced_allocation("valloc", size, __builtin_return_address(0),
-                           [&] { return g_real.valloc(size); });
+  return traced_memory_allocation("valloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.valloc(size); });
 }
 
 RTRACE_EXPORT void* pvalloc(std::size_t size) {
   if (!memory_module_ready() || g_real.pvalloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
-  return traced_allocation("pvalloc", size, __builtin_return_address(0),
-                           [&] { return g_real.pvalloc(size); });
+  return traced_memory_allocation("pvalloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.pvalloc(size); });
 }
 }
 
@@ -346,9 +269,7 @@ namespace {
 
 // Usually a no-op: the first allocation of the process set the module up already.
 __attribute__((constructor)) void memory_module_init() {
-  if (memory_module_ready()) {
-    rtrace::tracer::memory_module_register();
-  }
+  rtrace::tracer::g_memory_start.finish_registration();
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// What the memory module's C functions and C++ operators share: the real allocator and the
-// helpers that record allocations and releases.
+// What the memory module's C functions and C++ operators share: the real allocator, the module's
+// start, and the SDK's record helpers bound to the memory resource.
 #pragma once
 
 #include <atomic>
@@ -7,8 +7,7 @@
 #include <cstdint>
 #include <new>
 
-#include "formats/sprtrace_binary/protocol.h"
-#include "tracer/tracer_api.h"
+#include "tracer/module_sdk.h"
 
 namespace rtrace::tracer {
 
@@ -53,67 +52,37 @@ struct RealAllocator {
 extern RealAllocator g_real;
 extern std::uint32_t g_memory_resource;
 
-extern std::atomic<bool> g_memory_ready;
-// The slow path of memory_module_ready.
-bool memory_module_start();
-// Registers the module with the session once (memory_module_ready does it; the constructor
-// again, in case the session was being set up then).
-void memory_module_register();
+struct MemoryModule;  // the module's tag for ModuleStart
+extern ModuleStart<MemoryModule> g_memory_start;
 
-// True when the wrappers can call g_real. The first call of the process sets the module up:
-// finds the real functions, sets up the session (rtrace_bootstrap) and registers the module, so
-// that even what other libraries' constructors allocate before ours ran is recorded. False only
-// while the real functions are being found on this thread (dlsym allocates): the caller then
-// serves the bootstrap heap.
+// True when the wrappers can call g_real (see ModuleStart::ready). False only while the real
+// functions are being found on this thread: the caller then serves the bootstrap heap.
 inline bool memory_module_ready() {
-  return __builtin_expect(g_memory_ready.load(std::memory_order_acquire), 1) ||
-         memory_module_start();
+  return g_memory_start.ready();
 }
 
-void record_allocation(const char* name, std::size_t size, const void* pointer,
-                       const void* return_address, const RtraceArg* args = nullptr,
-                       std::uint32_t arg_count = 0);
+inline void record_memory_allocation(const char* name, std::size_t size, const void* pointer,
+                                     const void* return_address, const RtraceArg* args = nullptr,
+                                     std::uint32_t arg_count = 0) {
+  record_allocation(g_memory_resource, name, size, reinterpret_cast<std::uintptr_t>(pointer),
+                    return_address, args, arg_count);
+}
+
+template <typename Allocate>
+void* traced_memory_allocation(const char* name, std::size_t size, const void* return_address,
+                               Allocate&& allocate) {
+  return traced_allocation(g_memory_resource, name, size, return_address, allocate);
+}
+
+// The release of `pointer` (see ReleaseRecorder).
+class MemoryRelease : public ReleaseRecorder {
+ public:
+  MemoryRelease(const char* name, const void* pointer, const void* return_address)
+      : ReleaseRecorder(g_memory_resource, name, reinterpret_cast<std::uintptr_t>(pointer),
+                        return_address) {}
+};
 
 // Writes `value` in decimal into `out` (24 bytes are enough).
 void format_decimal(char* out, std::uint64_t value);
-
-// An allocation by `allocate` (which returns the pointer), recorded under `name`. The real
-// allocator runs under the re-entrancy guard, so what it allocates inside is not recorded twice.
-template <typename Allocate>
-void* traced_allocation(const char* name, std::size_t size, const void* return_address,
-                        Allocate&& allocate) {
-  if (!tracing_now()) {
-    return allocate();
-  }
-  GuardScope guard;
-  void* pointer = allocate();
-  if (pointer != nullptr) {
-    record_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
-}
-
-// A release: prepares its record (with -A, its backtrace) and takes the ordering ticket on
-// construction, i.e. BEFORE the real release, so that whoever gets the memory next is ordered
-// after it.
-class ReleaseRecorder {
- public:
-  ReleaseRecorder(const char* name, const void* pointer, const void* return_address);
-  ReleaseRecorder(const ReleaseRecorder&) = delete;
-  ReleaseRecorder& operator=(const ReleaseRecorder&) = delete;
-  ~ReleaseRecorder() {
-    if (ticket_ != 0) {
-      cancel();
-    }
-  }
-
-  // The release happened: write the record.
-  void commit();
-  // The release did not happen (a failed realloc).
-  void cancel();
-
- private:
-  std::uint64_t ticket_ = 0;
-};
 
 }  // namespace rtrace::tracer

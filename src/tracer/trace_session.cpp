@@ -98,13 +98,23 @@ void drain_locked(std::uint64_t bound) {
   }
 }
 
-// Drains now unless another thread is at it.
-void drain_if_free() {
-  if (drain_try_lock()) {
+// Drains now unless another thread is at it; for the program's own threads (a full ring,
+// unbuffered mode, a new thread). Signals stay blocked meanwhile: a handler that ends the process
+// (_exit, a crash) must find the drain lock free to write everything out, never a half-done
+// write of its own thread.
+bool drain_if_free() {
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  const bool locked = drain_try_lock();
+  if (locked) {
     drain_locked(safe_bound(nullptr));
     flush_output();
     drain_unlock();
   }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return locked;
 }
 
 // ---- session start and stop -----------------------------------------------------------------
@@ -312,10 +322,7 @@ char* reserve(EventRing& ring, std::size_t max_payload) {
       return nullptr;
     }
     wake_control_thread();
-    if (attempt > 0 && drain_try_lock()) {
-      drain_locked(safe_bound(nullptr));
-      flush_output();
-      drain_unlock();
+    if (attempt > 0 && drain_if_free()) {
       continue;
     }
     wait_for_merge(merges, 2);
@@ -327,11 +334,7 @@ void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
   ring.publish(ticket, length);
   release_ticket(ring);
   if (!g_options.buffered) {
-    if (drain_try_lock()) {
-      drain_locked(safe_bound(nullptr));
-      flush_output();
-      drain_unlock();
-    }
+    drain_if_free();
     return;
   }
   // Wake the drainer early, once per filling, so that it writes while we go on.
@@ -502,7 +505,7 @@ bool initialize() {
   }
   g_heap_bottom = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   g_expected_modules = count_preloaded_modules();
-  rings_init(drain_if_free);
+  rings_init([] { drain_if_free(); });
   ::pthread_atfork(before_fork, after_fork_parent, after_fork_child);
   init_unwinder();
   init_clock();
