@@ -276,8 +276,8 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   app.add_flag("-q,--quiet", o.quiet, "No informational messages or warnings");
   app.footer(
       "Exit status: that of the traced program (128+N when signal N ended it); 1 when a trace\n"
-      "could not be written (and the program succeeded) or the recorder failed; 2 bad options;\n"
-      "127 when the program is not found, 126 when it cannot be started.");
+      "could not be written or nothing was traced (and the program succeeded) or the recorder\n"
+      "failed; 2 bad options; 127 when the program is not found, 126 when it cannot be started.");
 }
 
 int run_record(const RecordOptions& options, std::vector<std::string> command) {
