@@ -16,6 +16,7 @@
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
 #include "rtrace/version.h"
+#include "tracer/options.h"
 
 namespace rtrace::cli {
 namespace {
@@ -47,7 +48,7 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
 recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   recorder::TracerSettings s;
   s.depth = o.depth;
-  s.start = o.start;
+  s.start = o.compatible ? o.start : !o.wait_for_toggle;
   s.free_backtraces = o.free_backtraces;
   s.timestamps = !o.no_timestamps;
   s.sizes = parse_sizes(o.sizes);
@@ -101,7 +102,8 @@ recorder::TraceConverter text_converter(const ProcessOptions& options) {
 recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::string> command) {
   recorder::RecordRequest request;
   request.command = std::move(command);
-  request.modules = o.modules;
+  // rtrace record traces memory unless told which modules; sp-rtrace loads only what -e names.
+  request.modules = o.modules.empty() && !o.compatible ? "memory" : o.modules;
   request.module_directory = recorder::module_directory();
   request.tracer = tracer_settings(o);
   request.managed = o.managed;
@@ -133,7 +135,7 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
 
 int launch(const RecordOptions& o, std::vector<std::string> command) {
   if (command.empty()) {
-    throw UsageError("no program to trace (give it after -x)");
+    throw UsageError("no program to trace (give it after the options, or after -x or --)");
   }
   // Without -x an unknown option ends up here, taken for the program: say what it is.
   if (!o.execute && command[0].starts_with('-')) {
@@ -141,6 +143,15 @@ int launch(const RecordOptions& o, std::vector<std::string> command) {
   }
   const recorder::RecordRequest request = record_request(o, std::move(command));
   const recorder::RecordResult result = recorder::record(request);
+  if (!result.traced) {
+    // Never a silent, empty result: say why there is no trace, and fail.
+    fmt::print(stderr, "rtrace: {} was not traced: {}\n", request.command.front(),
+               request.tracer.start
+                   ? "the tracer did not start in it (a statically linked or set-uid program "
+                     "ignores LD_PRELOAD)"
+                   : "tracing was never toggled on (rtrace record -t PID)");
+    return result.exit_status != 0 ? result.exit_status : 1;
+  }
   if (!result.all_recorded && result.exit_status == 0) {
     return 1;
   }
@@ -180,15 +191,51 @@ int list() {
   return 0;
 }
 
+// `--` ends the options. CLI11 hands a subcommand's `--` back to the parent app, which would then
+// take the program for an argument of its own, unless the subcommand still has a positional to
+// fill: this one, which accepts arguments only once `--` was seen (the parse keeps it in
+// remaining()). Before `--` the first argument that is not an option ends the options anyway.
+void add_end_of_options(CLI::App& app, RecordOptions& o) {
+  app.validate_positionals();
+  app.add_option("PROGRAM", o.after_end_of_options, "The program to trace and its arguments")
+      ->check(CLI::Validator(
+          [&app](const std::string&) {
+            const std::vector<std::string> seen = app.remaining();
+            return std::find(seen.begin(), seen.end(), "--") != seen.end() ? std::string()
+                                                                           : std::string("-");
+          },
+          ""));
+}
+
+// The program and its arguments, from what the parse left.
+std::vector<std::string> program_command(const RecordOptions& o, std::vector<std::string> rest) {
+  if (!rest.empty() && rest.front() == "--") {
+    rest.erase(rest.begin());
+  }
+  rest.insert(rest.end(), o.after_end_of_options.begin(), o.after_end_of_options.end());
+  return rest;
+}
+
 }  // namespace
 
 void add_record_options(CLI::App& app, RecordOptions& o) {
   app.prefix_command();
   app.add_flag("-x,--execute", o.execute,
                "Start the program that follows, with its arguments (everything after -x)");
-  app.add_flag("-s,--start", o.start, "Trace from the start (default: wait for the toggle signal)");
+  if (o.compatible) {
+    app.add_flag("-s,--start", o.start,
+                 "Trace from the start (default: wait for the toggle signal)");
+  } else {
+    app.add_flag("-s,--start", o.start, "Trace from the start (the default)");
+    app.add_flag("-w,--wait", o.wait_for_toggle,
+                 "Start with tracing off; rtrace record -t PID toggles it")
+        ->excludes("-s");
+  }
   app.add_option("-e,--preload", o.modules,
-                 "Tracing modules, by alias or file name, separated by ':' (e.g. memory)")
+                 o.compatible ? "Tracing modules, by alias or file name, separated by ':' (e.g. "
+                                "memory)"
+                              : "Tracing modules, by alias or file name, separated by ':' "
+                                "(default: memory)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
@@ -202,8 +249,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   app.add_flag("-m,--manage-preproc", o.managed,
                "Managed mode: each traced process writes its own trace files (no recorder "
                "connection; for children and programs that own the terminal)");
-  app.add_option("-b,--backtrace-depth", o.depth, "Frames per backtrace (default 10, 0 = none)")
-      ->check(CLI::Range(0U, 1024U))
+  app.add_option("-b,--backtrace-depth", o.depth,
+                 "Frames per backtrace (default 10, 0 = none, at most 256)")
+      ->check(CLI::Range(0U, tracer::TracerOptions::kMaxDepth))
       ->option_text("N");
   app.add_flag("-A,--backtrace-all", o.free_backtraces, "Backtraces for frees too");
   app.add_flag("-T,--disable-timestamps", o.no_timestamps, "No timestamps in call records");
@@ -216,16 +264,18 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   app.add_option("-S,--toggle-signal", o.signal,
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")
       ->option_text("SIGNAL");
-  app.add_option("-t,--toggle", o.toggle_pid, "Toggle tracing of a running traced process")
+  app.add_option("-t,--toggle", o.toggle_pid,
+                 "Toggle tracing of a running traced process (its pid, or its recorder's)")
       ->option_text("PID");
   app.add_flag("-f,--follow-forks", o.follow_forks,
                "Trace forked children too; with -t toggle them as well");
+  add_end_of_options(app, o);
   app.add_flag("-l,--list", o.list, "List the tracing modules");
   app.add_flag("-q,--quiet", o.quiet, "No informational messages or warnings");
   app.footer(
       "Exit status: that of the traced program (128+N when signal N ended it); 1 when a trace\n"
-      "could not be written (and the program succeeded) or the recorder failed; 2 bad options;\n"
-      "127 when the program is not found, 126 when it cannot be started.");
+      "could not be written or nothing was traced (and the program succeeded) or the recorder\n"
+      "failed; 2 bad options; 127 when the program is not found, 126 when it cannot be started.");
 }
 
 int run_record(const RecordOptions& options, std::vector<std::string> command) {
@@ -236,7 +286,7 @@ int run_record(const RecordOptions& options, std::vector<std::string> command) {
     if (options.toggle_pid) {
       return toggle(options);
     }
-    return launch(options, std::move(command));
+    return launch(options, program_command(options, std::move(command)));
   } catch (const UsageError& error) {
     return report_error(error, 2);
   } catch (const std::invalid_argument& error) {

@@ -10,9 +10,13 @@
 namespace rtrace::cli {
 
 struct RecordOptions {
+  // sp-rtrace: the original's defaults (tracing waits for the toggle signal unless -s; only the
+  // modules -e names). `rtrace record` traces memory from the start unless told otherwise.
+  bool compatible = false;
   // Launch (-x command ...).
   bool execute = false;
   bool start = false;
+  bool wait_for_toggle = false;  // rtrace record --wait: tracing off until toggled
   std::string modules;
   std::optional<std::string> output;  // a directory, or "stdout"
   std::optional<std::string> postproc;
@@ -28,17 +32,20 @@ struct RecordOptions {
   std::optional<int> toggle_pid;
   bool follow_forks = false;
   std::string signal = "SIGUSR1";
+  // The program and its arguments when they follow `--` (see add_record_options).
+  std::vector<std::string> after_end_of_options;
   // Other.
   bool list = false;
   bool quiet = false;
 };
 
-// Declares the options on `app` (the same for `rtrace record` and `sp-rtrace`). The command to
-// trace is what follows -x (or `--`, or the first argument that is not an option): `app` is made
-// a prefix command, so everything from there on is left in app.remaining().
+// Declares the options on `app` (those of `sp-rtrace` when options.compatible is set). The
+// command to trace is what follows -x (or `--`, or the first argument that is not an option):
+// `app` is made a prefix command, so everything from there on is left in app.remaining().
 void add_record_options(CLI::App& app, RecordOptions& options);
 
-// Runs what the options ask for; `command` is app.remaining(). Returns the exit status.
+// Runs what the options ask for; `command` is app.remaining() (the program and its arguments,
+// wherever the parse left them). Returns the exit status.
 int run_record(const RecordOptions& options, std::vector<std::string> command);
 
 }  // namespace rtrace::cli

@@ -14,6 +14,7 @@ int run(int argc, char** argv) {
       "  sp-rtrace [-f] [-S SIGNAL] -t PID\n"
       "  sp-rtrace -l"};
   rtrace::cli::RecordOptions options;
+  options.compatible = true;
   rtrace::cli::add_record_options(app, options);
   try {
     app.parse(argc, argv);

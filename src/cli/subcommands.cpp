@@ -22,7 +22,7 @@ std::function<int()> setup_record(CLI::App& app) {
 const auto kSubcommands = std::to_array<Subcommand>({
     {"process", "Convert and filter a trace (any supported format) into the text protocol",
      setup_process},
-    {"record", "Run a program under the tracer (-x PROGRAM ARGS...), or toggle (-t PID)",
+    {"record", "Trace a program's memory from its start ([--] PROGRAM ARGS...), or toggle (-t PID)",
      setup_record},
     {"resolve", "Name backtrace addresses: function, source file and line (text protocol out)",
      setup_resolve},

@@ -14,6 +14,7 @@
 #include "recorder/private_socket.h"
 #include "recorder/raw_trace_handler.h"
 #include "recorder/trace_server.h"
+#include "tracer/environment.h"
 
 namespace rtrace::recorder {
 namespace {
@@ -80,6 +81,8 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
       {"LD_PRELOAD",
        preload_value(request.module_directory, request.modules, existing ? existing : ""), false},
       {"RTRACE_OPTIONS", format_tracer_options(tracer), false},
+      // Unclaimed: the first traced process writes its pid over the zeros (see environment.h).
+      {tracer::kRootPidVariable, std::string(tracer::kRootPidWidth, '0'), false},
   };
   if (socket_path != nullptr) {
     changes.push_back({"RTRACE_SOCKET", *socket_path, false});
@@ -110,7 +113,7 @@ RecordResult record_managed(const RecordRequest& request, const std::string& dir
   const SignalPolicy signals;
   TracedProcess target(request.command, environment);
   g_target_pid = target.pid();
-  return {target.wait(), true};
+  return {target.wait(), true, true};
 }
 
 }  // namespace
@@ -129,7 +132,7 @@ RecordResult record(const RecordRequest& request) {
   TracedProcess target(request.command, environment);
   g_target_pid = target.pid();
   const ServeResult served = serve(socket, target, *handler);
-  return {served.exit_status, served.all_recorded};
+  return {served.exit_status, served.all_recorded, served.connections > 0};
 }
 
 }  // namespace rtrace::recorder

@@ -27,6 +27,9 @@ struct RecordRequest {
 struct RecordResult {
   int exit_status = 0;  // the traced program's: its exit status, or 128 + N for signal N
   bool all_recorded = true;
+  // False when no process ever connected: the tracer never started in the program (never told
+  // to, or it ignores LD_PRELOAD: statically linked, set-uid). Always true in managed mode.
+  bool traced = true;
 };
 
 // Throws std::invalid_argument for a request that cannot work (unknown module, no main module,

@@ -30,6 +30,21 @@ std::string proc(pid_t pid, std::string_view entry) {
   return "/proc/" + std::to_string(pid) + "/" + std::string(entry);
 }
 
+std::vector<pid_t> direct_children(pid_t pid) {
+  std::vector<pid_t> found;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator(proc(pid, "task"), error)) {
+    std::ifstream children(task.path() / "children");
+    pid_t child = 0;
+    while (children >> child) {
+      if (std::find(found.begin(), found.end(), child) == found.end()) {
+        found.push_back(child);
+      }
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 std::optional<int> parse_signal(const std::string& text) {
@@ -88,20 +103,44 @@ std::vector<pid_t> descendants(pid_t pid) {
   return found;
 }
 
-std::vector<pid_t> toggle_tracing(pid_t pid, int signal, bool follow_forks) {
-  if (!is_traced(pid)) {
+namespace {
+
+// The traced processes `pid` stands for: itself, or, when it is a recorder (or any untraced
+// parent), the traced processes among its children.
+std::vector<pid_t> traced_processes(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) {
+    throw std::runtime_error("process " + std::to_string(pid) + ": no such process");
+  }
+  if (is_traced(pid)) {
+    return {pid};
+  }
+  std::vector<pid_t> children;
+  for (const pid_t child : direct_children(pid)) {
+    if (is_traced(child)) {
+      children.push_back(child);
+    }
+  }
+  if (children.empty()) {
     throw std::runtime_error("process " + std::to_string(pid) +
                              " is not traced (start it with rtrace record)");
   }
+  return children;
+}
+
+}  // namespace
+
+std::vector<pid_t> toggle_tracing(pid_t pid, int signal, bool follow_forks) {
   std::vector<pid_t> signalled;
-  if (::kill(pid, signal) != 0) {
-    throw std::runtime_error("process " + std::to_string(pid) + ": " + ::strerror(errno));
-  }
-  signalled.push_back(pid);
-  if (follow_forks) {
-    for (const pid_t child : descendants(pid)) {
-      if (is_traced(child) && ::kill(child, signal) == 0) {
-        signalled.push_back(child);
+  for (const pid_t target : traced_processes(pid)) {
+    if (::kill(target, signal) != 0) {
+      throw std::runtime_error("process " + std::to_string(target) + ": " + ::strerror(errno));
+    }
+    signalled.push_back(target);
+    if (follow_forks) {
+      for (const pid_t child : descendants(target)) {
+        if (is_traced(child) && ::kill(child, signal) == 0) {
+          signalled.push_back(child);
+        }
       }
     }
   }

@@ -18,9 +18,10 @@ bool is_traced(pid_t pid);
 // The children of `pid`, and theirs, from /proc/<pid>/task/*/children.
 std::vector<pid_t> descendants(pid_t pid);
 
-// Sends `signal` to `pid` and, with `follow_forks`, to its traced descendants. Returns the
-// processes signalled. Throws std::runtime_error when `pid` is not a traced process or cannot be
-// signalled.
+// Sends `signal` to `pid` and, with `follow_forks`, to its traced descendants. `pid` may also be
+// the recorder's (or any untraced parent's): its traced children are signalled then. Returns the
+// processes signalled. Throws std::runtime_error when `pid` does not exist ("no such process"),
+// neither is nor has a traced child, or cannot be signalled.
 std::vector<pid_t> toggle_tracing(pid_t pid, int signal, bool follow_forks);
 
 }  // namespace rtrace::recorder

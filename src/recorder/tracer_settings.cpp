@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "tracer/options.h"
+
 namespace rtrace::recorder {
 namespace {
 
@@ -15,21 +17,26 @@ char flag(bool on) {
 }  // namespace
 
 std::string format_tracer_options(const TracerSettings& s) {
+  namespace key = tracer::option_key;
+  if (s.depth > tracer::TracerOptions::kMaxDepth) {
+    throw std::invalid_argument(fmt::format("backtrace depth {} is more than the tracer takes ({})",
+                                            s.depth, tracer::TracerOptions::kMaxDepth));
+  }
   std::string text = fmt::format(
-      "depth={},start={},signal={},free-backtraces={},timestamps={},buffered={},follow-forks={},"
-      "args={}",
-      s.depth, flag(s.start), s.signal, flag(s.free_backtraces), flag(s.timestamps),
-      flag(s.buffered), flag(s.follow_forks), flag(s.arguments));
+      "{}={},{}={},{}={},{}={},{}={},{}={},{}={},{}={}", key::kDepth, s.depth, key::kStart,
+      flag(s.start), key::kSignal, s.signal, key::kFreeBacktraces, flag(s.free_backtraces),
+      key::kTimestamps, flag(s.timestamps), key::kBuffered, flag(s.buffered), key::kFollowForks,
+      flag(s.follow_forks), key::kArgs, flag(s.arguments));
   // The list separator is ';' because ',' separates the keys.
   if (!s.sizes.empty()) {
-    text += fmt::format(",sizes={}", fmt::join(s.sizes, ";"));
+    text += fmt::format(",{}={}", key::kSizes, fmt::join(s.sizes, ";"));
   }
   if (s.managed) {
     if (s.managed->find(',') != std::string::npos) {
       throw std::invalid_argument(*s.managed +
                                   ": a managed-mode output directory must not contain ','");
     }
-    text += ",managed=" + *s.managed;
+    text += fmt::format(",{}={}", key::kManaged, *s.managed);
   }
   return text;
 }

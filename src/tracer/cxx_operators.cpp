@@ -2,8 +2,6 @@
 // name so that a mismatch (new[] released by free or delete) shows in the trace. The real
 // operators (libstdc++'s, which call malloc) run under the re-entrancy guard, so their inner
 // malloc/free are not recorded a second time.
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <new>
 
@@ -13,17 +11,52 @@
 namespace {
 
 using rtrace::tracer::GuardScope;
-using rtrace::tracer::traced_allocation;
+using rtrace::tracer::traced_memory_allocation;
 using rtrace::tracer::tracing_now;
 
-template <typename Function>
-Function real_operator(const char* symbol) {
-  return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, symbol));
+using rtrace::tracer::g_real;
+
+// Our own (empty) tag object: std::nothrow lives in libstdc++, which the tracer does not link.
+constexpr std::nothrow_t kNoThrow{};
+
+// The real operators are found with the C allocator (memory_module_ready); an operator called
+// before that (by another library's constructor) sets the module up.
+bool real_operators_ready() {
+  return rtrace::tracer::memory_module_ready() && g_real.new_ != nullptr;
+}
+
+// An allocation by a real operator (the bootstrap heap while the operators are being found).
+template <typename Allocate>
+void* traced_new(std::size_t alignment, const char* name, std::size_t size,
+                 const void* return_address, Allocate&& allocate) {
+  if (!real_operators_ready()) {
+    return rtrace::tracer::bootstrap_allocate(size, alignment);
+  }
+  return traced_memory_allocation(name, size, return_address, allocate);
+}
+
+// The forms that throw: the real nothrow form under the guard, then, only when that failed, the
+// throwing form outside it, to throw what it throws (std::bad_alloc, or whatever the program's
+// new handler throws). The tracer is built without exceptions, so that it brings no C++ runtime
+// into C programs (libstdc++'s start-up allocations would show in their traces): nothing may be
+// unwound through a frame that holds the guard.
+template <typename TryAllocate, typename Allocate>
+void* traced_throwing_new(std::size_t alignment, const char* name, std::size_t size,
+                          const void* return_address, TryAllocate&& try_allocate,
+                          Allocate&& allocate) {
+  if (!real_operators_ready()) {
+    return rtrace::tracer::bootstrap_allocate(size, alignment);
+  }
+  if (!tracing_now()) {
+    return allocate();  // also libstdc++'s nothrow forms, which call the throwing ones
+  }
+  void* pointer = traced_memory_allocation(name, size, return_address, try_allocate);
+  return pointer != nullptr ? pointer : allocate();
 }
 
 template <typename Release>
 void traced_delete(const char* name, void* pointer, const void* return_address, Release&& release) {
-  if (rtrace::tracer::bootstrap_owns(pointer)) {
+  if (rtrace::tracer::bootstrap_owns(pointer) || !real_operators_ready()) {
     return;
   }
   if (!tracing_now()) {
@@ -31,148 +64,126 @@ void traced_delete(const char* name, void* pointer, const void* return_address, 
     return;
   }
   GuardScope guard;
-  rtrace::tracer::ReleaseRecorder recorder(name, pointer, return_address);
+  rtrace::tracer::MemoryRelease recorder(name, pointer, return_address);
   release();
   recorder.commit();
 }
-
-using New = void* (*)(std::size_t);
-using NewNothrow = void* (*)(std::size_t, const std::nothrow_t&);
-using NewAligned = void* (*)(std::size_t, std::align_val_t);
-using NewAlignedNothrow = void* (*)(std::size_t, std::align_val_t, const std::nothrow_t&);
-using Delete = void (*)(void*);
-using DeleteSized = void (*)(void*, std::size_t);
-using DeleteNothrow = void (*)(void*, const std::nothrow_t&);
-using DeleteAligned = void (*)(void*, std::align_val_t);
-using DeleteSizedAligned = void (*)(void*, std::size_t, std::align_val_t);
-using DeleteAlignedNothrow = void (*)(void*, std::align_val_t, const std::nothrow_t&);
 
 }  // namespace
 
 #define RTRACE_RA __builtin_return_address(0)
 
 RTRACE_EXPORT void* operator new(std::size_t size) {
-  static const auto real = real_operator<New>("_Znwm");
-  return traced_allocation("operator new(unsigned long)", size, RTRACE_RA,
-                           [&] { return real(size); });
+  return traced_throwing_new(
+      16, "operator new(unsigned long)", size, RTRACE_RA,
+      [&] { return g_real.new_nothrow(size, kNoThrow); }, [&] { return g_real.new_(size); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size) {
-  static const auto real = real_operator<New>("_Znam");
-  return traced_allocation("operator new[](unsigned long)", size, RTRACE_RA,
-                           [&] { return real(size); });
+  return traced_throwing_new(
+      16, "operator new[](unsigned long)", size, RTRACE_RA,
+      [&] { return g_real.new_array_nothrow(size, kNoThrow); },
+      [&] { return g_real.new_array(size); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<NewNothrow>("_ZnwmRKSt9nothrow_t");
-  return traced_allocation("operator new(unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
-                           [&] { return real(size, tag); });
+  return traced_new(16, "operator new(unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
+                    [&] { return g_real.new_nothrow(size, tag); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<NewNothrow>("_ZnamRKSt9nothrow_t");
-  return traced_allocation("operator new[](unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
-                           [&] { return real(size, tag); });
+  return traced_new(16, "operator new[](unsigned long, std::nothrow_t const&)", size, RTRACE_RA,
+                    [&] { return g_real.new_array_nothrow(size, tag); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, std::align_val_t alignment) {
-  static const auto real = real_operator<NewAligned>("_ZnwmSt11align_val_t");
-  return traced_allocation("operator new(unsigned long, std::align_val_t)", size, RTRACE_RA,
-                           [&] { return real(size, alignment); });
+  return traced_throwing_new(
+      static_cast<std::size_t>(alignment), "operator new(unsigned long, std::align_val_t)", size,
+      RTRACE_RA, [&] { return g_real.new_aligned_nothrow(size, alignment, kNoThrow); },
+      [&] { return g_real.new_aligned(size, alignment); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, std::align_val_t alignment) {
-  static const auto real = real_operator<NewAligned>("_ZnamSt11align_val_t");
-  return traced_allocation("operator new[](unsigned long, std::align_val_t)", size, RTRACE_RA,
-                           [&] { return real(size, alignment); });
+  return traced_throwing_new(
+      static_cast<std::size_t>(alignment), "operator new[](unsigned long, std::align_val_t)", size,
+      RTRACE_RA, [&] { return g_real.new_array_aligned_nothrow(size, alignment, kNoThrow); },
+      [&] { return g_real.new_array_aligned(size, alignment); });
 }
 
 RTRACE_EXPORT void* operator new(std::size_t size, std::align_val_t alignment,
                                  const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<NewAlignedNothrow>("_ZnwmSt11align_val_tRKSt9nothrow_t");
-  return traced_allocation("operator new(unsigned long, std::align_val_t, std::nothrow_t const&)",
-                           size, RTRACE_RA, [&] { return real(size, alignment, tag); });
+  return traced_new(static_cast<std::size_t>(alignment),
+                    "operator new(unsigned long, std::align_val_t, std::nothrow_t const&)", size,
+                    RTRACE_RA, [&] { return g_real.new_aligned_nothrow(size, alignment, tag); });
 }
 
 RTRACE_EXPORT void* operator new[](std::size_t size, std::align_val_t alignment,
                                    const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<NewAlignedNothrow>("_ZnamSt11align_val_tRKSt9nothrow_t");
-  return traced_allocation("operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)",
-                           size, RTRACE_RA, [&] { return real(size, alignment, tag); });
+  return traced_new(static_cast<std::size_t>(alignment),
+                    "operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)", size,
+                    RTRACE_RA,
+                    [&] { return g_real.new_array_aligned_nothrow(size, alignment, tag); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer) noexcept {
-  static const auto real = real_operator<Delete>("_ZdlPv");
-  traced_delete("operator delete(void*)", pointer, RTRACE_RA, [&] { real(pointer); });
+  traced_delete("operator delete(void*)", pointer, RTRACE_RA, [&] { g_real.delete_(pointer); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer) noexcept {
-  static const auto real = real_operator<Delete>("_ZdaPv");
-  traced_delete("operator delete[](void*)", pointer, RTRACE_RA, [&] { real(pointer); });
+  traced_delete("operator delete[](void*)", pointer, RTRACE_RA,
+                [&] { g_real.delete_array(pointer); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer, std::size_t size) noexcept {
-  static const auto real = real_operator<DeleteSized>("_ZdlPvm");
   traced_delete("operator delete(void*, unsigned long)", pointer, RTRACE_RA,
-                [&] { real(pointer, size); });
+                [&] { g_real.delete_sized(pointer, size); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer, std::size_t size) noexcept {
-  static const auto real = real_operator<DeleteSized>("_ZdaPvm");
   traced_delete("operator delete[](void*, unsigned long)", pointer, RTRACE_RA,
-                [&] { real(pointer, size); });
+                [&] { g_real.delete_array_sized(pointer, size); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer, const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<DeleteNothrow>("_ZdlPvRKSt9nothrow_t");
   traced_delete("operator delete(void*, std::nothrow_t const&)", pointer, RTRACE_RA,
-                [&] { real(pointer, tag); });
+                [&] { g_real.delete_nothrow(pointer, tag); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer, const std::nothrow_t& tag) noexcept {
-  static const auto real = real_operator<DeleteNothrow>("_ZdaPvRKSt9nothrow_t");
   traced_delete("operator delete[](void*, std::nothrow_t const&)", pointer, RTRACE_RA,
-                [&] { real(pointer, tag); });
+                [&] { g_real.delete_array_nothrow(pointer, tag); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer, std::align_val_t alignment) noexcept {
-  static const auto real = real_operator<DeleteAligned>("_ZdlPvSt11align_val_t");
   traced_delete("operator delete(void*, std::align_val_t)", pointer, RTRACE_RA,
-                [&] { real(pointer, alignment); });
+                [&] { g_real.delete_aligned(pointer, alignment); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer, std::align_val_t alignment) noexcept {
-  static const auto real = real_operator<DeleteAligned>("_ZdaPvSt11align_val_t");
   traced_delete("operator delete[](void*, std::align_val_t)", pointer, RTRACE_RA,
-                [&] { real(pointer, alignment); });
+                [&] { g_real.delete_array_aligned(pointer, alignment); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer, std::size_t size,
                                    std::align_val_t alignment) noexcept {
-  static const auto real = real_operator<DeleteSizedAligned>("_ZdlPvmSt11align_val_t");
   traced_delete("operator delete(void*, unsigned long, std::align_val_t)", pointer, RTRACE_RA,
-                [&] { real(pointer, size, alignment); });
+                [&] { g_real.delete_sized_aligned(pointer, size, alignment); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer, std::size_t size,
                                      std::align_val_t alignment) noexcept {
-  static const auto real = real_operator<DeleteSizedAligned>("_ZdaPvmSt11align_val_t");
   traced_delete("operator delete[](void*, unsigned long, std::align_val_t)", pointer, RTRACE_RA,
-                [&] { real(pointer, size, alignment); });
+                [&] { g_real.delete_array_sized_aligned(pointer, size, alignment); });
 }
 
 RTRACE_EXPORT void operator delete(void* pointer, std::align_val_t alignment,
                                    const std::nothrow_t& tag) noexcept {
-  static const auto real =
-      real_operator<DeleteAlignedNothrow>("_ZdlPvSt11align_val_tRKSt9nothrow_t");
   traced_delete("operator delete(void*, std::align_val_t, std::nothrow_t const&)", pointer,
-                RTRACE_RA, [&] { real(pointer, alignment, tag); });
+                RTRACE_RA, [&] { g_real.delete_aligned_nothrow(pointer, alignment, tag); });
 }
 
 RTRACE_EXPORT void operator delete[](void* pointer, std::align_val_t alignment,
                                      const std::nothrow_t& tag) noexcept {
-  static const auto real =
-      real_operator<DeleteAlignedNothrow>("_ZdaPvSt11align_val_tRKSt9nothrow_t");
   traced_delete("operator delete[](void*, std::align_val_t, std::nothrow_t const&)", pointer,
-                RTRACE_RA, [&] { real(pointer, alignment, tag); });
+                RTRACE_RA, [&] { g_real.delete_array_aligned_nothrow(pointer, alignment, tag); });
 }

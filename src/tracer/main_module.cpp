@@ -54,11 +54,14 @@ void install(int signal_number, void (*handler)(int), bool only_if_default) {
   ::sigaction(signal_number, &action, nullptr);
 }
 
+// The session itself usually started earlier, at the first interposed call (see
+// session_bootstrap): libraries the program needs run their constructors before ours.
 __attribute__((constructor(101))) void main_module_init() {
   rtrace::tracer::GuardScope guard;
-  if (!rtrace::tracer::session_init()) {
+  if (rtrace::tracer::session_bootstrap() != rtrace::tracer::Bootstrap::Traced) {
     return;
   }
+  rtrace::tracer::session_start_control_thread();
   install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false);
   for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
                                   SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
@@ -76,6 +79,19 @@ __attribute__((destructor(101))) void main_module_fini() {
 }  // namespace
 
 extern "C" {
+
+RTRACE_EXPORT int rtrace_bootstrap() {
+  rtrace::tracer::GuardScope guard;
+  switch (rtrace::tracer::session_bootstrap()) {
+    case rtrace::tracer::Bootstrap::Traced:
+      return 1;
+    case rtrace::tracer::Bootstrap::NotTraced:
+      return 0;
+    case rtrace::tracer::Bootstrap::UnderWay:
+      break;
+  }
+  return -1;
+}
 
 RTRACE_EXPORT std::uint32_t rtrace_register_module(const char* name, std::uint16_t major,
                                                    std::uint16_t minor) {

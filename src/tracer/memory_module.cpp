@@ -2,7 +2,6 @@
 // module reports (see ../../../shared/spec/NOTES.md): realloc as a free `realloc(0xold)` then an
 // allocation `realloc(size) = 0xnew`, calloc(n, m) with size n*m, free(NULL) as free(0x0),
 // failed calls not at all. The C++ operators live in cxx_operators.cpp.
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -19,72 +18,50 @@ std::uint32_t g_memory_resource = 1;
 
 namespace {
 
-thread_local bool t_resolving __attribute__((tls_model("initial-exec"))) = false;
+bool resolve_real_functions() {
+  find_real(g_real.malloc, "malloc");
+  find_real(g_real.calloc, "calloc");
+  find_real(g_real.realloc, "realloc");
+  find_real(g_real.reallocarray, "reallocarray");
+  find_real(g_real.posix_memalign, "posix_memalign");
+  find_real(g_real.aligned_alloc, "aligned_alloc");
+  find_real(g_real.memalign, "memalign");
+  find_real(g_real.valloc, "valloc");
+  find_real(g_real.pvalloc, "pvalloc");
+  find_real(g_real.new_, "_Znwm");
+  find_real(g_real.new_array, "_Znam");
+  find_real(g_real.new_nothrow, "_ZnwmRKSt9nothrow_t");
+  find_real(g_real.new_array_nothrow, "_ZnamRKSt9nothrow_t");
+  find_real(g_real.new_aligned, "_ZnwmSt11align_val_t");
+  find_real(g_real.new_array_aligned, "_ZnamSt11align_val_t");
+  find_real(g_real.new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.delete_, "_ZdlPv");
+  find_real(g_real.delete_array, "_ZdaPv");
+  find_real(g_real.delete_sized, "_ZdlPvm");
+  find_real(g_real.delete_array_sized, "_ZdaPvm");
+  find_real(g_real.delete_nothrow, "_ZdlPvRKSt9nothrow_t");
+  find_real(g_real.delete_array_nothrow, "_ZdaPvRKSt9nothrow_t");
+  find_real(g_real.delete_aligned, "_ZdlPvSt11align_val_t");
+  find_real(g_real.delete_array_aligned, "_ZdaPvSt11align_val_t");
+  find_real(g_real.delete_sized_aligned, "_ZdlPvmSt11align_val_t");
+  find_real(g_real.delete_array_sized_aligned, "_ZdaPvmSt11align_val_t");
+  find_real(g_real.delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t");
+  find_real(g_real.delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
+  // free last: its presence says the table is complete.
+  find_real(g_real.free, "free");
+  return g_real.free != nullptr;
+}
 
-template <typename Function>
-void find(Function& target, const char* name) {
-  target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+void register_memory_module() {
+  rtrace_register_module("memory", 1, 0);
+  g_memory_resource = rtrace_register_resource("memory", "memory allocation in bytes", 0);
+  rtrace_module_ready();
 }
 
 }  // namespace
 
-bool resolve_real_allocator() {
-  if (g_real.free != nullptr) {
-    return true;
-  }
-  if (t_resolving) {
-    return false;  // dlsym is allocating: the caller uses the bootstrap heap
-  }
-  t_resolving = true;
-  find(g_real.malloc, "malloc");
-  find(g_real.calloc, "calloc");
-  find(g_real.realloc, "realloc");
-  find(g_real.reallocarray, "reallocarray");
-  find(g_real.posix_memalign, "posix_memalign");
-  find(g_real.aligned_alloc, "aligned_alloc");
-  find(g_real.memalign, "memalign");
-  find(g_real.valloc, "valloc");
-  find(g_real.pvalloc, "pvalloc");
-  find(g_real.free, "free");
-  t_resolving = false;
-  return g_real.free != nullptr;
-}
-
-void record_allocation(const char* name, std::size_t size, const void* pointer,
-                       const void* return_address, const RtraceArg* args, std::uint32_t arg_count) {
-  const RtraceCall call{g_memory_resource,
-                        sprtrace::kCallAlloc,
-                        name,
-                        size,
-                        reinterpret_cast<std::uintptr_t>(pointer),
-                        args,
-                        arg_count};
-  rtrace_record(&call, return_address);
-}
-
-ReleaseRecorder::ReleaseRecorder(const char* name, const void* pointer,
-                                 const void* return_address) {
-  const RtraceCall call{g_memory_resource,
-                        sprtrace::kCallFree,
-                        name,
-                        0,
-                        reinterpret_cast<std::uintptr_t>(pointer),
-                        nullptr,
-                        0};
-  if (rtrace_prepare(&call, return_address) != 0) {
-    ticket_ = rtrace_ticket();
-  }
-}
-
-void ReleaseRecorder::commit() {
-  rtrace_publish(ticket_);
-  ticket_ = 0;
-}
-
-void ReleaseRecorder::cancel() {
-  rtrace_cancel(ticket_);
-  ticket_ = 0;
-}
+constinit ModuleStart<MemoryModule> g_memory_start{resolve_real_functions, register_memory_module};
 
 }  // namespace rtrace::tracer
 
@@ -92,10 +69,10 @@ using rtrace::tracer::bootstrap_allocate;
 using rtrace::tracer::bootstrap_owns;
 using rtrace::tracer::g_real;
 using rtrace::tracer::GuardScope;
-using rtrace::tracer::record_allocation;
-using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::resolve_real_allocator;
-using rtrace::tracer::traced_allocation;
+using rtrace::tracer::memory_module_ready;
+using rtrace::tracer::MemoryRelease;
+using rtrace::tracer::record_memory_allocation;
+using rtrace::tracer::traced_memory_allocation;
 using rtrace::tracer::tracing_now;
 
 namespace {
@@ -131,9 +108,9 @@ void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
       char value[24];
       rtrace::tracer::format_decimal(value, alignment);
       const RtraceArg args[] = {{"alignment", value}};
-      record_allocation(name, size, pointer, return_address, args, 1);
+      record_memory_allocation(name, size, pointer, return_address, args, 1);
     } else {
-      record_allocation(name, size, pointer, return_address);
+      record_memory_allocation(name, size, pointer, return_address);
     }
   }
   return pointer;
@@ -150,11 +127,11 @@ void* traced_reallocation(const char* name, void* old, std::size_t size, const v
   if (old == nullptr) {
     void* pointer = reallocate();
     if (pointer != nullptr) {
-      record_allocation(name, size, pointer, return_address);
+      record_memory_allocation(name, size, pointer, return_address);
     }
     return pointer;
   }
-  ReleaseRecorder release(name, old, return_address);
+  MemoryRelease release(name, old, return_address);
   void* pointer = reallocate();
   if (pointer != nullptr || size == 0) {
     release.commit();
@@ -162,7 +139,7 @@ void* traced_reallocation(const char* name, void* old, std::size_t size, const v
     release.cancel();
   }
   if (pointer != nullptr) {
-    record_allocation(name, size, pointer, return_address);
+    record_memory_allocation(name, size, pointer, return_address);
   }
   return pointer;
 }
@@ -180,26 +157,26 @@ void format_decimal(char* out, std::uint64_t value) {
 extern "C" {
 
 RTRACE_EXPORT void* malloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.malloc == nullptr) {
+  if (!memory_module_ready() || g_real.malloc == nullptr) {
     return bootstrap_allocate(size, 16);
   }
-  return traced_allocation("malloc", size, __builtin_return_address(0),
-                           [&] { return g_real.malloc(size); });
+  return traced_memory_allocation("malloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.malloc(size); });
 }
 
 RTRACE_EXPORT void* calloc(std::size_t count, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.calloc == nullptr) {
+  if (!memory_module_ready() || g_real.calloc == nullptr) {
     return bootstrap_zeroed(count, size);
   }
-  return traced_allocation("calloc", count * size, __builtin_return_address(0),
-                           [&] { return g_real.calloc(count, size); });
+  return traced_memory_allocation("calloc", count * size, __builtin_return_address(0),
+                                  [&] { return g_real.calloc(count, size); });
 }
 
 RTRACE_EXPORT void* realloc(void* old, std::size_t size) {
   if (bootstrap_owns(old)) {
     return move_from_bootstrap(old, size);
   }
-  if (!resolve_real_allocator()) {
+  if (!memory_module_ready()) {
     return bootstrap_allocate(size, 16);
   }
   return traced_reallocation("realloc", old, size, __builtin_return_address(0),
@@ -215,7 +192,7 @@ RTRACE_EXPORT void* reallocarray(void* old, std::size_t count, std::size_t size)
   if (bootstrap_owns(old)) {
     return move_from_bootstrap(old, total);
   }
-  if (!resolve_real_allocator() || g_real.reallocarray == nullptr) {
+  if (!memory_module_ready() || g_real.reallocarray == nullptr) {
     return realloc(old, total);
   }
   return traced_reallocation("reallocarray", old, total, __builtin_return_address(0),
@@ -223,7 +200,7 @@ RTRACE_EXPORT void* reallocarray(void* old, std::size_t count, std::size_t size)
 }
 
 RTRACE_EXPORT void free(void* pointer) {
-  if (bootstrap_owns(pointer) || !resolve_real_allocator()) {
+  if (bootstrap_owns(pointer) || !memory_module_ready()) {
     return;
   }
   if (!tracing_now()) {
@@ -231,13 +208,13 @@ RTRACE_EXPORT void free(void* pointer) {
     return;
   }
   GuardScope guard;
-  ReleaseRecorder release("free", pointer, __builtin_return_address(0));
+  MemoryRelease release("free", pointer, __builtin_return_address(0));
   g_real.free(pointer);
   release.commit();
 }
 
 RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.posix_memalign == nullptr) {
+  if (!memory_module_ready() || g_real.posix_memalign == nullptr) {
     *result = bootstrap_allocate(size, alignment);
     return *result != nullptr ? 0 : ENOMEM;
   }
@@ -250,14 +227,14 @@ RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size
     char value[24];
     rtrace::tracer::format_decimal(value, alignment);
     const RtraceArg args[] = {{"alignment", value}};
-    record_allocation("posix_memalign", size, *result, __builtin_return_address(0), args,
-                      rtrace_wants_args() != 0 ? 1 : 0);
+    record_memory_allocation("posix_memalign", size, *result, __builtin_return_address(0), args,
+                             rtrace_wants_args() != 0 ? 1 : 0);
   }
   return status;
 }
 
 RTRACE_EXPORT void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.aligned_alloc == nullptr) {
+  if (!memory_module_ready() || g_real.aligned_alloc == nullptr) {
     return bootstrap_allocate(size, alignment);
   }
   return traced_aligned("aligned_alloc", alignment, size, __builtin_return_address(0),
@@ -265,38 +242,34 @@ RTRACE_EXPORT void* aligned_alloc(std::size_t alignment, std::size_t size) {
 }
 
 RTRACE_EXPORT void* memalign(std::size_t alignment, std::size_t size) {
-  if (!resolve_real_allocator() || g_real.memalign == nullptr) {
+  if (!memory_module_ready() || g_real.memalign == nullptr) {
     return bootstrap_allocate(size, alignment);
   }
   return traced_aligned("memalign", alignment, size, __builtin_return_address(0), g_real.memalign);
 }
 
 RTRACE_EXPORT void* valloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.valloc == nullptr) {
+  if (!memory_module_ready() || g_real.valloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
-  return traced_allocation("valloc", size, __builtin_return_address(0),
-                           [&] { return g_real.valloc(size); });
+  return traced_memory_allocation("valloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.valloc(size); });
 }
 
 RTRACE_EXPORT void* pvalloc(std::size_t size) {
-  if (!resolve_real_allocator() || g_real.pvalloc == nullptr) {
+  if (!memory_module_ready() || g_real.pvalloc == nullptr) {
     return bootstrap_allocate(size, 4096);
   }
-  return traced_allocation("pvalloc", size, __builtin_return_address(0),
-                           [&] { return g_real.pvalloc(size); });
+  return traced_memory_allocation("pvalloc", size, __builtin_return_address(0),
+                                  [&] { return g_real.pvalloc(size); });
 }
 }
 
 namespace {
 
+// Usually a no-op: the first allocation of the process set the module up already.
 __attribute__((constructor)) void memory_module_init() {
-  GuardScope guard;
-  resolve_real_allocator();
-  rtrace_register_module("memory", 1, 0);
-  rtrace::tracer::g_memory_resource =
-      rtrace_register_resource("memory", "memory allocation in bytes", 0);
-  rtrace_module_ready();
+  rtrace::tracer::g_memory_start.finish_registration();
 }
 
 }  // namespace

@@ -1,15 +1,19 @@
-// What the memory module's C functions and C++ operators share: the real allocator and the
-// helpers that record allocations and releases.
+// What the memory module's C functions and C++ operators share: the real allocator, the module's
+// start, and the SDK's record helpers bound to the memory resource.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
-#include "formats/sprtrace_binary/protocol.h"
-#include "tracer/tracer_api.h"
+#include "tracer/module_sdk.h"
 
 namespace rtrace::tracer {
 
+// The allocator the wrappers call, found once (memory_module_ready) and never looked up again:
+// a lookup takes the loader lock and allocates, which a wrapper entered from a signal handler
+// must not do.
 struct RealAllocator {
   void* (*malloc)(std::size_t) = nullptr;
   void* (*calloc)(std::size_t, std::size_t) = nullptr;
@@ -21,58 +25,64 @@ struct RealAllocator {
   void* (*valloc)(std::size_t) = nullptr;
   void* (*pvalloc)(std::size_t) = nullptr;
   void (*free)(void*) = nullptr;
+  // libstdc++'s operators (null when the program does not load it).
+  void* (*new_)(std::size_t) = nullptr;
+  void* (*new_array)(std::size_t) = nullptr;
+  void* (*new_nothrow)(std::size_t, const std::nothrow_t&) = nullptr;
+  void* (*new_array_nothrow)(std::size_t, const std::nothrow_t&) = nullptr;
+  void* (*new_aligned)(std::size_t, std::align_val_t) = nullptr;
+  void* (*new_array_aligned)(std::size_t, std::align_val_t) = nullptr;
+  void* (*new_aligned_nothrow)(std::size_t, std::align_val_t, const std::nothrow_t&) = nullptr;
+  void* (*new_array_aligned_nothrow)(std::size_t, std::align_val_t,
+                                     const std::nothrow_t&) = nullptr;
+  void (*delete_)(void*) = nullptr;
+  void (*delete_array)(void*) = nullptr;
+  void (*delete_sized)(void*, std::size_t) = nullptr;
+  void (*delete_array_sized)(void*, std::size_t) = nullptr;
+  void (*delete_nothrow)(void*, const std::nothrow_t&) = nullptr;
+  void (*delete_array_nothrow)(void*, const std::nothrow_t&) = nullptr;
+  void (*delete_aligned)(void*, std::align_val_t) = nullptr;
+  void (*delete_array_aligned)(void*, std::align_val_t) = nullptr;
+  void (*delete_sized_aligned)(void*, std::size_t, std::align_val_t) = nullptr;
+  void (*delete_array_sized_aligned)(void*, std::size_t, std::align_val_t) = nullptr;
+  void (*delete_aligned_nothrow)(void*, std::align_val_t, const std::nothrow_t&) = nullptr;
+  void (*delete_array_aligned_nothrow)(void*, std::align_val_t, const std::nothrow_t&) = nullptr;
 };
 
 extern RealAllocator g_real;
 extern std::uint32_t g_memory_resource;
 
-// Finds the real functions; false while that is in progress on this thread (dlsym allocates).
-bool resolve_real_allocator();
+struct MemoryModule;  // the module's tag for ModuleStart
+extern ModuleStart<MemoryModule> g_memory_start;
 
-void record_allocation(const char* name, std::size_t size, const void* pointer,
-                       const void* return_address, const RtraceArg* args = nullptr,
-                       std::uint32_t arg_count = 0);
+// True when the wrappers can call g_real (see ModuleStart::ready). False only while the real
+// functions are being found on this thread: the caller then serves the bootstrap heap.
+inline bool memory_module_ready() {
+  return g_memory_start.ready();
+}
+
+inline void record_memory_allocation(const char* name, std::size_t size, const void* pointer,
+                                     const void* return_address, const RtraceArg* args = nullptr,
+                                     std::uint32_t arg_count = 0) {
+  record_allocation(g_memory_resource, name, size, reinterpret_cast<std::uintptr_t>(pointer),
+                    return_address, args, arg_count);
+}
+
+template <typename Allocate>
+void* traced_memory_allocation(const char* name, std::size_t size, const void* return_address,
+                               Allocate&& allocate) {
+  return traced_allocation(g_memory_resource, name, size, return_address, allocate);
+}
+
+// The release of `pointer` (see ReleaseRecorder).
+class MemoryRelease : public ReleaseRecorder {
+ public:
+  MemoryRelease(const char* name, const void* pointer, const void* return_address)
+      : ReleaseRecorder(g_memory_resource, name, reinterpret_cast<std::uintptr_t>(pointer),
+                        return_address) {}
+};
 
 // Writes `value` in decimal into `out` (24 bytes are enough).
 void format_decimal(char* out, std::uint64_t value);
-
-// An allocation by `allocate` (which returns the pointer), recorded under `name`. The real
-// allocator runs under the re-entrancy guard, so what it allocates inside is not recorded twice.
-template <typename Allocate>
-void* traced_allocation(const char* name, std::size_t size, const void* return_address,
-                        Allocate&& allocate) {
-  if (!tracing_now()) {
-    return allocate();
-  }
-  GuardScope guard;
-  void* pointer = allocate();
-  if (pointer != nullptr) {
-    record_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
-}
-
-// A release: prepares its record (with -A, its backtrace) and takes the ordering ticket on
-// construction, i.e. BEFORE the real release, so that whoever gets the memory next is ordered
-// after it.
-class ReleaseRecorder {
- public:
-  ReleaseRecorder(const char* name, const void* pointer, const void* return_address);
-  ReleaseRecorder(const ReleaseRecorder&) = delete;
-  ReleaseRecorder& operator=(const ReleaseRecorder&) = delete;
-  ~ReleaseRecorder() {
-    if (ticket_ != 0) {
-      cancel();
-    }
-  }
-
-  // The release happened: write the record.
-  void commit();
-  // The release did not happen (a failed realloc).
-  void cancel();
-
- private:
-  std::uint64_t ticket_ = 0;
-};
 
 }  // namespace rtrace::tracer

@@ -44,11 +44,11 @@ void parse_sizes(const char* begin, const char* end, TracerOptions& options) {
 
 void apply(const char* key, const char* key_end, const char* value, const char* value_end,
            TracerOptions& options) {
-  if (key_is(key, key_end, "sizes")) {
+  if (key_is(key, key_end, option_key::kSizes)) {
     parse_sizes(value, value_end, options);
     return;
   }
-  if (key_is(key, key_end, "managed")) {
+  if (key_is(key, key_end, option_key::kManaged)) {
     const auto length = static_cast<std::size_t>(value_end - value);
     if (length < sizeof options.managed_dir) {
       std::memcpy(options.managed_dir, value, length);
@@ -60,24 +60,24 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
   if (!parse_number(value, value_end, number)) {
     return;
   }
-  if (key_is(key, key_end, "depth")) {
+  if (key_is(key, key_end, option_key::kDepth)) {
     options.depth = number > TracerOptions::kMaxDepth ? TracerOptions::kMaxDepth
                                                       : static_cast<std::uint32_t>(number);
-  } else if (key_is(key, key_end, "start")) {
+  } else if (key_is(key, key_end, option_key::kStart)) {
     options.start = number != 0;
-  } else if (key_is(key, key_end, "signal")) {
+  } else if (key_is(key, key_end, option_key::kSignal)) {
     if (number > 0 && number < 65) {
       options.toggle_signal = static_cast<int>(number);
     }
-  } else if (key_is(key, key_end, "free-backtraces")) {
+  } else if (key_is(key, key_end, option_key::kFreeBacktraces)) {
     options.free_backtraces = number != 0;
-  } else if (key_is(key, key_end, "timestamps")) {
+  } else if (key_is(key, key_end, option_key::kTimestamps)) {
     options.timestamps = number != 0;
-  } else if (key_is(key, key_end, "buffered")) {
+  } else if (key_is(key, key_end, option_key::kBuffered)) {
     options.buffered = number != 0;
-  } else if (key_is(key, key_end, "follow-forks")) {
+  } else if (key_is(key, key_end, option_key::kFollowForks)) {
     options.follow_forks = number != 0;
-  } else if (key_is(key, key_end, "args")) {
+  } else if (key_is(key, key_end, option_key::kArgs)) {
     options.args = number != 0;
   }
 }

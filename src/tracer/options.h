@@ -9,9 +9,24 @@
 
 namespace rtrace::tracer {
 
+// The keys of RTRACE_OPTIONS: one definition for the recorder, which writes them
+// (recorder/tracer_settings.cpp), and the tracer, which reads them (options.cpp).
+namespace option_key {
+inline constexpr char kDepth[] = "depth";
+inline constexpr char kStart[] = "start";
+inline constexpr char kSignal[] = "signal";
+inline constexpr char kFreeBacktraces[] = "free-backtraces";
+inline constexpr char kTimestamps[] = "timestamps";
+inline constexpr char kBuffered[] = "buffered";
+inline constexpr char kFollowForks[] = "follow-forks";
+inline constexpr char kArgs[] = "args";
+inline constexpr char kSizes[] = "sizes";
+inline constexpr char kManaged[] = "managed";
+}  // namespace option_key
+
 struct TracerOptions {
   static constexpr std::size_t kMaxSizes = 32;
-  static constexpr std::uint32_t kMaxDepth = 256;
+  static constexpr std::uint32_t kMaxDepth = 256;  // the recorder refuses more (-b)
 
   std::uint32_t depth = 10;             // depth=N, 0 = no backtraces
   bool start = false;                   // start=1: trace from the start (-s)

@@ -2,13 +2,21 @@
 // unloading libraries (new maps), exec and _exit (write everything out first), and a program
 // closing or reusing the trace connection's file descriptor. fork is handled with
 // pthread_atfork in trace_session.cpp.
+//
+// The real functions are found once, into a table, when the session starts (the first
+// interposed call, or the library's constructor): `_exit` in particular runs in signal handlers,
+// where looking a symbol up (the loader lock, an allocation, a C++ static guard) could deadlock.
+#include "tracer/process_hooks.h"
+
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdarg>
 #include <cstddef>
 
+#include "tracer/real_symbol.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 
@@ -16,9 +24,31 @@ using rtrace::tracer::FinishReason;
 
 namespace {
 
-template <typename Function>
-Function next_function(const char* name) {
-  return reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+struct RealProcessFunctions {
+  void* (*dlopen)(const char*, int) = nullptr;
+  int (*dlclose)(void*) = nullptr;
+  int (*execve)(const char*, char* const[], char* const[]) = nullptr;
+  int (*execv)(const char*, char* const[]) = nullptr;
+  int (*execvp)(const char*, char* const[]) = nullptr;
+  int (*execvpe)(const char*, char* const[], char* const[]) = nullptr;
+  int (*fexecve)(int, char* const[], char* const[]) = nullptr;
+  void (*exit)(int) = nullptr;
+  int (*close)(int) = nullptr;
+  int (*close_range)(unsigned int, unsigned int, int) = nullptr;
+  int (*dup2)(int, int) = nullptr;
+  int (*dup3)(int, int, int) = nullptr;
+};
+
+RealProcessFunctions g_real;
+bool g_resolved = false;
+
+// The table; resolved here when a hook runs before the session started (another library's
+// constructor calling close, say), which is never in a signal handler.
+const RealProcessFunctions& real() {
+  if (!__atomic_load_n(&g_resolved, __ATOMIC_ACQUIRE)) {
+    rtrace::tracer::resolve_process_functions();
+  }
+  return g_real;
 }
 
 // Runs an exec-family function; if it returns (it failed), tracing goes on in a new trace.
@@ -61,11 +91,27 @@ bool is_connection(int fd) {
 
 }  // namespace
 
+void rtrace::tracer::resolve_process_functions() {
+  using rtrace::tracer::find_real;
+  find_real(g_real.dlopen, "dlopen");
+  find_real(g_real.dlclose, "dlclose");
+  find_real(g_real.execve, "execve");
+  find_real(g_real.execv, "execv");
+  find_real(g_real.execvp, "execvp");
+  find_real(g_real.execvpe, "execvpe");
+  find_real(g_real.fexecve, "fexecve");
+  find_real(g_real.exit, "_exit");
+  find_real(g_real.close, "close");
+  find_real(g_real.close_range, "close_range");
+  find_real(g_real.dup2, "dup2");
+  find_real(g_real.dup3, "dup3");
+  __atomic_store_n(&g_resolved, true, __ATOMIC_RELEASE);
+}
+
 extern "C" {
 
 RTRACE_EXPORT void* dlopen(const char* file, int mode) {
-  static const auto real = next_function<void* (*)(const char*, int)>("dlopen");
-  void* handle = real(file, mode);
+  void* handle = real().dlopen(file, mode);
   if (handle != nullptr && rtrace_guard == 0) {
     rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_commit_maps();
@@ -74,8 +120,7 @@ RTRACE_EXPORT void* dlopen(const char* file, int mode) {
 }
 
 RTRACE_EXPORT int dlclose(void* handle) {
-  static const auto real = next_function<int (*)(void*)>("dlclose");
-  const int result = real(handle);
+  const int result = real().dlclose(handle);
   if (rtrace_guard == 0) {
     rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_commit_maps();
@@ -84,30 +129,23 @@ RTRACE_EXPORT int dlclose(void* handle) {
 }
 
 RTRACE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
-  static const auto real =
-      next_function<int (*)(const char*, char* const[], char* const[])>("execve");
-  return around_exec([&] { return real(path, argv, envp); });
+  return around_exec([&] { return real().execve(path, argv, envp); });
 }
 
 RTRACE_EXPORT int execv(const char* path, char* const argv[]) {
-  static const auto real = next_function<int (*)(const char*, char* const[])>("execv");
-  return around_exec([&] { return real(path, argv); });
+  return around_exec([&] { return real().execv(path, argv); });
 }
 
 RTRACE_EXPORT int execvp(const char* file, char* const argv[]) {
-  static const auto real = next_function<int (*)(const char*, char* const[])>("execvp");
-  return around_exec([&] { return real(file, argv); });
+  return around_exec([&] { return real().execvp(file, argv); });
 }
 
 RTRACE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  static const auto real =
-      next_function<int (*)(const char*, char* const[], char* const[])>("execvpe");
-  return around_exec([&] { return real(file, argv, envp); });
+  return around_exec([&] { return real().execvpe(file, argv, envp); });
 }
 
 RTRACE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-  static const auto real = next_function<int (*)(int, char* const[], char* const[])>("fexecve");
-  return around_exec([&] { return real(fd, argv, envp); });
+  return around_exec([&] { return real().fexecve(fd, argv, envp); });
 }
 
 RTRACE_EXPORT int execl(const char* path, const char* arg, ...) {
@@ -139,12 +177,14 @@ RTRACE_EXPORT int execle(const char* path, const char* arg, ...) {
 }
 
 RTRACE_EXPORT void _exit(int status) {
-  static const auto real = next_function<void (*)(int)>("_exit");
   {
     rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_finish(FinishReason::FastExit);
   }
-  real(status);
+  if (g_real.exit != nullptr) {
+    g_real.exit(status);
+  }
+  ::syscall(SYS_exit_group, status);  // the table is not there yet: what _exit does
   __builtin_unreachable();
 }
 
@@ -155,26 +195,24 @@ RTRACE_EXPORT void _Exit(int status) {
 
 // The program may close every descriptor it has (daemons do); the trace connection survives.
 RTRACE_EXPORT int close(int fd) {
-  static const auto real = next_function<int (*)(int)>("close");
   if (is_connection(fd)) {
     return 0;
   }
-  return real(fd);
+  return real().close(fd);
 }
 
 RTRACE_EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
-  static const auto real = next_function<int (*)(unsigned int, unsigned int, int)>("close_range");
   const int fd = rtrace::tracer::session_connection_fd();
   if (fd < 0 || static_cast<unsigned int>(fd) < first || static_cast<unsigned int>(fd) > last) {
-    return real(first, last, flags);
+    return real().close_range(first, last, flags);
   }
   const auto own = static_cast<unsigned int>(fd);
   int result = 0;
   if (own > first) {
-    result = real(first, own - 1, flags);
+    result = real().close_range(first, own - 1, flags);
   }
   if (result == 0 && own < last) {
-    result = real(own + 1, last, flags);
+    result = real().close_range(own + 1, last, flags);
   }
   return result;
 }
@@ -184,18 +222,16 @@ RTRACE_EXPORT void closefrom(int lowest) {
 }
 
 RTRACE_EXPORT int dup2(int old_fd, int new_fd) {
-  static const auto real = next_function<int (*)(int, int)>("dup2");
   if (is_connection(new_fd) && old_fd != new_fd) {
     rtrace::tracer::session_move_connection_from(new_fd);
   }
-  return real(old_fd, new_fd);
+  return real().dup2(old_fd, new_fd);
 }
 
 RTRACE_EXPORT int dup3(int old_fd, int new_fd, int flags) {
-  static const auto real = next_function<int (*)(int, int, int)>("dup3");
   if (is_connection(new_fd)) {
     rtrace::tracer::session_move_connection_from(new_fd);
   }
-  return real(old_fd, new_fd, flags);
+  return real().dup3(old_fd, new_fd, flags);
 }
 }

@@ -23,9 +23,11 @@
 
 #include "tracer/clock.h"
 #include "tracer/decimal.h"
+#include "tracer/environment.h"
 #include "tracer/event_ring.h"
 #include "tracer/maps_reader.h"
 #include "tracer/packet_encoder.h"
+#include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
@@ -39,7 +41,9 @@ using sprtrace::PacketType;
 
 constexpr std::size_t kMaxMapsPayload = std::size_t{256} * 1024;
 
-enum class State : int { Idle, Tracing, Finished };
+// Pending: a followed child records from its first call, but connects (and so leaves a trace)
+// only when it has something to record; a child that only execs leaves no empty trace.
+enum class State : int { Idle, Pending, Tracing, Finished };
 
 // Everything lives in static storage: constructed before any code of ours runs, never destroyed
 // (other libraries' destructors may still call free after ours ran).
@@ -94,13 +98,23 @@ void drain_locked(std::uint64_t bound) {
   }
 }
 
-// Drains now unless another thread is at it.
-void drain_if_free() {
-  if (drain_try_lock()) {
+// Drains now unless another thread is at it; for the program's own threads (a full ring,
+// unbuffered mode, a new thread). Signals stay blocked meanwhile: a handler that ends the process
+// (_exit, a crash) must find the drain lock free to write everything out, never a half-done
+// write of its own thread.
+bool drain_if_free() {
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  const bool locked = drain_try_lock();
+  if (locked) {
     drain_locked(safe_bound(nullptr));
     flush_output();
     drain_unlock();
   }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return locked;
 }
 
 // ---- session start and stop -----------------------------------------------------------------
@@ -142,7 +156,8 @@ void encode_header(PacketEncoder& encoder) {
 }
 
 void start_session() {
-  if (g_state.load() != State::Idle || !drain_lock(-1)) {
+  const State state = g_state.load();
+  if ((state != State::Idle && state != State::Pending) || !drain_lock(-1)) {
     return;
   }
   if (open_connection()) {
@@ -159,7 +174,19 @@ void start_session() {
       __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);
     }
   }
+  if (g_state.load() == State::Pending) {
+    // No connection to be had: stop recording rather than fill the rings for nothing.
+    __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_RELEASE);
+    g_state.store(State::Idle);
+  }
   drain_unlock();
+}
+
+// Starts the session of a followed child at its first record.
+void start_if_pending() {
+  if (g_state.load(std::memory_order_relaxed) == State::Pending) {
+    start_session();
+  }
 }
 
 void encode_heap_info(PacketEncoder& encoder) {
@@ -185,7 +212,13 @@ void encode_heap_info(PacketEncoder& encoder) {
 
 // Stops recording, waits (a little) for calls in progress, writes everything out and closes.
 void stop_session(bool heap_info, long patience_ms, State next) {
-  if (g_state.load() != State::Tracing) {
+  const State state = g_state.load();
+  if (state == State::Pending) {
+    __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
+    g_state.store(next);
+    return;
+  }
+  if (state != State::Tracing) {
     if (next == State::Finished) {
       g_state.store(State::Finished);
     }
@@ -289,10 +322,7 @@ char* reserve(EventRing& ring, std::size_t max_payload) {
       return nullptr;
     }
     wake_control_thread();
-    if (attempt > 0 && drain_try_lock()) {
-      drain_locked(safe_bound(nullptr));
-      flush_output();
-      drain_unlock();
+    if (attempt > 0 && drain_if_free()) {
       continue;
     }
     wait_for_merge(merges, 2);
@@ -304,11 +334,7 @@ void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
   ring.publish(ticket, length);
   release_ticket(ring);
   if (!g_options.buffered) {
-    if (drain_try_lock()) {
-      drain_locked(safe_bound(nullptr));
-      flush_output();
-      drain_unlock();
-    }
+    drain_if_free();
     return;
   }
   // Wake the drainer early, once per filling, so that it writes while we go on.
@@ -416,13 +442,14 @@ void after_fork_child() {
   g_state.store(State::Idle);
   start_control_thread();
   if (was_tracing) {
-    start_session();
+    g_state.store(State::Pending);
+    __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);
   }
 }
 
 // The number of tracing modules besides main that LD_PRELOAD names.
 std::uint32_t count_preloaded_modules() {
-  const char* preload = ::getenv("LD_PRELOAD");
+  const char* preload = environment_value("LD_PRELOAD");
   std::uint32_t count = 0;
   for (const char* p = preload; p != nullptr && *p != '\0';) {
     const char* end = p;
@@ -452,15 +479,7 @@ std::uint32_t count_preloaded_modules() {
 // started by fork+exec, posix_spawn or system(): traced only with follow-forks. The traced
 // process itself keeps its pid across exec, so its new image is traced.
 bool first_traced_process() {
-  static constexpr char kRootVariable[] = "RTRACE_ROOT_PID";
-  char pid_text[24];
-  *write_decimal(pid_text, static_cast<std::uint64_t>(g_pid)) = '\0';
-  const char* root = ::getenv(kRootVariable);
-  if (root == nullptr) {
-    ::setenv(kRootVariable, pid_text, 1);
-    return true;
-  }
-  return std::strcmp(root, pid_text) == 0;
+  return claim_root_process(g_pid);
 }
 
 void start_when_modules_ready() {
@@ -469,18 +488,16 @@ void start_when_modules_ready() {
   }
 }
 
-}  // namespace
-
-// ---- public -----------------------------------------------------------------------------------
-
-bool session_init() {
-  g_options = parse_options(::getenv("RTRACE_OPTIONS"));
+// The process-wide set-up, without the control thread (see session_bootstrap).
+bool initialize() {
+  resolve_process_functions();
+  g_options = parse_options(environment_value("RTRACE_OPTIONS"));
   g_pid = ::getpid();
   if (!first_traced_process() && !g_options.follow_forks) {
     g_state.store(State::Finished);
     return false;
   }
-  if (const char* socket_path = ::getenv("RTRACE_SOCKET")) {
+  if (const char* socket_path = environment_value("RTRACE_SOCKET")) {
     const std::size_t length = std::strlen(socket_path);
     if (length < sizeof g_socket_path) {
       std::memcpy(g_socket_path, socket_path, length + 1);
@@ -488,14 +505,39 @@ bool session_init() {
   }
   g_heap_bottom = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   g_expected_modules = count_preloaded_modules();
-  rings_init(drain_if_free);
+  rings_init([] { drain_if_free(); });
   ::pthread_atfork(before_fork, after_fork_parent, after_fork_child);
   init_unwinder();
   init_clock();
   session_register_module("main", 1, 0);
-  start_control_thread();
   start_when_modules_ready();
   return true;
+}
+
+// 0: not yet, 1: in progress, 2: done.
+std::atomic<int> g_bootstrap{0};
+bool g_traced = false;
+
+}  // namespace
+
+// ---- public -----------------------------------------------------------------------------------
+
+Bootstrap session_bootstrap() {
+  if (g_bootstrap.load(std::memory_order_acquire) != 2) {
+    int expected = 0;
+    if (!g_bootstrap.compare_exchange_strong(expected, 1)) {
+      return Bootstrap::UnderWay;
+    }
+    g_traced = initialize();
+    g_bootstrap.store(2, std::memory_order_release);
+  }
+  return g_traced ? Bootstrap::Traced : Bootstrap::NotTraced;
+}
+
+void session_start_control_thread() {
+  if (g_traced && !g_control_running.load()) {
+    start_control_thread();
+  }
 }
 
 const TracerOptions& session_options() {
@@ -518,6 +560,7 @@ void session_module_ready() {
 
 std::uint32_t session_create_context(const char* name) {
   const std::uint32_t id = registry_add_context(name);
+  start_if_pending();
   if (id == 0 || __atomic_load_n(&rtrace_tracing, __ATOMIC_ACQUIRE) == 0) {
     return id;  // when tracing starts, the header lists it
   }
@@ -538,6 +581,7 @@ bool session_context_known(std::uint32_t id) {
 
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count) {
+  start_if_pending();
   EventRing* ring = my_ring();
   if (ring == nullptr) {
     return false;
@@ -574,6 +618,7 @@ void session_cancel(std::uint64_t ticket) {
 
 void session_commit_maps() {
   unwinder_modules_changed();
+  start_if_pending();
   if (__atomic_load_n(&rtrace_tracing, __ATOMIC_ACQUIRE) == 0) {
     return;
   }
@@ -607,11 +652,14 @@ void session_finish(FinishReason reason) {
     return;
   }
   if (reason == FinishReason::Exec) {
-    g_resume_after_exec = g_state.load() == State::Tracing;
+    const State state = g_state.load();
+    g_resume_after_exec = state == State::Tracing || state == State::Pending;
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
-  stop_session(reason == FinishReason::Exit || reason == FinishReason::FastExit, patience_ms, next);
+  // Heap statistics (mallinfo2 takes the malloc arena locks) only at a normal exit: _exit and
+  // crashes run in signal handlers too, where the interrupted thread may hold those locks.
+  stop_session(reason == FinishReason::Exit, patience_ms, next);
   if (reason != FinishReason::Exec) {
     g_state.store(State::Finished);
   }

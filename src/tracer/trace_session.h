@@ -25,9 +25,16 @@
 
 namespace rtrace::tracer {
 
-// Reads the options and environment, registers the main module; starts the control thread.
-// Returns false when this process is not to be traced at all (a child, without follow-forks).
-bool session_init();
+// Reads the options and environment, finds the real functions, registers the main module and,
+// with start=1, starts tracing once every preloaded module is ready. Runs once, at the first
+// interposed call of any module (which may come from another library's constructor, before
+// ours) or at the latest from librtrace-main.so's constructor. NotTraced: a child, without
+// follow-forks.
+enum class Bootstrap { Traced, NotTraced, UnderWay };
+Bootstrap session_bootstrap();
+// Starts the control thread (drains, clock ticks, toggles); from the constructor, as threads
+// are better not started from inside another library's constructor.
+void session_start_control_thread();
 const TracerOptions& session_options();
 
 std::uint32_t session_register_module(const char* name, std::uint16_t major, std::uint16_t minor);

@@ -39,7 +39,14 @@ struct RtraceCall {
   std::uint32_t arg_count;
 };
 
-// Registers a tracing module (MINF); returns its id. Call from the module's constructor.
+// Sets up the session if that was not done yet: 1 when this process is traced, 0 when it is not,
+// -1 while the set-up is under way (on this thread: the set-up itself allocates; or another).
+// A module calls it, then registers itself, at its first interposed call: libraries the program
+// needs may call it before any constructor of ours ran, and what they do before main belongs in
+// the trace. On -1 it tries again from its constructor.
+RTRACE_EXPORT int rtrace_bootstrap();
+
+// Registers a tracing module (MINF); returns its id. Call it once, after rtrace_bootstrap.
 RTRACE_EXPORT std::uint32_t rtrace_register_module(const char* name, std::uint16_t major,
                                                    std::uint16_t minor);
 // Registers a resource type (RESR); returns its id (1, 2, 3, ...).

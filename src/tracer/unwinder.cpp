@@ -11,7 +11,7 @@ namespace {
 
 // Frames of our own that can sit above the traced function's caller: the exported wrapper, the
 // module's helper, rtrace_prepare and its helpers, unw_backtrace itself.
-constexpr std::uint32_t kMaxOwnFrames = 12;
+constexpr std::uint32_t kMaxOwnFrames = 16;
 constexpr std::uint32_t kMaxFrames = 256 + kMaxOwnFrames;
 
 // The most frames of our own seen above a traced function's caller (the index of its return
@@ -44,13 +44,17 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     const std::uint32_t wanted = capacity + own;
     const int got = unw_backtrace(raw, static_cast<int>(wanted));
     const auto count = got > 0 ? static_cast<std::uint32_t>(got) : 0U;
+    // The caller's frame is wherever the return address shows up first: how many frames of
+    // ours sit above it depends on the entry point (a C++ operator has more than malloc) and on
+    // inlining, so search everything the unwinder returned.
     std::uint32_t first = 0;
-    while (first < count && first <= own && raw[first] != return_address) {
+    while (first < count && raw[first] != return_address) {
       ++first;
     }
-    const bool found = first < count && raw[first] == return_address;
-    const bool truncated = count == wanted && (!found || count - first < capacity);
-    if (truncated && own < kMaxOwnFrames) {
+    const bool found = first < count;
+    // The buffer filled up: the stack may go on below what we got.
+    const bool cut = count == wanted && (!found || count - first < capacity);
+    if (cut && own < kMaxOwnFrames) {
       own = kMaxOwnFrames;
       continue;
     }
@@ -60,7 +64,7 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
       return 1;
     }
     if (first > g_own_frames.load(std::memory_order_relaxed)) {
-      g_own_frames.store(first, std::memory_order_relaxed);
+      g_own_frames.store(first < kMaxOwnFrames ? first : kMaxOwnFrames, std::memory_order_relaxed);
     }
     std::uint32_t stored = 0;
     for (std::uint32_t i = first; i < count && stored < capacity; ++i) {

@@ -214,7 +214,7 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
                              fake("env") + " " + quote(env));
   // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
   EXPECT_EQ(r.status, 20) << r.err;
-  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=0,signal=10,free-backtraces=0,"
+  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
                                 "timestamps=1,buffered=1,follow-forks=0,args=0,managed=" +
                                 fs::canonical(out.path()).string() + "\n"),
             std::string::npos)
@@ -287,9 +287,74 @@ TEST(RecordCli, TogglesARunningTracedProcess) {
 }
 
 TEST(RecordCli, RefusesToToggleAnUntracedProcess) {
-  const auto r = run_command(record() + " -t $$");
+  auto r = run_command(record() + " -t $$");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("is not traced"), std::string::npos) << r.err;
+  // A pid nobody has (above the kernel's highest, 4194304).
+  r = run_command(record() + " -t 4194305");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "rtrace: process 4194305: no such process\n");
+}
+
+// The natural pid at hand is the recorder's ($!): it stands for the program it traces.
+TEST(RecordCli, TogglesThroughTheRecordersPid) {
+  const ScratchDir out;
+  const fs::path pid_file = out / "pid";
+  const auto r = run_command(
+      record() + " -q -o " + quote(out.path()) + " -x " + fake("toggle") + " " + quote(pid_file) +
+      " & recorder=$!; for i in $(seq 100); do [ -s " + quote(pid_file) +
+      " ] && break; sleep 0.05; done; " + record() + " -t $recorder; wait $recorder");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::uint32_t pid = std::stoul(read_file(pid_file));
+  EXPECT_EQ(r.err, "rtrace: toggled tracing of process " + std::to_string(pid) + "\n");
+  EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
+}
+
+// rtrace record traces memory from the start with no option; --wait starts with tracing off.
+// sp-rtrace keeps the original's defaults: only the modules -e names, tracing off until -s.
+TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
+  const std::string lib = RTRACE_FAKE_LIBDIR;
+  const std::string main_only = "LD_PRELOAD=" + lib + "/librtrace-main.so\n";
+  const std::string with_memory =
+      "LD_PRELOAD=" + lib + "/librtrace-main.so:" + lib + "/librtrace-memory.so\n";
+  const struct {
+    std::string command;
+    std::string preload;
+    std::string start;
+  } cases[] = {
+      {record() + " -q", with_memory, "start=1"},
+      {record() + " -q -s", with_memory, "start=1"},
+      {record() + " -q --wait", with_memory, "start=0"},
+      {record() + " -q -e main", main_only, "start=1"},
+      {record("sp-rtrace") + " -q", main_only, "start=0"},
+      {record("sp-rtrace") + " -q -s -e memory", with_memory, "start=1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.command);
+    const ScratchDir out;
+    const fs::path env = out / "env";
+    const auto r = run_command(c.command + " -o " + quote(out.path()) + " -- " + fake("env") + " " +
+                               quote(env));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string text = read_file(env);
+    EXPECT_NE(text.find(c.preload), std::string::npos) << text;
+    EXPECT_NE(text.find("," + c.start + ","), std::string::npos) << text;
+  }
+  EXPECT_EQ(run_command(record() + " -s --wait -x true").status, 2);
+}
+
+// `--` ends the options, in both commands; what follows it is the program's, options or not.
+TEST(RecordCli, DoubleDashEndsTheOptions) {
+  for (const char* tool : {"rtrace record", "sp-rtrace"}) {
+    SCOPED_TRACE(tool);
+    const ScratchDir out;
+    const auto r = run_command(record(tool) + " -q -s -o " + quote(out.path()) + " -- " +
+                               fake("send") + " -x --");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::uint32_t> pids = pids_printed(r.out);
+    ASSERT_EQ(pids.size(), 1U);
+    EXPECT_EQ(files_in(out.path()).at(name(pids[0], 0)), raw_from(pids[0]));
+  }
 }
 
 // -P: the stream goes through rtrace process's pipeline in the recorder.

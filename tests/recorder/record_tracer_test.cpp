@@ -137,10 +137,10 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   const fs::path pid = out / "pid";
   const fs::path traces = out / "traces";
   fs::create_directory(traces);
-  // Started without -s; once it has printed its pid, a second recorder toggles it, and then the
+  // Started with --wait; once it has printed its pid, a second recorder toggles it, and then the
   // program is told to go on.
   const auto r = run_command(
-      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q -e memory -o " +
+      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q --wait -o " +
       quote(traces) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " < " + quote(fifo) + " > " +
       quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " +
       quote(pid) + " ] && break; sleep 0.05; done; " + bin("sp-rtrace") + " -t $(cat " +
@@ -155,6 +155,55 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   ASSERT_FALSE(found.empty()) << leaks.out;
   EXPECT_TRUE(found[0].ends_with(". malloc(111)")) << leaks.out;
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
+}
+
+// The simplest form traces memory from the start. bash has its own getenv/setenv, which hid the
+// tracer's variables from it: it was never traced, silently.
+TEST(RecordTracer, BashScriptIsTraced) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q -o " + quote(out.path()) +
+                             " -- bash -c 'words=; for i in $(seq 200); do words=\"$words $i\"; "
+                             "done; echo ${#words}'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "692\n");
+  const fs::path trace = only_file(out.path(), ".rtrace");
+  const auto text = run_command(bin("rtrace") + " process --strict -i " + quote(trace));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(", process=bash, "), std::string::npos) << text.out.substr(0, 300);
+  EXPECT_GT(count_call_records(text.out), 1000U);
+}
+
+// A library the program needs allocates and leaks in its constructor, before main and before the
+// tracer's constructors: those are the program's only leaks, and the trace has them, exactly.
+TEST(RecordTracer, LeaksOfLibraryConstructorsBeforeMainAreFound) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q -o " + quote(out.path()) + " -- " +
+                             quote(RTRACE_CTOR_PROGRAM));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto leaks =
+      run_command(bin("rtrace") + " process -l -i " + quote(only_file(out.path(), ".rtrace")));
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  EXPECT_EQ(calls_and_summaries(leaks.out),
+            (std::vector<std::string>{"1. malloc(3210)", "2. calloc(3210)",
+                                      "# Resource - memory (memory allocation in bytes):",
+                                      "# 2 block(s) leaked with total size of 6420 bytes"}))
+      << leaks.out;
+}
+
+// No silent empty result: when no process ever connected, the recorder says why and fails.
+TEST(RecordTracer, SaysWhenTheProgramWasNotTraced) {
+  const ScratchDir out;
+  auto r = run_command(bin("rtrace") + " record -o " + quote(out.path()) +
+                       " -- /sbin/ldconfig --version");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "rtrace: /sbin/ldconfig was not traced: the tracer did not start in it (a statically "
+            "linked or set-uid program ignores LD_PRELOAD)\n");
+  r = run_command(bin("rtrace") + " record --wait -o " + quote(out.path()) + " -- true");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "rtrace: true was not traced: tracing was never toggled on (rtrace record -t PID)\n");
+  EXPECT_TRUE(fs::is_empty(out.path()));
 }
 
 // Programs nobody here wrote, as users will trace them: they must behave exactly as without the

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
+
+#include "tracer/options.h"
 
 namespace rtrace::recorder {
 namespace {
@@ -33,6 +36,41 @@ TEST(TracerSettings, EveryOptionHasItsKey) {
 TEST(TracerSettings, AManagedDirectoryWithACommaCannotBeSaid) {
   TracerSettings s;
   s.managed = "/tmp/a,b";
+  EXPECT_THROW(format_tracer_options(s), std::invalid_argument);
+}
+
+// What the recorder writes is what the tracer reads (the tracer's own parser, tracer/options.cpp).
+TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
+  TracerSettings s;
+  s.depth = tracer::TracerOptions::kMaxDepth;
+  s.start = true;
+  s.signal = 12;
+  s.free_backtraces = true;
+  s.timestamps = false;
+  s.sizes = {100, 4096};
+  s.buffered = false;
+  s.follow_forks = true;
+  s.arguments = true;
+  s.managed = "/tmp/out dir";
+  const tracer::TracerOptions read = tracer::parse_options(format_tracer_options(s).c_str());
+  EXPECT_EQ(read.depth, tracer::TracerOptions::kMaxDepth);
+  EXPECT_TRUE(read.start);
+  EXPECT_EQ(read.toggle_signal, 12);
+  EXPECT_TRUE(read.free_backtraces);
+  EXPECT_FALSE(read.timestamps);
+  ASSERT_EQ(read.size_count, 2U);
+  EXPECT_EQ(read.sizes[0], 100U);
+  EXPECT_EQ(read.sizes[1], 4096U);
+  EXPECT_FALSE(read.buffered);
+  EXPECT_TRUE(read.follow_forks);
+  EXPECT_TRUE(read.args);
+  EXPECT_STREQ(read.managed_dir, "/tmp/out dir");
+}
+
+// A depth the tracer would cut is refused, never cut silently.
+TEST(TracerSettings, ADepthBeyondTheTracersIsRefused) {
+  TracerSettings s;
+  s.depth = tracer::TracerOptions::kMaxDepth + 1;
   EXPECT_THROW(format_tracer_options(s), std::invalid_argument);
 }
 

@@ -390,6 +390,27 @@ TEST(TracerTest, ManyThreadsLoseNothingAndKeepEveryAddressHistoryTrue) {
   EXPECT_GE(trace.leaks.counted_allocations() + trace.leaks.counted_frees(), 8000000U);
 }
 
+// _exit is async-signal-safe: a handler calling it while the program is inside malloc (holding
+// the arena lock) must not hang the tracer, and the trace must still be whole.
+TEST(TracerTest, ExitFromASignalHandlerNeverHangs) {
+  for (int run = 0; run < 50; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    ScratchDir scratch;
+    SocketRecorder recorder(scratch);
+    const auto result = run_command(
+        "timeout -s KILL 10 env LD_PRELOAD=" + preload() + " RTRACE_SOCKET=" + recorder.path() +
+        " RTRACE_OPTIONS=start=1 " + program("exit_in_handler") + " 20000");
+    ASSERT_EQ(result.status, 3) << "the program hung (killed after 10 s) or failed";
+    auto& traces = recorder.stop();
+    ASSERT_EQ(traces.size(), 1U);
+    const TraceDecoder& trace = *traces.front();
+    EXPECT_TRUE(trace.complete()) << trace.error();
+    EXPECT_GT(trace.call_count, 10U);
+    EXPECT_EQ(trace.leaks.false_frees(), 0U);
+    EXPECT_EQ(trace.leaks.double_allocations(), 0U);
+  }
+}
+
 TEST(TracerTest, UnbufferedModeWritesTheSameHistory) {
   ScratchDir scratch;
   const auto result =
@@ -462,6 +483,141 @@ TEST(TracerTest, ForkedChildIsTracedOnlyWhenAsked) {
   EXPECT_EQ(calls_of_size(child, 3333).size(), 1U);
   EXPECT_EQ(calls_of_size(child, 1111).size(), 0U);
   EXPECT_EQ(child.packet_order.front(), "PINF");
+}
+
+// A followed child that only execs records nothing before the exec: it leaves no trace of its
+// own (an empty one per fork+exec, before), only its new image does.
+TEST(TracerTest, FollowedForkThatExecsLeavesNoEmptyTrace) {
+  ScratchDir scratch;
+  ASSERT_EQ(
+      run_traced(scratch, program("lifecycle") + " fork-exec", "start=1,follow-forks=1").status, 0);
+  const auto files = trace_files(scratch);
+  ASSERT_EQ(files.size(), 2U);
+  std::size_t parent_markers = 0;
+  std::size_t child_markers = 0;
+  for (const auto& file : files) {
+    const TraceDecoder trace = decode_file(file.string());
+    EXPECT_TRUE(trace.complete()) << trace.error();
+    EXPECT_FALSE(trace.calls.empty()) << file;
+    parent_markers += calls_of_size(trace, 4444).size();
+    child_markers += calls_of_size(trace, 2222).size();
+  }
+  EXPECT_EQ(parent_markers, 1U);
+  EXPECT_EQ(child_markers, 1U);
+}
+
+// Like bash, the program brings its own getenv/setenv over a private table that does not see the
+// tracer's variables.
+TEST(TracerTest, ProgramWithItsOwnEnvironmentFunctionsIsTraced) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("own_environment"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  const auto markers = calls_of_size(trace, 4321);
+  ASSERT_EQ(markers.size(), 1U);
+  EXPECT_EQ(markers[0].id, printed_number(result.out, "marker"));
+  EXPECT_EQ(trace.modules.size(), 2U);
+}
+
+// A library the program needs allocates in its constructor, which runs before the tracer's own
+// constructors: the trace starts at that first allocation.
+TEST(TracerTest, AllocationsOfLibraryConstructorsBeforeMainAreRecorded) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("ctor_program"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  std::vector<std::string> calls;
+  for (const auto& call : trace.calls) {
+    calls.push_back(call.kind == 2 ? call.name + "(" + std::to_string(call.size) + ")" : call.name);
+  }
+  // Everything the process allocated, in order: the C program loads no other allocating code.
+  EXPECT_THAT(calls, ElementsAre("malloc(3210)", "calloc(3210)", "malloc(77)", "free"));
+  std::vector<std::uint64_t> leaked;
+  for (const auto& [id, size] : trace.leaks.live()) {
+    leaked.push_back(size);
+  }
+  EXPECT_THAT(leaked, ::testing::UnorderedElementsAre(3210U, 3210U));
+}
+
+// The symbol table of `path`: name -> [start, end) as linked.
+std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> functions_of(
+    const std::string& path) {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> functions;
+  std::istringstream lines(run_command("nm -S --defined-only " + path).out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string address;
+    std::string size;
+    std::string type;
+    std::string name;
+    if (fields >> address >> size >> type >> name && (type == "T" || type == "t")) {
+      const std::uint64_t start = std::stoull(address, nullptr, 16);
+      functions[name] = {start, start + std::stoull(size, nullptr, 16)};
+    }
+  }
+  return functions;
+}
+
+// Every allocator entry, called from allocate_all() <- middle() <- [recurse() x recursion <-]
+// main():
+// frame 0 is the call site in allocate_all, and the frames go on to main (or stop at the depth).
+void expect_whole_backtraces(const std::string& name, std::uint32_t depth, int recursion) {
+  SCOPED_TRACE(name + " depth=" + std::to_string(depth) +
+               " recursion=" + std::to_string(recursion));
+  ScratchDir scratch;
+  const std::string path = program(name);
+  const std::string arguments = recursion > 0 ? " " + std::to_string(recursion - 1) : "";
+  const auto result =
+      run_traced(scratch, path + arguments, "start=1,depth=" + std::to_string(depth));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  const auto functions = functions_of(path);
+  ASSERT_TRUE(functions.count("_Z6middlev") && functions.count("main") &&
+              functions.count("_Z12allocate_allv") && functions.count("_Z7recursei"));
+  const std::uint64_t base =
+      printed_number(result.out, "middle") - functions.at("_Z6middlev").first;
+  const auto function_at = [&](std::uint64_t address) -> std::string {
+    for (const auto& [symbol, range] : functions) {
+      if (address > base + range.first && address <= base + range.second) {
+        return symbol;
+      }
+    }
+    return "?";
+  };
+  std::vector<std::string> expected{"_Z12allocate_allv", "_Z6middlev"};
+  for (int i = 0; i < recursion; ++i) {
+    expected.push_back("_Z7recursei");
+  }
+  expected.push_back("main");
+  if (expected.size() > depth) {
+    expected.resize(depth);
+  }
+  std::size_t checked = 0;
+  for (const auto& call : trace.calls) {
+    if (call.kind != 2 || call.size < 21 || call.size > 29) {
+      continue;
+    }
+    ++checked;
+    std::vector<std::string> frames;
+    for (std::size_t i = 0; i < call.frames.size() && i < expected.size(); ++i) {
+      frames.push_back(function_at(call.frames[i]));
+    }
+    EXPECT_EQ(frames, expected) << describe(call);
+    // Below main: the C library's start-up frames, as many as the depth leaves room for.
+    EXPECT_EQ(call.frames.size() >= std::min<std::size_t>(depth, expected.size() + 1), true)
+        << describe(call) << " has " << call.frames.size() << " frames";
+  }
+  EXPECT_EQ(checked, 9U);
+}
+
+TEST(TracerTest, EveryAllocatorEntryGetsItsWholeBacktrace) {
+  for (const char* name : {"deep_new_O0", "deep_new_O2"}) {
+    for (const std::uint32_t depth : {10U, 64U}) {
+      expect_whole_backtraces(name, depth, 0);
+      expect_whole_backtraces(name, depth, 20);
+    }
+  }
 }
 
 TEST(TracerTest, ProgramsStartedByTheTracedOneAreTracedOnlyWhenAsked) {

@@ -1,5 +1,5 @@
 /* Ends in different ways after allocating marker blocks; the trace must hold everything before.
- * Usage: lifecycle <exit|_exit|abort|segv|exec|after-exec|fork|fork-exit|system>
+ * Usage: lifecycle <exit|_exit|abort|segv|exec|after-exec|fork|fork-exit|fork-exec|system>
  * Markers: 1111 x 3 before the end; 2222 after exec; 3333 in a forked child; 4444 in the parent
  * after fork. */
 #include <signal.h>
@@ -37,6 +37,17 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "exec") == 0) {
     execl(argv[0], argv[0], "after-exec", (char*)NULL);
     return 1;
+  }
+  if (strcmp(mode, "fork-exec") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      execl(argv[0], argv[0], "after-exec", (char*)NULL);
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    markers(4444, 1);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
   if (strcmp(mode, "fork") == 0 || strcmp(mode, "fork-exit") == 0) {
     pid_t child = fork();

@@ -1,0 +1,139 @@
+// The tracer's parts that need no traced process (rtrace_tracer_core): the per-thread event ring,
+// the packet encoder (checked by decoding what it writes with the post-processor's reader), the
+// options parser and the environment editing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+#include "trace_decoder.h"
+#include "tracer/environment.h"
+#include "tracer/event_ring.h"
+#include "tracer/options.h"
+#include "tracer/packet_encoder.h"
+
+namespace rtrace::tracer {
+namespace {
+
+// Drains `ring` as the merger does: every published record, in order, as (ticket, payload).
+std::vector<std::pair<std::uint64_t, std::string>> consume(EventRing& ring,
+                                                           std::uint64_t& payload_position) {
+  std::vector<std::pair<std::uint64_t, std::string>> records;
+  for (std::uint64_t i = ring.tail.load(); i < ring.head.load(); ++i) {
+    const EventRing::Entry& entry = ring.entry(i);
+    payload_position += entry.skip;
+    records.emplace_back(entry.seq, std::string(ring.payload(payload_position), entry.length));
+    payload_position += entry.length;
+  }
+  ring.tail.store(ring.head.load());
+  ring.payload_tail.store(payload_position);
+  return records;
+}
+
+TEST(EventRing, RecordsComeOutInOrderAcrossTheWrap) {
+  EventRing ring;
+  ASSERT_TRUE(ring.create(4096, 64));
+  std::uint64_t payload_position = 0;
+  std::uint64_t ticket = 0;
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::pair<std::uint64_t, std::string>> written;
+    for (int i = 0; i < 3; ++i) {
+      const std::string text(700 + round * 10 + i, static_cast<char>('a' + i));
+      char* space = ring.try_reserve(1000);
+      ASSERT_NE(space, nullptr) << round;
+      std::memcpy(space, text.data(), text.size());
+      ring.publish(++ticket, text.size());
+      written.emplace_back(ticket, text);
+    }
+    EXPECT_EQ(consume(ring, payload_position), written) << round;
+  }
+}
+
+TEST(EventRing, FullRingRefusesUntilDrained) {
+  EventRing ring;
+  ASSERT_TRUE(ring.create(4096, 4));
+  EXPECT_EQ(ring.try_reserve(2049), nullptr);  // more than half: never
+  for (std::uint64_t i = 1; i <= 4; ++i) {
+    ASSERT_NE(ring.try_reserve(16), nullptr);
+    ring.publish(i, 16);
+  }
+  EXPECT_EQ(ring.try_reserve(16), nullptr);  // the index is full
+  std::uint64_t payload_position = 0;
+  EXPECT_EQ(consume(ring, payload_position).size(), 4U);
+  EXPECT_NE(ring.try_reserve(16), nullptr);
+}
+
+// What the encoder writes is a trace the post-processor reads, byte for byte re-encodable.
+TEST(PacketEncoder, WritesWhatTheReaderReads) {
+  char buffer[4096];
+  PacketEncoder encoder(buffer, sizeof buffer);
+  encoder.handshake();
+  encoder.begin_packet(sprtrace::PacketType::ProcessInfo);
+  encoder.u32(4242);
+  encoder.u32(1700000000);
+  encoder.u32(0);
+  encoder.u32(7);
+  encoder.string("/usr/bin/example");
+  encoder.end_packet();
+  ASSERT_FALSE(encoder.overflowed());
+  const test::ScratchDir scratch;
+  const std::string path = (scratch / "header.rtrace").string();
+  std::ofstream(path, std::ios::binary).write(buffer, static_cast<std::streamsize>(encoder.size()));
+  const test::TraceDecoder trace = test::decode_file(path);
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  EXPECT_EQ(trace.pid, 4242U);
+  EXPECT_EQ(trace.depth, 7U);
+  EXPECT_EQ(trace.process, "/usr/bin/example");
+}
+
+TEST(PacketEncoder, APacketThatDoesNotFitIsDropped) {
+  char buffer[16];
+  PacketEncoder encoder(buffer, sizeof buffer);
+  encoder.begin_packet(sprtrace::PacketType::ProcessInfo);
+  encoder.string("a name longer than the buffer");
+  EXPECT_TRUE(encoder.overflowed());
+  EXPECT_EQ(encoder.remaining(), 0U);
+}
+
+TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
+  const TracerOptions options =
+      parse_options("depth=9999,start=x,signal=99,unknown=1,timestamps=0,,sizes=5;x;7");
+  EXPECT_EQ(options.depth, TracerOptions::kMaxDepth);
+  EXPECT_FALSE(options.start);
+  EXPECT_EQ(options.toggle_signal, 10);
+  EXPECT_FALSE(options.timestamps);
+  ASSERT_EQ(options.size_count, 2U);
+  EXPECT_EQ(options.sizes[0], 5U);
+  EXPECT_EQ(options.sizes[1], 7U);
+  EXPECT_EQ(parse_options(nullptr).depth, 10U);
+}
+
+// The recorder's unclaimed RTRACE_ROOT_PID is claimed in place by the first traced process;
+// another pid there means a descendant.
+TEST(Environment, RootPidIsClaimedInPlace) {
+  ASSERT_EQ(::setenv(kRootPidVariable, std::string(kRootPidWidth, '0').c_str(), 1), 0);
+  char* value = std::getenv(kRootPidVariable);
+  EXPECT_TRUE(claim_root_process(1234));
+  EXPECT_EQ(std::getenv(kRootPidVariable), value);  // the same string, edited
+  EXPECT_EQ(std::string(value), std::string(kRootPidWidth - 4, '0') + "1234");
+  EXPECT_TRUE(claim_root_process(1234));
+  EXPECT_FALSE(claim_root_process(4321));
+  EXPECT_STREQ(environment_value(kRootPidVariable), value);
+  EXPECT_EQ(environment_value("RTRACE_NO_SUCH_VARIABLE"), nullptr);
+}
+
+TEST(Environment, MissingRootPidIsAdded) {
+  ASSERT_EQ(::unsetenv(kRootPidVariable), 0);
+  EXPECT_TRUE(claim_root_process(777));
+  EXPECT_STREQ(environment_value(kRootPidVariable), "777");
+  EXPECT_STREQ(std::getenv(kRootPidVariable), "777");
+  EXPECT_FALSE(claim_root_process(778));
+}
+
+}  // namespace
+}  // namespace rtrace::tracer
