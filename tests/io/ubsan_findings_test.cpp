@@ -30,7 +30,8 @@ TEST(UbsanFindings, NegativeHeaderYearIsNotADate) {
   const std::string line = "version=2.0, arch=x86_64, timestamp=" + std::to_string(INT_MIN) +
                            ".01.01 00:00:00, process=./p, pid=1";
   EXPECT_EQ(sprtrace_text::parse_header_line(line, fields), "");
-  EXPECT_EQ(fields.process.start_text, std::to_string(INT_MIN) + ".01.01 00:00:00");
+  EXPECT_EQ(fields.header.metadata.get(sprtrace_text::kTimestampKey),
+            std::to_string(INT_MIN) + ".01.01 00:00:00");
   EXPECT_EQ(fields.process.start.seconds, TimeOfDay{}.seconds);
 }
 
