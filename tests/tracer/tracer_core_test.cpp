@@ -46,7 +46,7 @@ TEST(EventRing, RecordsComeOutInOrderAcrossTheWrap) {
       const std::string text(700 + round * 10 + i, static_cast<char>('a' + i));
       char* space = ring.try_reserve(1000);
       ASSERT_NE(space, nullptr) << round;
-      std::memcpy(space, text.data(), text.size());
+      text.copy(space, text.size());
       ring.publish(++ticket, text.size());
       written.emplace_back(ticket, text);
     }

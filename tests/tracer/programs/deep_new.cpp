@@ -49,7 +49,7 @@ __attribute__((noinline)) int recurse(int depth) {
 
 int main(int argc, char** argv) {
   if (argc > 1) {
-    recurse(std::atoi(argv[1]));
+    recurse(static_cast<int>(std::strtol(argv[1], nullptr, 10)));
   } else {
     middle();
   }
