@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/mptrace_command.h"
 #include "cli/process_command.h"
 #include "cli/record_command.h"
 #include "cli/report_command.h"
@@ -34,6 +35,11 @@ int main(int argc, char** argv) {
       "report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes");
   rtrace::cli::add_report_options(*report_app, report);
 
+  rtrace::cli::MptraceOptions mptrace;
+  CLI::App* mptrace_app = app.add_subcommand(
+      "mptrace", "mpatrol's mptrace on an mpatrol tracing file: statistics, events, HATF");
+  rtrace::cli::add_mptrace_options(*mptrace_app, mptrace);
+
   try {
     app.parse(argc, argv);
     if (process_app->parsed()) {
@@ -47,6 +53,9 @@ int main(int argc, char** argv) {
     }
     if (report_app->parsed()) {
       return rtrace::cli::run_report(report);
+    }
+    if (mptrace_app->parsed()) {
+      return rtrace::cli::run_mptrace(mptrace);
     }
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
