@@ -14,8 +14,8 @@ namespace rtrace::mpatrol {
 // Where an event was made; what the 1.4.5+ layout adds to A, R and F records.
 struct SourceInfo {
   std::uint64_t thread = 0;
-  std::string_view function;
-  std::string_view file;
+  std::string_view function = {};
+  std::string_view file = {};
   std::uint64_t line = 0;
 };
 
