@@ -105,9 +105,10 @@ void MptraceReport::allocate(const Event& event) {
   block.slot = sim_ != nullptr ? slots_.take() : 0;
   count_allocation(event.size);
   if (options_.verbose) {
-    row_start("  alloc   ", event.index, event.address, event.size);
-    out_.buffer().append("        ");  // no life
-    row_end();
+    Row row;
+    row_start(row, "  alloc   ", event.index, event.address, event.size);
+    row.text("        ");  // no life
+    row_end(row);
     source_line(event);
   }
   if (hatf_ != nullptr) {
@@ -136,9 +137,10 @@ void MptraceReport::reallocate(const Event& event) {
   stats_.free_bytes += block->size;
   count_allocation(event.size);
   if (options_.verbose) {
-    row_start("  realloc ", event.index, event.address, event.size);
-    out_.buffer().append("        ");  // no life
-    row_end();
+    Row row;
+    row_start(row, "  realloc ", event.index, event.address, event.size);
+    row.text("        ");  // no life
+    row_end(row);
     source_line(event);
   }
   if (hatf_ != nullptr) {
@@ -168,11 +170,10 @@ void MptraceReport::release(const Event& event) {
   ++stats_.free_count;
   stats_.free_bytes += block->size;
   if (options_.verbose) {
-    row_start("  free    ", event.index, block->address, block->size);
-    std::string& row = out_.buffer();
-    row.append("  ");
-    append_decimal(row, current_event_ - block->event, 6);
-    row_end();
+    Row row;
+    row_start(row, "  free    ", event.index, block->address, block->size);
+    row.text("  ").decimal(current_event_ - block->event, 6);
+    row_end(row);
     source_line(event);
   }
   if (hatf_ != nullptr) {
@@ -193,12 +194,13 @@ void MptraceReport::system_block(const Event& event) {
   ++(reserve ? stats_.reserve_count : stats_.internal_count);
   (reserve ? stats_.reserve_bytes : stats_.internal_bytes) += event.size;
   if (options_.verbose) {
-    std::string& row = out_.buffer();
-    row.append(reserve ? "        reserve         " : "        internal        ");
-    append_hex16_upper(row, event.address);
-    row.append("  ");
-    append_decimal(row, event.size, 8);
-    row.push_back('\n');
+    Row row;
+    row.text(reserve ? "        reserve         " : "        internal        ")
+        .hex16_upper(event.address)
+        .text("  ")
+        .decimal(event.size, 8)
+        .text("\n");
+    row.append_to(out_.buffer());
     out_.maybe_flush();
   }
 }
@@ -216,26 +218,25 @@ void MptraceReport::count_allocation(std::uint64_t size) {
 }
 
 // "%6lu<type>%6lu  0x%016lX  %8lu": event number, type, index, address, size.
-void MptraceReport::row_start(const char* type, std::uint64_t index, std::uint64_t address,
-                              std::uint64_t size) {
-  std::string& row = out_.buffer();
-  append_decimal(row, current_event_, 6);
-  row.append(type);
-  append_decimal(row, index, 6);
-  row.append("  ");
-  append_hex16_upper(row, address);
-  row.append("  ");
-  append_decimal(row, size, 8);
+void MptraceReport::row_start(Row& row, const char* type, std::uint64_t index,
+                              std::uint64_t address, std::uint64_t size) const {
+  row.decimal(current_event_, 6)
+      .text(type)
+      .decimal(index, 6)
+      .text("  ")
+      .hex16_upper(address)
+      .text("  ")
+      .decimal(size, 8);
 }
 
-// "  %6lu  %8lu\n": blocks and bytes allocated after the event.
-void MptraceReport::row_end() {
-  std::string& row = out_.buffer();
-  row.append("  ");
-  append_decimal(row, stats_.alloc_count - stats_.free_count, 6);
-  row.append("  ");
-  append_decimal(row, stats_.alloc_bytes - stats_.free_bytes, 8);
-  row.push_back('\n');
+// "  %6lu  %8lu\n": blocks and bytes allocated after the event; then the row is output.
+void MptraceReport::row_end(Row& row) {
+  row.text("  ")
+      .decimal(stats_.alloc_count - stats_.free_count, 6)
+      .text("  ")
+      .decimal(stats_.alloc_bytes - stats_.free_bytes, 8)
+      .text("\n");
+  row.append_to(out_.buffer());
   out_.maybe_flush();
 }
 
@@ -252,8 +253,8 @@ void MptraceReport::source_line(const Event& event) {
   std::string& line = out_.buffer();
   line.append(kSourceIndent);
   if (event.thread != 0) {
-    line.append(" thread ");
-    append_decimal(line, event.thread);
+    Row thread;
+    thread.text(" thread ").decimal(event.thread).append_to(line);
   }
   if (!event.function.empty()) {
     line.append(" in ");

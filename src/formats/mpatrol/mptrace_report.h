@@ -10,6 +10,7 @@
 #include "formats/mpatrol/allocation_table.h"
 #include "formats/mpatrol/mpatrol_event.h"
 #include "formats/mpatrol/sim_slots.h"
+#include "formats/mpatrol/text_columns.h"
 #include "io/diagnostics.h"
 #include "io/output_stream.h"
 
@@ -63,8 +64,9 @@ class MptraceReport final : public Visitor {
   void release(const Event& event);
   void system_block(const Event& event);
   void count_allocation(std::uint64_t size);
-  void row_start(const char* type, std::uint64_t index, std::uint64_t address, std::uint64_t size);
-  void row_end();
+  void row_start(Row& row, const char* type, std::uint64_t index, std::uint64_t address,
+                 std::uint64_t size) const;
+  void row_end(Row& row);
   void source_line(const Event& event);
   void print_statistics();
   void finish_side_files();
