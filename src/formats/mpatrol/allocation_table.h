@@ -45,7 +45,7 @@ class AllocationTable {
   // The entry for `index`, created (zeroed) when it does not exist; `created` says which. The
   // reference stays valid until the next call that creates or forgets an entry.
   Allocation& find_or_create(std::uint64_t index, bool& created) {
-    if ((count_ + 1) * 4 > entries_.size() * 3) {
+    if ((count_ + 1) * 2 > entries_.size()) {  // at most half full: short probe runs
       grow();
     }
     std::size_t i = home(index);
