@@ -11,6 +11,8 @@
 // the seed.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <random>
 #include <string>
 #include <vector>
@@ -109,9 +111,7 @@ void generate(const Shape& shape) {
   out.commit();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   Shape shape;
   CLI::App app{"Write a synthetic mpatrol tracing file (MTRC) for benchmarks"};
   app.add_option("-m,--megabytes", shape.megabytes, "Approximate size in MB (10^6 bytes)");
@@ -121,11 +121,17 @@ int main(int argc, char** argv) {
   app.add_option("--seed", shape.seed, "Random seed");
   app.add_option("-o,--output", shape.output, "Output file")->required();
   CLI11_PARSE(app, argc, argv);
+  generate(shape);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    generate(shape);
+    return run(argc, argv);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "rtrace-gen-mpatrol: %s\n", error.what());
     return 1;
   }
-  return 0;
 }

@@ -131,7 +131,7 @@ void Decoder::read_header() {
     header = match_header(bytes, 4);
   }
   if (!header) {
-    if (bytes.size() < kMagicSize + 2 * 8) {
+    if (bytes.size() < kMagicSize + std::size_t{2} * 8) {
       fail(bytes.size(), "truncated header");
     }
     fail(kMagicSize,
