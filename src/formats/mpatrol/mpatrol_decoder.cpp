@@ -315,8 +315,4 @@ void decode(InputStream& input, Visitor& visitor, Diagnostics& diagnostics) {
   Decoder(input, visitor, diagnostics).run();
 }
 
-bool looks_like_mpatrol(std::span<const std::uint8_t> head) {
-  return head.size() >= kMagicSize && std::memcmp(head.data(), kMagic, kMagicSize) == 0;
-}
-
 }  // namespace rtrace::mpatrol

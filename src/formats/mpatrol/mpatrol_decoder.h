@@ -24,7 +24,4 @@ inline constexpr std::size_t kMaxNameLength = std::size_t{64} << 10;
 // not called then.
 void decode(InputStream& input, Visitor& visitor, Diagnostics& diagnostics);
 
-// Whether `head` (the first bytes of an input) starts like an mpatrol tracing file.
-bool looks_like_mpatrol(std::span<const std::uint8_t> head);
-
 }  // namespace rtrace::mpatrol
