@@ -101,4 +101,10 @@ int run_mptrace(const MptraceOptions& options) {
   return run_reporting_errors([&] { return mptrace(options); });
 }
 
+std::function<int()> setup_mptrace(CLI::App& app) {
+  auto options = std::make_shared<MptraceOptions>();
+  add_mptrace_options(app, *options);
+  return [options] { return run_mptrace(*options); };
+}
+
 }  // namespace rtrace::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,5 +23,8 @@ void add_mptrace_options(CLI::App& app, MptraceOptions& options);
 
 // Prints the report on standard output; returns the exit status.
 int run_mptrace(const MptraceOptions& options);
+
+// The subcommand table's entry (see subcommands.h): declares the options, returns the runner.
+std::function<int()> setup_mptrace(CLI::App& app);
 
 }  // namespace rtrace::cli
