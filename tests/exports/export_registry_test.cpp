@@ -21,6 +21,7 @@ TEST(ExportRegistry, WritableFormatsComeFirst) {
 }
 
 TEST(ExportRegistry, ANewExportIsOneFileAndOneLine) {
+  RTRACE_NEEDS_FIXTURES();
   register_export(record_counter_export());  // the registry line
 
   cli::ProcessOptions options;

@@ -230,6 +230,7 @@ void expect_step(const std::string& label, const std::string& from, const std::s
 class RoundTripTest : public testing::TestWithParam<RoundTrip> {};
 
 TEST_P(RoundTripTest, FormatToTextToBinaryToTextLosesOnlyWhatEachFormatDeclares) {
+  RTRACE_NEEDS_FIXTURES();
   const RoundTrip& trip = GetParam();
   const TraceFormatInfo& text = format_named("text");
   const TraceFormatInfo& binary = format_named("binary");

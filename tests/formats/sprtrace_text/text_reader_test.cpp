@@ -9,6 +9,7 @@
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_test_support.h"
 #include "support/recording_sink.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -106,6 +107,7 @@ TEST(TextReader, EveryLineForm) {
 // The reader gives a compressed file as it is: each group announced, then its calls with the
 // group's backtrace, then the leak summaries. (`rtrace process` expands it: see ExpandStage.)
 TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lc.txt")), o);
   EXPECT_EQ(o.error, "");
@@ -132,6 +134,7 @@ TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
 }
 
 TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   {
     const std::unique_ptr<InputStream> input =
@@ -143,7 +146,7 @@ TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_EQ(calls.size(), 6U);
   EXPECT_TRUE(
-      calls[0].starts_with("call #19 malloc kind=2 type=0 ctx=0x0 ts=438233 size=100 "
+      calls[0].starts_with("call #19 malloc kind=2 type=1 ctx=0x0 ts=438233 size=100 "
                            "id=0x15dd0880 bt=[0x4011ae,0x401303,"))
       << calls[0];
   EXPECT_TRUE(calls[1].starts_with("call #20 malloc ")) << calls[1];
@@ -164,6 +167,7 @@ TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
 }
 
 TEST(TextReader, SymbolsAnnouncedOnceEach) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lcr.txt")), o);
   EXPECT_EQ(o.error, "");
@@ -184,6 +188,7 @@ TEST(TextReader, SymbolsAnnouncedOnceEach) {
 }
 
 TEST(TextReader, EveryOriginalTextOutputReads) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* name :
        {"memory/memory.txt", "memory/memory.c.txt", "memory/memory.r.txt",
         "memory/memory.lc.resolve-default.txt", "memory/memory.c.b4.txt", "fd/fd.c.txt",
@@ -285,6 +290,7 @@ TEST(TextReaderDamage, BadHeaderNumbers) {
 // Random damage (bytes overwritten, lines cut, NULs): the reader either reads the result or
 // reports an InputError, always calls finish() exactly once, and never crashes or hangs.
 TEST(TextReaderDamage, RandomDamageIsReportedNotFatal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::vector<std::string> originals = {
       read_file(fixture("sp-rtrace/fd/fd.lcr.txt")),
       read_file(fixture("sp-rtrace/memory/memory.lc.txt")),
@@ -344,6 +350,7 @@ TEST(TextReaderTruncation, RecordWithoutItsEmptyLine) {
 }
 
 TEST(TextReaderTruncation, CompressedTraceCutInAGroupKeepsTheGroupsBefore) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string text = read_file(fixture("sp-rtrace/memory/memory.lc.txt"));
   const std::size_t cut = text.find("21. [00:07:18.233] calloc");
   ASSERT_NE(cut, std::string::npos);
