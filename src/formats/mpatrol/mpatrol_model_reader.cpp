@@ -128,6 +128,10 @@ class ModelAdapter final : public Visitor {
       header.metadata.set("mpatrol.word_size", std::to_string(header_->word_size));
     }
     sink_.header(header);
+    // The file names no process. The sp-rtrace formats always carry one, with a backtrace
+    // depth: say so here, so that a trace written in them reads back the same. The depth is
+    // 1: a call's backtrace is at most the one source position mpatrol records.
+    sink_.process(ProcessInfo{.pid = 0, .name = {}, .start = {}, .backtrace_depth = 1});
     sink_.resource_type(ResourceType{.id = kMemoryType,
                                      .flags = 0,
                                      .type = "memory",

@@ -4,7 +4,8 @@
 // What each record becomes (rtrace-process(1) documents it for users):
 // - the header: TraceHeader with origin "mpatrol X.Y.Z" and metadata mpatrol.version,
 //   mpatrol.version_number, mpatrol.byte_order and mpatrol.word_size; one resource type,
-//   `memory` (id 1), as the sp-rtrace memory module registers it. The file names no process.
+//   `memory` (id 1), as the sp-rtrace memory module registers it. The file names no process:
+//   an unnamed one of pid 0 with backtrace depth 1 (the one source frame) stands for it.
 // - `A`: an allocation `alloc(size) = address`. Its function, file and line (1.4.5+ files)
 //   become one frame: address 0 and a symbol {function, file, line}.
 // - `F`: a release `free(address)` of the block with that allocation index, with its frame.

@@ -32,7 +32,8 @@ test::CommandResult rtrace(const std::string& args, const std::string& trace) {
 }
 
 const std::string kBasicPreamble =
-    "version=2.0, arch=, timestamp=1970.1.1 00:00:00, process=, pid=0, origin=mpatrol 1.5.1, \n"
+    "version=2.0, arch=, timestamp=1970.1.1 00:00:00, process=, pid=0, backtrace depth=1, "
+    "origin=mpatrol 1.5.1, \n"
     "## heap status information:\n"
     "##   heap bottom 0x555555589000\n"
     "##   heap top 0x5555555b0000\n"
@@ -92,7 +93,7 @@ TEST(MpatrolPipeline, LeaksAreMptracesUnfreedBlocks) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
             "version=2.0, arch=, timestamp=1970.1.1 00:00:00, process=, pid=0, filter=leaks, "
-            "origin=mpatrol 1.5.1, \n" +
+            "backtrace depth=1, origin=mpatrol 1.5.1, \n" +
                 kBasicPreamble.substr(kBasicPreamble.find('\n') + 1) +
                 "1. alloc(100) = 0x55555558a250\n"
                 "\t0x0 make_buffer() at basic.c:18\n\n"
