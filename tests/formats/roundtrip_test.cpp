@@ -37,8 +37,10 @@ struct RoundTrip {
 const RoundTrip kRoundTrips[] = {
     {"binary", "sp-rtrace"},
     {"text", "sp-rtrace"},
-    {"mpatrol", "mpatrol",
-     {"e01_no_end_marker.trace", "e02_truncated_mid_record.trace", "e08_unknown_record_byte.trace"}},
+    {"mpatrol",
+     "mpatrol",
+     {"e01_no_end_marker.trace", "e02_truncated_mid_record.trace",
+      "e08_unknown_record_byte.trace"}},
 };
 
 // Every record as canonical text, grouped by kind (a writer may lay the kinds out in its own
