@@ -24,7 +24,6 @@
 namespace rtrace {
 namespace {
 
-using mpatrol::SourceInfo;
 using mpatrol::TraceWriter;
 using test::fixture;
 using test::read_file;
@@ -247,6 +246,47 @@ TEST(MpatrolModel, DamagedFilesDeliverEverythingBeforeTheDamage) {
   EXPECT_EQ(corrupt.allocated, 0U);
   ASSERT_EQ(corrupt.heaps.size(), 1U);  // the H and I records before the damage
   EXPECT_EQ(corrupt.heaps[0].arena, 159744U);
+}
+
+class HeaderSink final : public TraceSink {
+ public:
+  void header(const TraceHeader& h) override { header_ = h; }
+  void heap_info(const HeapInfo& info) override { heaps_.push_back(info); }
+  void finish() override {}
+  TraceHeader header_;
+  std::vector<HeapInfo> heaps_;
+};
+
+// The header's origin and metadata come from the file's header words; system memory taken
+// after the first event adds a second, cumulative heap information at the end.
+TEST(MpatrolModel, HeaderMetadataAndLateSystemMemory) {
+  TraceWriter w({.word_size = 4, .big_endian = true, .version = 10405});
+  w.reserve(0x10000, 4096);
+  w.internal(0x90000, 16384);
+  w.alloc(1, 0x10010, 8);
+  w.reserve(0x20000, 8192);
+  w.end_marker();
+  HeaderSink sink;
+  CollectingDiagnostics diagnostics;
+  const auto input = input_of(w.bytes());
+  mpatrol::read_mpatrol_trace(*input, sink, diagnostics);
+  EXPECT_EQ(diagnostics.text(), "");
+  EXPECT_EQ(sink.header_.origin, "mpatrol 1.4.5");
+  const Metadata& m = sink.header_.metadata;
+  EXPECT_EQ(m.get_or("mpatrol.version", "-"), "1.4.5");
+  EXPECT_EQ(m.get_or("mpatrol.version_number", "-"), "10405");
+  EXPECT_EQ(m.get_or("mpatrol.byte_order", "-"), "big");
+  EXPECT_EQ(m.get_or("mpatrol.word_size", "-"), "4");
+  ASSERT_EQ(sink.heaps_.size(), 2U);
+  EXPECT_EQ(sink.heaps_[0].heap_bottom, 0x10000U);
+  EXPECT_EQ(sink.heaps_[0].heap_top, 0x11000U);
+  EXPECT_EQ(sink.heaps_[0].arena, 4096U);
+  EXPECT_EQ(sink.heaps_[0].hblks, 1U);
+  EXPECT_EQ(sink.heaps_[0].hblkhd, 16384U);
+  EXPECT_EQ(sink.heaps_[1].heap_bottom, 0x10000U);
+  EXPECT_EQ(sink.heaps_[1].heap_top, 0x22000U);
+  EXPECT_EQ(sink.heaps_[1].arena, 12288U);
+  EXPECT_EQ(sink.heaps_[1].hblks, 1U);
 }
 
 // The format table reads mpatrol files by their content.
