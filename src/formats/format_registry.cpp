@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "formats/mpatrol/mpatrol_format.h"
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
 
@@ -25,8 +26,7 @@ TraceFormatInfo pending_format(std::string_view name, std::string_view descripti
 const auto kFormats = std::to_array<TraceFormatInfo>({
     sprtrace_binary_format(),
     sprtrace_text_format(),
-    pending_format("mpatrol", "mpatrol tracing file",
-                   [](std::span<const std::uint8_t> head) { return starts_with(head, "MTRC"); }),
+    mpatrol_format(),
     pending_format("apitrace", "apitrace trace",
                    [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
 });
