@@ -7,6 +7,7 @@
 #include "cli/record_command.h"
 #include "cli/report_command.h"
 #include "cli/resolve_command.h"
+#include "cli/stacktrack_command.h"
 #include "rtrace/version.h"
 
 int main(int argc, char** argv) {
@@ -34,6 +35,11 @@ int main(int argc, char** argv) {
       "report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes");
   rtrace::cli::add_report_options(*report_app, report);
 
+  rtrace::cli::StackTrackOptions stacktrack;
+  CLI::App* stacktrack_app = app.add_subcommand(
+      "stacktrack", "Boost StackTrack raw event files: expand (as expand_events)");
+  rtrace::cli::add_stacktrack_options(*stacktrack_app, stacktrack);
+
   try {
     app.parse(argc, argv);
     if (process_app->parsed()) {
@@ -47,6 +53,9 @@ int main(int argc, char** argv) {
     }
     if (report_app->parsed()) {
       return rtrace::cli::run_report(report);
+    }
+    if (stacktrack_app->parsed()) {
+      return rtrace::cli::run_stacktrack(stacktrack);
     }
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
