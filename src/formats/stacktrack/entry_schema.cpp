@@ -94,7 +94,8 @@ EntrySchema::EntrySchema(const RawLayout& layout) : layout_(layout) {
   if (const auto what = problem(layout_)) {
     throw std::invalid_argument("StackTrack layout: " + *what);
   }
-  by_selector_.fill(-1);
+  by_global_selector_.fill(-1);
+  by_checkpoint_selector_.fill(-1);
   by_kind_.fill(-1);
   type_shift_ = static_cast<unsigned>(std::countr_zero(layout_.rules.type_mask));
   global_shift_ = static_cast<unsigned>(std::countr_zero(layout_.rules.global_type_mask));
@@ -121,16 +122,18 @@ EntrySchema::EntrySchema(const RawLayout& layout) : layout_(layout) {
         }
       }
     }
-    by_selector_[type.selector] = static_cast<std::int8_t>(t);
+    auto& by_selector = is_global_selector(layout_.rules, type.selector) ? by_global_selector_
+                                                                         : by_checkpoint_selector_;
+    by_selector[type.selector] = static_cast<std::int8_t>(t);
   }
 }
 
 const TypeBinding* EntrySchema::select(std::uint64_t flags) const {
   const FlagRules& r = layout_.rules;
-  const std::uint64_t selector = (flags & r.global_bit) != 0
-                                     ? (flags & r.global_type_mask) >> global_shift_
-                                     : (flags & r.type_mask) >> type_shift_;
-  const std::int8_t t = by_selector_[selector & 0xFF];
+  const bool global = (flags & r.global_bit) != 0;
+  const std::uint64_t selector =
+      global ? (flags & r.global_type_mask) >> global_shift_ : (flags & r.type_mask) >> type_shift_;
+  const std::int8_t t = (global ? by_global_selector_ : by_checkpoint_selector_)[selector & 0xFF];
   return t < 0 ? nullptr : &bindings_[static_cast<std::size_t>(t)];
 }
 

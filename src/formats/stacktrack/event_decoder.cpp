@@ -81,8 +81,14 @@ bool looks_like_stacktrack(std::span<const std::uint8_t> head, const EntrySchema
   return prologue_byte_order(head, schema).has_value();
 }
 
-EventDecoder::EventDecoder(InputStream& input, const EntrySchema& schema, Diagnostics& diagnostics)
-    : input_(input), schema_(schema), diagnostics_(diagnostics), layout_(schema.layout()) {
+EventDecoder::EventDecoder(InputStream& input, const EntrySchema& schema, Diagnostics& diagnostics,
+                           DecoderLimits limits)
+    : input_(input),
+      schema_(schema),
+      diagnostics_(diagnostics),
+      layout_(schema.layout()),
+      limits_(limits),
+      budget_(limits.context_bytes) {
   const auto first = input_.peek(layout_.entry_size);
   if (first.empty()) {
     fail(0, "empty input");
@@ -187,9 +193,9 @@ void EventDecoder::decode_info(const std::uint8_t* payload) {
     return;
   }
   InfoSeries& series = it->second;
-  if (series.text.size() + entry_.info_text.size() > kMaxSeriesText) {
+  if (series.text.size() + entry_.info_text.size() > limits_.series_text) {
     fail(entry_.offset, fmt::format("INFO series of the {} at offset {} longer than {} bytes",
-                                    kind_name(series), series.owner_offset, kMaxSeriesText));
+                                    kind_name(series), series.owner_offset, limits_.series_text));
   }
   reserve(entry_.info_text.size());
   series.text += entry_.info_text;
@@ -314,7 +320,7 @@ void EventDecoder::reserve(std::uint64_t bytes) {
 
 void EventDecoder::refuse(const ContextFull& full) const {
   fail(entry_.offset,
-       fmt::format("more than {} MiB of names and INFO text kept; refused", full.limit >> 20));
+       fmt::format("more than {} bytes of names and INFO text kept; refused", full.limit));
 }
 
 void EventDecoder::start_series() {
@@ -327,9 +333,9 @@ void EventDecoder::start_series() {
                                      kind_name(it->second), it->second.owner_offset));
     budget_.release(it->second.text.size());
   } else {
-    if (pending_.size() == kMaxPendingSeries) {
+    if (pending_.size() == limits_.pending_series) {
       fail(entry_.offset,
-           fmt::format("more than {} INFO series open at once; refused", kMaxPendingSeries));
+           fmt::format("more than {} INFO series open at once; refused", limits_.pending_series));
     }
     it = pending_.emplace(key, InfoSeries{}).first;
   }
@@ -360,8 +366,8 @@ ProcessContext& EventDecoder::process_for(std::uint64_t pid) {
   }
   auto it = processes_.find(pid);
   if (it == processes_.end()) {
-    if (processes_.size() == kMaxProcesses) {
-      fail(entry_.offset, fmt::format("more than {} processes; refused", kMaxProcesses));
+    if (processes_.size() == limits_.processes) {
+      fail(entry_.offset, fmt::format("more than {} processes; refused", limits_.processes));
     }
     it = processes_.emplace(pid, std::make_unique<ProcessContext>(pid, budget_)).first;
   }

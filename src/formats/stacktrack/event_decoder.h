@@ -59,17 +59,20 @@ struct Entry {
 
 enum class ByteOrder : std::uint8_t { Little, Big };
 
-// Limits against hostile input (a clear InputError beyond them).
-inline constexpr std::size_t kMaxProcesses = 4096;
-inline constexpr std::size_t kMaxPendingSeries = 4096;
-inline constexpr std::size_t kMaxSeriesText = std::size_t{64} << 10;
-inline constexpr std::uint64_t kMaxContextBytes = std::uint64_t{256} << 20;
+// Limits against hostile input (a clear InputError beyond them); they bound the decoder's memory.
+struct DecoderLimits {
+  std::size_t processes = 4096;
+  std::size_t pending_series = 4096;                       // INFO series open at once
+  std::size_t series_text = std::size_t{64} << 10;         // bytes of one INFO series
+  std::uint64_t context_bytes = std::uint64_t{256} << 20;  // kept names and open series
+};
 
 class EventDecoder {
  public:
   // Reads the first entry, which must be a PROLOGUE, and finds the byte order. Throws
   // InputError when the input is not a StackTrack file in this layout.
-  EventDecoder(InputStream& input, const EntrySchema& schema, Diagnostics& diagnostics);
+  EventDecoder(InputStream& input, const EntrySchema& schema, Diagnostics& diagnostics,
+               DecoderLimits limits = {});
   EventDecoder(const EventDecoder&) = delete;
   EventDecoder& operator=(const EventDecoder&) = delete;
   ~EventDecoder();
@@ -128,7 +131,8 @@ class EventDecoder {
   std::array<std::uint64_t, kMaxMembers> values_{};
   InfoSeries completed_;
 
-  ContextBudget budget_{kMaxContextBytes};
+  DecoderLimits limits_;
+  ContextBudget budget_;
   std::unordered_map<std::uint64_t, std::unique_ptr<ProcessContext>> processes_;
   ProcessContext* last_process_ = nullptr;
   ProcessContext* current_ = nullptr;  // the process of the entry being decoded

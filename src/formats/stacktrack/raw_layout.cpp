@@ -63,6 +63,11 @@ std::optional<std::string> check_type(const TypeLayout& type, std::uint32_t payl
 
 }  // namespace
 
+bool is_global_selector(const FlagRules& rules, std::uint32_t selector) {
+  const std::uint64_t shifted = std::uint64_t{selector} << std::countr_zero(rules.global_type_mask);
+  return (shifted & rules.global_type_mask) == shifted && (shifted & rules.global_bit) != 0;
+}
+
 const TypeLayout* RawLayout::find_type(std::string_view uname) const {
   for (const TypeLayout& t : types) {
     if (t.uname == uname) {
@@ -109,6 +114,15 @@ std::optional<std::string> finish_layout(RawLayout& layout) {
     type.selector = flag_value(layout, "IS_" + type.uname).value_or(type.typeindex);
     if (type.selector > 0xFF) {
       return fmt::format("type {} has selector {:#x} (at most 0xff)", type.uname, type.selector);
+    }
+    const std::uint64_t as_checkpoint = std::uint64_t{type.selector}
+                                        << std::countr_zero(layout.rules.type_mask);
+    if (!is_global_selector(layout.rules, type.selector) &&
+        (as_checkpoint & layout.rules.type_mask) != as_checkpoint) {
+      return fmt::format(
+          "type {} has selector {:#x}, which neither TYPE_MASK nor "
+          "GLOBAL_TYPE_MASK with the GLOBAL bit can hold",
+          type.uname, type.selector);
     }
     if (!selectors.insert(type.selector).second) {
       return fmt::format("two types have the selector {:#x}", type.selector);

@@ -41,8 +41,10 @@ struct TypeLayout {
 // How an entry's flags select its type:
 //  - INFO when (flags & info_mask) == info_value;
 //  - otherwise, when flags & global_bit, the selector is (flags & global_type_mask) shifted down
-//    to bit 0 (the types not tied to a checkpoint: PROLOGUE, PROCINFO, TIMEINFO, TIMETYPE);
-//  - otherwise it is (flags & type_mask) shifted down (HIT, FLOC, FPROPERTY, SLOC).
+//    to bit 0, and selects one of the global types (those not tied to a checkpoint: PROLOGUE,
+//    PROCINFO, TIMEINFO, TIMETYPE, whose selectors include the global bit when shifted up);
+//  - otherwise it is (flags & type_mask) shifted down, and selects one of the other types (HIT,
+//    FLOC, FPROPERTY, SLOC).
 // has_info (in an entry without the global bit) says INFO entries of the same sequence follow;
 // info_end marks the last of them.
 struct FlagRules {
@@ -54,6 +56,10 @@ struct FlagRules {
   std::uint32_t has_info = 0;
   std::uint32_t info_end = 0;
 };
+
+// Whether entries of the type with this selector carry it under the global mask (the selector,
+// shifted into that mask, includes the global bit); otherwise they carry it under the type mask.
+bool is_global_selector(const FlagRules& rules, std::uint32_t selector);
 
 // A named flag value, printed as <FLAG name= value=/>; the rules above are read from these.
 struct FlagValue {
