@@ -103,8 +103,8 @@ class Generator {
                   {"writeCount", p.write_count},
                   {"filenum", file}},
                  true);
-      enc_.info(p.pid, seq, fmt::format("namespace_{}::class_{}::method_{}", scope % 7, scope % 31,
-                                        scope));
+      enc_.info(p.pid, seq,
+                fmt::format("namespace_{}::class_{}::method_{}", scope % 7, scope % 31, scope));
       count_ += 6;
     }
     p.ticks += gap;

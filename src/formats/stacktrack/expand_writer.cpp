@@ -1,7 +1,6 @@
 #include "formats/stacktrack/expand_writer.h"
 
-#include <fmt/format.h>
-
+#include <charconv>
 #include <iterator>
 
 #include "formats/stacktrack/xml_text.h"
@@ -25,6 +24,36 @@ ExpandWriter::Style style_of(Field field, ExpandWriter::Style by_type) {
     default:
       return by_type;
   }
+}
+
+// The writer runs once per entry and member, millions of times: numbers are formatted with
+// std::to_chars, which prints exactly what printf's %u and %f print, without parsing a format.
+
+template <typename Integer>
+void append_decimal(std::string& out, Integer value) {
+  char digits[24];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), value).ptr;
+  out.append(digits, end);
+}
+
+// 0x%04x
+void append_hex(std::string& out, std::uint64_t value) {
+  char digits[16];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), value, 16).ptr;
+  const auto length = static_cast<std::size_t>(end - digits);
+  out += "0x";
+  if (length < 4) {
+    out.append(4 - length, '0');
+  }
+  out.append(digits, length);
+}
+
+// %f
+void append_seconds(std::string& out, double seconds) {
+  char digits[400];  // the widest double in fixed notation with 6 decimals
+  const auto end =
+      std::to_chars(std::begin(digits), std::end(digits), seconds, std::chars_format::fixed, 6).ptr;
+  out.append(digits, end);
 }
 
 }  // namespace
@@ -53,15 +82,19 @@ ExpandWriter::ExpandWriter(const EntrySchema& schema, ExpandOptions options)
 }
 
 void ExpandWriter::write(const Entry& entry, std::string& out) const {
-  auto it = std::back_inserter(out);
   out += '<';
   if (entry.binding == nullptr) {
     out += "INFO";
   } else {
     append_xml_escaped(out, entry.binding->layout->uname);
   }
-  fmt::format_to(it, " flags=\"0x{:04x}\" pid=\"0x{:04x}\" seq=\"{}\"", entry.flags, entry.pid,
-                 entry.sequence);
+  out += " flags=\"";
+  append_hex(out, entry.flags);
+  out += "\" pid=\"";
+  append_hex(out, entry.pid);
+  out += "\" seq=\"";
+  append_decimal(out, entry.sequence);
+  out += '"';
   if (entry.binding == nullptr) {
     out += " text=\"";
     append_xml_escaped(out, entry.info_text);
@@ -79,29 +112,27 @@ void ExpandWriter::write(const Entry& entry, std::string& out) const {
 
 void ExpandWriter::write_member(Style style, std::uint64_t value, const ProcessContext& process,
                                 std::string& out) const {
-  auto it = std::back_inserter(out);
   if (options_.raw_times && (style == Style::Time || style == Style::Duration)) {
     style = Style::Unsigned;
   }
   switch (style) {
     case Style::Unsigned:
-      out += fmt::format_int(value).str();
+      append_decimal(out, value);
       break;
     case Style::Signed:
-      out += fmt::format_int(static_cast<std::int64_t>(value)).str();
+      append_decimal(out, static_cast<std::int64_t>(value));
       break;
     case Style::Hex:
-      fmt::format_to(it, "0x{:04x}", value);
+      append_hex(out, value);
       break;
     case Style::Time:
-      fmt::format_to(it, "{:.6f}", process.seconds_since_start(value));
+      append_seconds(out, process.seconds_since_start(value));
       break;
     case Style::Duration: {
       const std::uint64_t per_second = process.ticks_per_second();
-      const double seconds = per_second == 0
-                                 ? static_cast<double>(value)
-                                 : static_cast<double>(value) / static_cast<double>(per_second);
-      fmt::format_to(it, "{:.6f}", seconds);
+      append_seconds(out, per_second == 0
+                              ? static_cast<double>(value)
+                              : static_cast<double>(value) / static_cast<double>(per_second));
       break;
     }
   }
