@@ -114,7 +114,7 @@ EntrySchema::EntrySchema(const RawLayout& layout) : layout_(layout) {
     for (const KindRow& row : kKinds) {
       if (type.uname == row.uname) {
         b.kind = row.kind;
-        by_kind_[static_cast<std::size_t>(row.kind)] = static_cast<std::int8_t>(t);
+        by_kind_[static_cast<std::size_t>(row.kind)] = static_cast<std::int16_t>(t);
         for (const FieldName& f : row.fields) {
           const int m = member_index(type, f.member);
           b.field_index[static_cast<std::size_t>(f.field)] = static_cast<std::int8_t>(m);
@@ -124,7 +124,7 @@ EntrySchema::EntrySchema(const RawLayout& layout) : layout_(layout) {
     }
     auto& by_selector = is_global_selector(layout_.rules, type.selector) ? by_global_selector_
                                                                          : by_checkpoint_selector_;
-    by_selector[type.selector] = static_cast<std::int8_t>(t);
+    by_selector[type.selector] = static_cast<std::int16_t>(t);
   }
 }
 
@@ -133,7 +133,7 @@ const TypeBinding* EntrySchema::select(std::uint64_t flags) const {
   const bool global = (flags & r.global_bit) != 0;
   const std::uint64_t selector =
       global ? (flags & r.global_type_mask) >> global_shift_ : (flags & r.type_mask) >> type_shift_;
-  const std::int8_t t = (global ? by_global_selector_ : by_checkpoint_selector_)[selector & 0xFF];
+  const std::int16_t t = (global ? by_global_selector_ : by_checkpoint_selector_)[selector & 0xFF];
   return t < 0 ? nullptr : &bindings_[static_cast<std::size_t>(t)];
 }
 

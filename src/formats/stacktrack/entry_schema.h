@@ -96,9 +96,9 @@ class EntrySchema {
   RawLayout layout_;
   std::array<TypeBinding, kMaxTypes> bindings_{};
   // Type by selector, for entries with and without the global bit.
-  std::array<std::int8_t, 256> by_global_selector_{};
-  std::array<std::int8_t, 256> by_checkpoint_selector_{};
-  std::array<std::int8_t, static_cast<std::size_t>(EntryKind::Other)> by_kind_{};
+  std::array<std::int16_t, 256> by_global_selector_{};
+  std::array<std::int16_t, 256> by_checkpoint_selector_{};
+  std::array<std::int16_t, static_cast<std::size_t>(EntryKind::Other)> by_kind_{};
   unsigned type_shift_ = 0;
   unsigned global_shift_ = 0;
 };

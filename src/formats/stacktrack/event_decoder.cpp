@@ -226,7 +226,7 @@ void EventDecoder::decode_typed(const std::uint8_t* payload) {
   entry_.has_info = (entry_.flags & layout_.rules.global_bit) == 0 &&
                     (entry_.flags & layout_.rules.has_info) != 0;
   if (entry_.kind == EntryKind::Prologue) {
-    check_prologue();
+    check_prologue(*binding);
   }
   apply(*binding, entry_.values, nullptr);
   if (entry_.has_info) {
@@ -236,8 +236,7 @@ void EventDecoder::decode_typed(const std::uint8_t* payload) {
 
 // A PROLOGUE must describe the layout in use (the first one decided the byte order; a later one,
 // as in concatenated files, must agree with it).
-void EventDecoder::check_prologue() {
-  const TypeBinding& b = *entry_.binding;
+void EventDecoder::check_prologue(const TypeBinding& b) {
   const auto member_size = [&](Field f) {
     return b.layout->members[std::size_t(b.field_index[std::size_t(f)])].size;
   };
@@ -340,7 +339,6 @@ void EventDecoder::start_series() {
     it = pending_.emplace(key, InfoSeries{}).first;
   }
   InfoSeries& series = it->second;
-  series.owner_kind = entry_.kind;
   series.owner = entry_.binding;
   series.owner_offset = entry_.offset;
   series.owner_values = values_;

@@ -27,8 +27,7 @@ namespace rtrace::stacktrack {
 
 // The text of an INFO series, complete, with the entry that announced it.
 struct InfoSeries {
-  EntryKind owner_kind = EntryKind::Other;
-  const TypeBinding* owner = nullptr;
+  const TypeBinding* owner = nullptr;  // its type (owner->kind: SLOC, FLOC, ...)
   std::uint64_t owner_offset = 0;
   std::array<std::uint64_t, kMaxMembers> owner_values{};
   std::string text;
@@ -105,7 +104,7 @@ class EventDecoder {
   void decode_typed(const std::uint8_t* payload);
   void apply(const TypeBinding& binding, std::span<const std::uint64_t> values,
              const std::string* text);
-  void check_prologue();
+  void check_prologue(const TypeBinding& prologue);
   void start_series();
   void finish_series(std::uint64_t key_pid, std::uint64_t key_sequence);
   void report_unfinished_series();

@@ -58,12 +58,11 @@ void append_seconds(std::string& out, double seconds) {
 
 }  // namespace
 
-ExpandWriter::ExpandWriter(const EntrySchema& schema, ExpandOptions options)
-    : schema_(schema), options_(options) {
-  const RawLayout& layout = schema_.layout();
+ExpandWriter::ExpandWriter(const EntrySchema& schema, ExpandOptions options) : options_(options) {
+  const RawLayout& layout = schema.layout();
   for (std::size_t t = 0; t < layout.types.size(); ++t) {
     const TypeLayout& type = layout.types[t];
-    const TypeBinding& binding = schema_.binding_at(t);
+    const TypeBinding& binding = schema.binding_at(t);
     for (std::size_t m = 0; m < type.members.size(); ++m) {
       const MemberLayout& member = type.members[m];
       const std::int8_t field = binding.member_field[m];

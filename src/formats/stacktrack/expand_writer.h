@@ -33,7 +33,6 @@ class ExpandWriter {
   void write_member(Style style, std::uint64_t value, const ProcessContext& process,
                     std::string& out) const;
 
-  const EntrySchema& schema_;
   ExpandOptions options_;
   // How each member of each type prints, by type position in the layout.
   std::array<std::array<Style, kMaxMembers>, kMaxTypes> styles_{};

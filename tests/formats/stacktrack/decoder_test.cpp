@@ -227,6 +227,26 @@ TEST(StackTrackDecoder, HitBeforeTimeBasePrintsTicks) {
   EXPECT_TRUE(r.text.ends_with("when=\"1234.000000\" scopeIndex=\"1\" tid=\"0x0001\"/>\n"));
 }
 
+std::span<const std::uint8_t> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+// A StackTrack file is told by its first entry, a PROLOGUE with the magic, in either byte order.
+TEST(StackTrackDetection, ByContent) {
+  const EntrySchema schema(default_layout());
+  const std::string sample =
+      rtrace::test::read_file(rtrace::test::fixture("stacktrack/sample.raw"));
+  EXPECT_TRUE(looks_like_stacktrack(as_bytes(sample), schema));
+  EXPECT_TRUE(looks_like_stacktrack(as_bytes(two_processes(Order::Big)), schema));
+  EXPECT_FALSE(looks_like_stacktrack(as_bytes(sample.substr(0, 23)), schema));
+  EXPECT_FALSE(looks_like_stacktrack(as_bytes(sample.substr(24)), schema));
+  const std::string sprtrace =
+      rtrace::test::read_file(rtrace::test::fixture("sp-rtrace/memory/memory.raw"));
+  EXPECT_FALSE(looks_like_stacktrack(as_bytes(sprtrace), schema));
+  EXPECT_FALSE(
+      looks_like_stacktrack(as_bytes(std::string("version=2.0, arch=x86_64, ...")), schema));
+}
+
 // The fixture's bytes are the document's sample: the encoder, given the sample's entries,
 // writes them byte for byte.
 TEST(StackTrackEncoder, WritesTheFixturesBytes) {
