@@ -107,9 +107,13 @@ std::optional<std::string> finish_layout(RawLayout& layout) {
     }
   }
   std::set<std::uint32_t> selectors;
+  std::set<std::string> unames;
   for (TypeLayout& type : layout.types) {
     if (auto problem = check_type(type, layout.payload_size)) {
       return problem;
+    }
+    if (!unames.insert(type.uname).second) {
+      return fmt::format("two types named {}", type.uname);
     }
     type.selector = flag_value(layout, "IS_" + type.uname).value_or(type.typeindex);
     if (type.selector > 0xFF) {

@@ -142,6 +142,9 @@ TEST(StackTrackLayout, BadDescriptionsNameTheLine) {
   std::string clash = good;
   clash.replace(clash.find("\"IS_FLOC\" value=\"0x0001\""), 24, "\"IS_FLOC\" value=\"0x0000\"");
   EXPECT_EQ(load_error(clash), "f.xml:1: two types have the selector 0x0");
+  std::string twice = good;
+  twice.replace(twice.find("uname=\"FLOC\""), 12, "uname=\"HIT\"");
+  EXPECT_EQ(load_error(twice), "f.xml:1: two types named HIT");
   std::string huge = good;
   huge.replace(huge.find("size=\"24\""), 9, "size=\"99999\"");
   EXPECT_EQ(load_error(huge), "f.xml:1: entry size 99999 (1 to 4096 bytes)");
