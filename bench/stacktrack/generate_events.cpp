@@ -135,7 +135,9 @@ class Generator {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int generate(int argc, char** argv) {
   Shape shape;
   CLI::App app{"Write a synthetic StackTrack raw event file (default layout)"};
   app.add_option("-n,--entries", shape.entries, "Entries to write (at least)");
@@ -144,20 +146,27 @@ int main(int argc, char** argv) {
   app.add_option("--scopes", shape.scopes, "Checkpoints per process")->check(CLI::Range(1, 30000));
   app.add_flag("--big-endian", shape.big_endian, "Write big-endian entries");
   app.add_option("--seed", shape.seed, "Random seed");
-  app.add_option("-o,--output", shape.output, "Output file")->required();
+  app.add_option("-o,--output", shape.output, "Output file (created; never replaced)")->required();
   CLI11_PARSE(app, argc, argv);
-  try {
-    std::FILE* out = std::fopen(shape.output.c_str(), "wbx");
-    if (out == nullptr) {
-      throw std::runtime_error(shape.output + ": cannot create (it must not exist yet)");
-    }
-    Generator(shape, out).run();
-    if (std::fclose(out) != 0) {
-      throw std::runtime_error(shape.output + ": write failed");
-    }
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "rtrace-stacktrack-gen: {}\n", error.what());
-    return 1;
+  // "x": O_EXCL, so an existing file or a planted symlink is refused.
+  std::FILE* out = std::fopen(shape.output.c_str(), "wbx");
+  if (out == nullptr) {
+    throw std::runtime_error(shape.output + ": cannot create (it must not exist yet)");
+  }
+  Generator(shape, out).run();
+  if (std::fclose(out) != 0) {
+    throw std::runtime_error(shape.output + ": write failed");
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return generate(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "rtrace-stacktrack-gen: %s\n", error.what());
+    return 1;
+  }
 }

@@ -88,7 +88,7 @@ TEST(StackTrackDamage, UnknownTypeStopsWithItsOffset) {
   RawEncoder bad(default_layout(), Order::Little);
   bad.raw_flags(kPid, 9, 0x00a0);
   std::string damaged = bytes;
-  damaged.insert(24 * 6, bad.bytes());
+  damaged.insert(std::size_t{24} * 6, bad.bytes());
   const Expanded r = expand_bytes(damaged);
   ASSERT_TRUE(r.failed);
   EXPECT_EQ(r.error, "trace:144: unknown entry type (flags 0x00a0)");

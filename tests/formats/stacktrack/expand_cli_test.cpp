@@ -134,9 +134,10 @@ TEST(StackTrackCli, TruncatedFileKeepsItsEntriesAndWarns) {
 TEST(StackTrackCli, CorruptFileReportsTheOffsetAfterTheEntriesBefore) {
   const ScratchDir dir;
   std::string bytes = read_file(fixture("stacktrack/sample.raw"));
-  bytes[24 * 3] = 0x50;  // TIMEINFO's flags 0x6000 -> 0x6050: still TIMEINFO (global)
-  bytes[24 * 4] = 0x50;  // FLOC's flags 0x1010 -> 0x1050: checkpoint type 5 does not exist
-  bytes[24 * 4 + 1] = 0x00;
+  constexpr std::size_t kEntry = 24;
+  bytes[kEntry * 3] = 0x50;  // TIMEINFO's flags 0x6000 -> 0x6050: still TIMEINFO (global)
+  bytes[kEntry * 4] = 0x50;  // FLOC's flags 0x1010 -> 0x1050: checkpoint type 5 does not exist
+  bytes[kEntry * 4 + 1] = 0x00;
   write_file(dir / "bad.raw", bytes);
   const auto r = run_command(expand_command(quote(dir / "bad.raw")));
   EXPECT_EQ(r.status, 1);
