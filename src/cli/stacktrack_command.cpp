@@ -94,4 +94,10 @@ int run_stacktrack(const StackTrackOptions& options) {
   return run_reporting_errors([&] { return run(options); });
 }
 
+std::function<int()> setup_stacktrack(CLI::App& app) {
+  auto options = std::make_shared<StackTrackOptions>();
+  add_stacktrack_options(app, *options);
+  return [options] { return run_stacktrack(*options); };
+}
+
 }  // namespace rtrace::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 
 namespace rtrace::cli {
@@ -21,5 +22,8 @@ void add_stacktrack_options(CLI::App& app, StackTrackOptions& options);
 
 // Runs what was asked; returns the exit status.
 int run_stacktrack(const StackTrackOptions& options);
+
+// The subcommand table's entry point: declares the options on `app`, returns the command.
+std::function<int()> setup_stacktrack(CLI::App& app);
 
 }  // namespace rtrace::cli

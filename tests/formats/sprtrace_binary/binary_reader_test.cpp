@@ -31,8 +31,8 @@ class TextLikeSink final : public ForwardingSink {
     if (r.call.context != 0) {
       out += fmt::format("@{:x} ", r.call.context);
     }
-    if (r.call.timestamp_ms != 0) {
-      const std::uint32_t ms = r.call.timestamp_ms % 86400000;
+    if (r.call.timestamp_ns != 0) {
+      const std::uint64_t ms = r.call.timestamp_ns / 1'000'000 % 86400000;
       out += fmt::format("[{:02}:{:02}:{:02}.{:03}] ", ms / 3600000, ms / 60000 % 60,
                          ms / 1000 % 60, ms % 1000);
     }
@@ -50,8 +50,8 @@ class TextLikeSink final : public ForwardingSink {
     for (const Argument& a : r.arguments) {
       out += fmt::format("\t${} = {}\n", a.name, a.value);
     }
-    for (const Address frame : r.frames) {
-      out += fmt::format("\t{:#x}\n", frame);
+    for (const Frame& frame : r.frames) {
+      out += fmt::format("\t{:#x}\n", frame.address);
     }
     out += "\n";
     ForwardingSink::call(r);
