@@ -6,6 +6,7 @@
 
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
+#include "formats/stacktrack/trace_reader.h"
 
 namespace rtrace {
 namespace {
@@ -24,6 +25,7 @@ const auto kFormats = std::to_array<TraceFormatInfo>({
                    [](std::span<const std::uint8_t> head) { return starts_with(head, "MTRC"); }),
     pending_format("apitrace", "apitrace trace",
                    [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
+    stacktrack::trace_format(),
 });
 
 }  // namespace

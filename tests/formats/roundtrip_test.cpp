@@ -34,6 +34,7 @@ struct RoundTrip {
 constexpr RoundTrip kRoundTrips[] = {
     {"binary", "sp-rtrace"},
     {"text", "sp-rtrace"},
+    {"stacktrack", "stacktrack"},
 };
 
 // Every record as canonical text, grouped by kind (a writer may lay the kinds out in its own
@@ -77,6 +78,9 @@ class ContentSink final : public TraceSink {
     CallKind kind = c.kind;
     if (lost(kLosesScopes) && (kind == CallKind::Enter || kind == CallKind::Exit)) {
       kind = CallKind::Other;
+    }
+    if (lost(kLosesOtherCalls) && kind == CallKind::Other) {
+      kind = CallKind::Free;
     }
     std::string line = fmt::format(
         "#{} {} kind={} type={} ctx={:#x} ts={} pid={} thread={} size={} id={:#x}",
