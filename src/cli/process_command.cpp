@@ -70,8 +70,8 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
   app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
       ->option_text("PATH");
   app.add_option("-o,--output,--output-dir", o.output,
-                 "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in "
-                 "(default: standard output)")
+                 "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in, one "
+                 "per process (default: standard output)")
       ->option_text("PATH");
   std::vector<std::string> names;
   for (const ExportInfo& info : exports()) {
