@@ -5,6 +5,7 @@
 #include <string>
 
 #include "binary_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -37,6 +38,7 @@ class LayoutChanger final : public ForwardingSink {
 class RoundTripTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(RoundTripTest, BinaryModelBinaryIsByteIdentical) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string original = read_fixture(GetParam());
   const std::string written =
       write_bytes([&](BinaryWriter& writer) { read_into(original, writer); });
@@ -49,6 +51,7 @@ TEST_P(RoundTripTest, BinaryModelBinaryIsByteIdentical) {
 // Big-endian: the records read back equal the original's. (4-byte pointers cannot hold the
 // fixtures' 64-bit addresses; FourBytePointersInBothByteOrders covers them.)
 TEST_P(RoundTripTest, OtherByteOrderReadsBackTheSameRecords) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string original = read_fixture(GetParam());
   RecordingSink expected;
   read_into(original, expected);

@@ -9,6 +9,7 @@
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_test_support.h"
 #include "support/recording_sink.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -92,7 +93,8 @@ TEST(TextReader, EveryLineForm) {
           "$path=/tmp/a b = c " +
           "bt=[0x40126e,0x401000<main() in /tmp/prog>,"
           "0x401001<std::vector<int, std::allocator<int> >::push_back(int const&) at vector.h:12>,"
-          "0x401002< in /usr/lib/libc.so.6>,0x401003<?" "?>,0x401004<spec() in /lib/x.so>,"
+          "0x401002< in /usr/lib/libc.so.6>,0x401003<?"
+          "?>,0x401004<spec() in /lib/x.so>,"
           "0x401005<spec2() at x.c:5>,"
           "0x401006<operator new(unsigned long) in /lib/libstdc++.so>]",
       "call #2 shmdt kind=1 type=5 ctx=0x0 ts=53666319 size=0 id=0x15dcf2a0",
@@ -106,6 +108,7 @@ TEST(TextReader, EveryLineForm) {
 // The reader gives a compressed file as it is: each group announced, then its calls with the
 // group's backtrace, then the leak summaries. (`rtrace process` expands it: see ExpandStage.)
 TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lc.txt")), o);
   EXPECT_EQ(o.error, "");
@@ -117,21 +120,27 @@ TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
       structure.push_back(line.substr(0, line.find(' ', 6)));
     }
   }
-  EXPECT_EQ(structure,
-            (std::vector<std::string>{
-                "group calls=1 blocks=1 size=64", "call #25",
-                "group calls=2 blocks=2 size=200", "call #19", "call #20",
-                "group calls=1 blocks=1 size=240", "call #21",
-                "group calls=1 blocks=1 size=300", "call #24",
-                "group calls=1 blocks=1 size=4096", "call #44",
-                "leaks type=1 memory (memory allocation in bytes) blocks=6 bytes=4900",
-            }))
+  EXPECT_EQ(structure, (std::vector<std::string>{
+                           "group calls=1 blocks=1 size=64",
+                           "call #25",
+                           "group calls=2 blocks=2 size=200",
+                           "call #19",
+                           "call #20",
+                           "group calls=1 blocks=1 size=240",
+                           "call #21",
+                           "group calls=1 blocks=1 size=300",
+                           "call #24",
+                           "group calls=1 blocks=1 size=4096",
+                           "call #44",
+                           "leaks type=1 memory (memory allocation in bytes) blocks=6 bytes=4900",
+                       }))
       << o.sink.text();
   EXPECT_EQ(o.sink.lines().front(),
             "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=lc");
 }
 
 TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   {
     const std::unique_ptr<InputStream> input =
@@ -143,7 +152,7 @@ TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_EQ(calls.size(), 6U);
   EXPECT_TRUE(
-      calls[0].starts_with("call #19 malloc kind=2 type=0 ctx=0x0 ts=438233 size=100 "
+      calls[0].starts_with("call #19 malloc kind=2 type=1 ctx=0x0 ts=438233 size=100 "
                            "id=0x15dd0880 bt=[0x4011ae,0x401303,"))
       << calls[0];
   EXPECT_TRUE(calls[1].starts_with("call #20 malloc ")) << calls[1];
@@ -164,6 +173,7 @@ TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
 }
 
 TEST(TextReader, SymbolsAnnouncedOnceEach) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lcr.txt")), o);
   EXPECT_EQ(o.error, "");
@@ -171,19 +181,20 @@ TEST(TextReader, SymbolsAnnouncedOnceEach) {
   EXPECT_EQ(o.sink.symbols().size(), 16U);
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_FALSE(calls.empty());
-  EXPECT_TRUE(calls.front().ends_with(
-      "bt=[0x401239<leaf_memalign_leak() in /tmp/ref/progs/memory>,"
-      "0x401389<level3_c() in /tmp/ref/progs/memory>,"
-      "0x4013a8<level2_c() in /tmp/ref/progs/memory>,"
-      "0x4013b4<level1_c() in /tmp/ref/progs/memory>,"
-      "0x401414<main() in /tmp/ref/progs/memory>,"
-      "0x7f756905424a< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
-      "0x7f7569054305< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
-      "0x4010d1<_start() in /tmp/ref/progs/memory>]"))
+  EXPECT_TRUE(
+      calls.front().ends_with("bt=[0x401239<leaf_memalign_leak() in /tmp/ref/progs/memory>,"
+                              "0x401389<level3_c() in /tmp/ref/progs/memory>,"
+                              "0x4013a8<level2_c() in /tmp/ref/progs/memory>,"
+                              "0x4013b4<level1_c() in /tmp/ref/progs/memory>,"
+                              "0x401414<main() in /tmp/ref/progs/memory>,"
+                              "0x7f756905424a< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+                              "0x7f7569054305< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+                              "0x4010d1<_start() in /tmp/ref/progs/memory>]"))
       << calls.front();
 }
 
 TEST(TextReader, EveryOriginalTextOutputReads) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* name :
        {"memory/memory.txt", "memory/memory.c.txt", "memory/memory.r.txt",
         "memory/memory.lc.resolve-default.txt", "memory/memory.c.b4.txt", "fd/fd.c.txt",
@@ -285,6 +296,7 @@ TEST(TextReaderDamage, BadHeaderNumbers) {
 // Random damage (bytes overwritten, lines cut, NULs): the reader either reads the result or
 // reports an InputError, always calls finish() exactly once, and never crashes or hangs.
 TEST(TextReaderDamage, RandomDamageIsReportedNotFatal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::vector<std::string> originals = {
       read_file(fixture("sp-rtrace/fd/fd.lcr.txt")),
       read_file(fixture("sp-rtrace/memory/memory.lc.txt")),
@@ -344,6 +356,7 @@ TEST(TextReaderTruncation, RecordWithoutItsEmptyLine) {
 }
 
 TEST(TextReaderTruncation, CompressedTraceCutInAGroupKeepsTheGroupsBefore) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string text = read_file(fixture("sp-rtrace/memory/memory.lc.txt"));
   const std::size_t cut = text.find("21. [00:07:18.233] calloc");
   ASSERT_NE(cut, std::string::npos);

@@ -9,6 +9,7 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_text/text_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -112,18 +113,21 @@ std::string grouped(const std::string& raw, const std::string& expected_text,
 }
 
 TEST(TextWriterGroups, CompressedLikeTheOriginal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/memory/memory.c.txt"));
   EXPECT_EQ(grouped("sp-rtrace/memory/memory.raw", expected, {.compress = true}),
             with_our_origin(expected));
 }
 
 TEST(TextWriterGroups, LeaksCompressedLikeTheOriginal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/memory/memory.lc.txt"));
   EXPECT_EQ(grouped("sp-rtrace/memory/memory.raw", expected, {.leaks = true, .compress = true}),
             with_our_origin(without_leak_summary(expected)));
 }
 
 TEST(TextWriterGroups, GroupsWithArgumentLines) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/fd/fd.c.txt"));
   EXPECT_EQ(grouped("sp-rtrace/fd/fd.raw", expected, {.compress = true}),
             with_our_origin(expected));
