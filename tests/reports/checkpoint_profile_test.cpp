@@ -1,10 +1,11 @@
 // The CHECKPOINTS section's aggregates on hand-made calls: per scope and process, threads kept
 // apart, calls without time, allocations ignored, the exact median and the sampled one.
+#include "reports/checkpoint_profile.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "reports/checkpoint_profile.h"
 #include "reports/checkpoint_text.h"
 
 namespace rtrace::reports {
@@ -66,7 +67,8 @@ TEST(CheckpointProfile, MedianIsSampledBeyondTheBound) {
     EXPECT_EQ(between.min_ns, 1000U);
     EXPECT_EQ(between.max_ns, n * 1000);
     EXPECT_TRUE(between.median_estimated);
-    const double exact = static_cast<double>((n / 2 + 1) * 1000);
+    const std::uint64_t middle = n / 2 + 1;  // the upper middle of 1..n
+    const auto exact = static_cast<double>(middle * 1000);
     EXPECT_NEAR(static_cast<double>(between.median_ns), exact, exact * 0.1) << n;
   }
 }
