@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "exports/export_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
 #include "pipeline/pid_probe.h"
+#include "pipeline/pid_split.h"
 #include "pipeline/pipeline.h"
 #include "rtrace/version.h"
 
@@ -39,22 +41,22 @@ int process(const ProcessOptions& o) {
   const std::unique_ptr<InputStream> input = open_input(o.input);
 
   const bool to_directory = is_directory(o.output);
-  OutputStream out = to_directory       ? OutputStream::in_directory(o.output)
-                     : o.output.empty() ? OutputStream()
-                                        : OutputStream(o.output, {o.input});
-  const ExportInfo format = output_export(o);
-  std::uint32_t pid = 0;
-  const std::optional<InputError> damage = process_stream(o, *input, out, diagnostics, &pid);
+  OutputStream stream =
+      o.output.empty() || to_directory ? OutputStream() : OutputStream(o.output, {o.input});
+  PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
+  PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
+  std::optional<InputError> damage;
+  try {
+    read_trace(*input, split, diagnostics);
+  } catch (const InputError& error) {
+    damage = error;
+  }
 
   // Damaged input: what came before the damage is written first, then the damage reported.
-  if (to_directory) {
-    const std::string path =
-        out.commit_numbered(fmt::format("{}-", pid), std::string(format.suffix));
+  for (const std::string& path : outputs.commit()) {
     if (!o.quiet) {
       fmt::print(stderr, "rtrace: created {}\n", path);
     }
-  } else {
-    out.commit();
   }
   if (damage) {
     throw *damage;
@@ -68,8 +70,8 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
   app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
       ->option_text("PATH");
   app.add_option("-o,--output,--output-dir", o.output,
-                 "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in "
-                 "(default: standard output)")
+                 "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in, one "
+                 "per process (default: standard output)")
       ->option_text("PATH");
   std::vector<std::string> names;
   for (const ExportInfo& info : exports()) {

@@ -8,6 +8,7 @@
 #include "cli/record_command.h"
 #include "cli/report_command.h"
 #include "cli/resolve_command.h"
+#include "cli/stacktrack_command.h"
 
 namespace rtrace::cli {
 namespace {
@@ -31,6 +32,8 @@ const auto kSubcommands = std::to_array<Subcommand>({
      setup_report},
     {"mptrace", "mpatrol's mptrace on an mpatrol tracing file: statistics, events, HATF",
      setup_mptrace},
+
+    {"stacktrack", "Boost StackTrack raw event files: expand (as expand_events)", setup_stacktrack},
 });
 
 }  // namespace

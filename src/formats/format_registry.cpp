@@ -7,6 +7,7 @@
 #include "formats/mpatrol/mpatrol_format.h"
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
+#include "formats/stacktrack/trace_reader.h"
 
 namespace rtrace {
 namespace {
@@ -29,6 +30,7 @@ const auto kFormats = std::to_array<TraceFormatInfo>({
     mpatrol_format(),
     pending_format("apitrace", "apitrace trace",
                    [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
+    stacktrack::trace_format(),
 });
 
 }  // namespace

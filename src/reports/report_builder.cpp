@@ -44,6 +44,7 @@ void ReportBuilder::resource_type(const ResourceType& type) {
 
 void ReportBuilder::symbol(SymbolId id, const Symbol& symbol) {
   symbols_[id] = symbol;
+  checkpoints_.symbol(id, symbol);
 }
 
 std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame> frames,
@@ -116,6 +117,7 @@ void ReportBuilder::release(const ResourceKey& key, const Call& call) {
 
 void ReportBuilder::call(const CallRecord& record) {
   ++data_.calls;
+  checkpoints_.call(record);
   const ResourceKey key = resource_key(record.call);
   ++type_state(key.type).totals.calls;
   switch (record.call.kind) {
@@ -221,6 +223,7 @@ void ReportBuilder::finish() {
     }
     data_.sites.push_back(std::move(stats));
   }
+  data_.checkpoints = checkpoints_.result();
 }
 
 }  // namespace rtrace::reports

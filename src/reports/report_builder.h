@@ -15,6 +15,7 @@
 #include "filters/live_resources.h"
 #include "model/backtrace_table.h"
 #include "pipeline/trace_sink.h"
+#include "reports/checkpoint_profile.h"
 #include "reports/report_data.h"
 #include "reports/suppressions.h"
 
@@ -78,6 +79,7 @@ class ReportBuilder final : public TraceSink {
   LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
   std::unordered_map<SymbolId, Symbol> symbols_;
+  CheckpointProfile checkpoints_;
   std::vector<Mapping> mappings_;
 };
 

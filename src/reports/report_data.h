@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "reports/checkpoint_profile.h"
 
 namespace rtrace::reports {
 
@@ -54,6 +55,7 @@ struct ReportData {
   std::vector<SiteStats> sites;   // in order of first allocation
   std::uint64_t suppressed_blocks = 0;
   std::uint64_t suppressed_bytes = 0;
+  std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release
 };
 
 }  // namespace rtrace::reports

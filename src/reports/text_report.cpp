@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "reports/checkpoint_text.h"
+
 namespace rtrace::reports {
 namespace {
 
@@ -141,6 +143,7 @@ std::string render_text(const ReportData& data, const ReportDiff* diff,
   append_allocating(out, data, options);
   append_temporary(out, data, options);
   append_histogram(out, data);
+  out += render_checkpoints(data.checkpoints, options.top);
   if (diff != nullptr) {
     append_diff(out, *diff, options);
   }

@@ -41,6 +41,8 @@ const RoundTrip kRoundTrips[] = {
      "mpatrol",
      {"e01_no_end_marker.trace", "e02_truncated_mid_record.trace",
       "e08_unknown_record_byte.trace"}},
+
+    {"stacktrack", "stacktrack"},
 };
 
 // Every record as canonical text, grouped by kind (a writer may lay the kinds out in its own
@@ -86,6 +88,9 @@ class ContentSink final : public TraceSink {
     CallKind kind = c.kind;
     if (lost(kLosesScopes) && (kind == CallKind::Enter || kind == CallKind::Exit)) {
       kind = CallKind::Other;
+    }
+    if (lost(kLosesOtherCalls) && kind == CallKind::Other) {
+      kind = CallKind::Free;
     }
     std::string line = fmt::format(
         "#{} {} kind={} type={} ctx={:#x} ts={} pid={} thread={} size={} id={:#x}",

@@ -20,7 +20,7 @@ TraceFormatInfo sprtrace_text_format() {
                                                                         : PreambleOrder::Original});
       },
       .losses = kLosesStartSubseconds | kLosesOutputSettings | kLosesThreads |
-                kLosesSubmilliseconds | kLosesScopes,
+                kLosesSubmilliseconds | kLosesScopes | kLosesOtherCalls,
   };
 }
 
