@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/apitrace_command.h"
 #include "cli/process_command.h"
 #include "cli/record_command.h"
 #include "cli/report_command.h"
@@ -34,8 +35,14 @@ int main(int argc, char** argv) {
       "report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes");
   rtrace::cli::add_report_options(*report_app, report);
 
+  rtrace::cli::ApitraceOptions apitrace;
+  CLI::App* apitrace_app = rtrace::cli::add_apitrace_command(app, apitrace);
+
   try {
     app.parse(argc, argv);
+    if (apitrace_app->parsed()) {
+      return rtrace::cli::run_apitrace(*apitrace_app, apitrace);
+    }
     if (process_app->parsed()) {
       return rtrace::cli::run_process(process);
     }
