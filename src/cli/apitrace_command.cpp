@@ -109,7 +109,7 @@ int dump(const ApitraceOptions& o) {
   OutputStream out;
   const apitrace::OpenedTrace opened = apitrace::open_trace(o.trace, diagnostics);
   try {
-    Decoder decoder(*opened.stream, diagnostics);
+    Decoder decoder(*opened.stream, diagnostics, opened.check_end);
     if (!filter.grep) {
       dumper.properties(decoder.header(), out.buffer());
     }
@@ -131,7 +131,7 @@ int dump(const ApitraceOptions& o) {
 int info(const ApitraceOptions& o) {
   StderrDiagnostics diagnostics;
   const apitrace::OpenedTrace opened = apitrace::open_trace(o.trace, diagnostics);
-  Decoder decoder(*opened.stream, diagnostics);
+  Decoder decoder(*opened.stream, diagnostics, opened.check_end);
   const apitrace::TraceInfo info = apitrace::collect_info(o.trace, opened, decoder);
   OutputStream out;
   out.write(apitrace::info_json(info, o.dump_frames));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 
 namespace rtrace::apitrace {
 namespace {
@@ -39,7 +40,12 @@ CallDumper::CallDumper(const DumpOptions& options, BlobSaver save_blob)
 }
 
 void CallDumper::properties(const TraceHeader& header, std::string& out) const {
+  // apitrace keeps properties in a map: sorted by name, the last of a repeated name wins.
+  std::map<std::string_view, std::string_view> sorted;
   for (const auto& [name, value] : header.properties) {
+    sorted[name] = value;
+  }
+  for (const auto& [name, value] : sorted) {
     out += "// ";
     out += name;
     out += " = ";

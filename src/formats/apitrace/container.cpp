@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <vector>
 
@@ -26,6 +27,29 @@ Container sniff(const std::vector<std::uint8_t>& head) {
   return Container::Brotli;
 }
 
+// Ends the stream at the first failure of `inner` instead of failing the read that found it,
+// which would lose the bytes read before it; the failure waits in `failure` for check_end.
+class DeferringSource final : public ByteSource {
+ public:
+  DeferringSource(std::unique_ptr<ByteSource> inner, std::shared_ptr<std::exception_ptr> failure)
+      : inner_(std::move(inner)), failure_(std::move(failure)) {}
+  std::size_t read(std::span<std::uint8_t> buffer) override {
+    if (*failure_) {
+      return 0;
+    }
+    try {
+      return inner_->read(buffer);
+    } catch (const std::exception&) {
+      *failure_ = std::current_exception();
+      return 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::shared_ptr<std::exception_ptr> failure_;
+};
+
 }  // namespace
 
 std::string_view container_name(Container container) {
@@ -43,7 +67,6 @@ std::string_view container_name(Container container) {
 }
 
 OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
-  OpenedTrace opened;
   std::string name = path;
   int fd = STDIN_FILENO;
   bool owned = false;
@@ -56,11 +79,18 @@ OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
     }
     owned = true;
   }
+  std::uint64_t file_size = 0;
   struct stat info {};
   if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
-    opened.file_size = static_cast<std::uint64_t>(info.st_size);
+    file_size = static_cast<std::uint64_t>(info.st_size);
   }
-  std::unique_ptr<ByteSource> file = std::make_unique<FdSource>(fd, owned);
+  return open_trace(std::make_unique<FdSource>(fd, owned), name, file_size, diagnostics);
+}
+
+OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name,
+                       std::uint64_t file_size, Diagnostics& diagnostics) {
+  OpenedTrace opened;
+  opened.file_size = file_size;
 
   // Sniff the first bytes, then hand them back in front of the rest.
   std::vector<std::uint8_t> head(4);
@@ -92,7 +122,22 @@ OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
       file = make_brotli_source(std::move(file), name, diagnostics);
       break;
   }
-  opened.stream = std::make_unique<InputStream>(std::move(file), name);
+  auto failure = std::make_shared<std::exception_ptr>();
+  opened.stream = std::make_unique<InputStream>(
+      std::make_unique<DeferringSource>(std::move(file), failure), name);
+  opened.check_end = [failure, name, stream = opened.stream.get()] {
+    if (!*failure) {
+      return;
+    }
+    try {
+      std::rethrow_exception(*failure);
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& error) {
+      // The project's gzip and zstd sources do not know offsets: give the stream's.
+      throw InputError(name, stream->offset(), error.what());
+    }
+  };
   return opened;
 }
 

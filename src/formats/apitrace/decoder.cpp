@@ -610,9 +610,20 @@ class Decoder::EventParser {
   ByteCursor in_;
 };
 
-Decoder::Decoder(InputStream& stream, Diagnostics& diagnostics)
-    : stream_(stream), diagnostics_(diagnostics), signatures_(std::make_unique<Signatures>()) {
+Decoder::Decoder(InputStream& stream, Diagnostics& diagnostics, std::function<void()> at_end)
+    : stream_(stream),
+      diagnostics_(diagnostics),
+      at_end_(std::move(at_end)),
+      signatures_(std::make_unique<Signatures>()) {
   read_header();
+}
+
+// The stream has no more bytes: a damaged container says so now.
+void Decoder::stream_ended() {
+  ended_ = true;
+  if (at_end_) {
+    at_end_();
+  }
 }
 
 Decoder::~Decoder() = default;
@@ -633,6 +644,7 @@ void Decoder::read_header() {
       fail(stream_.offset(), error.what());
     }
     if (bytes.empty()) {
+      stream_ended();
       fail(0, "empty trace (no header)");
     }
     EventParser parser(*this, bytes);
@@ -644,6 +656,7 @@ void Decoder::read_header() {
       return;
     } catch (const NeedMore& more) {
       if (bytes.size() < wanted || more.wanted > kMaxEvent) {
+        stream_ended();
         fail(0, "the trace ends inside its header");
       }
       wanted = std::max(more.wanted, bytes.size() * 2);
@@ -723,7 +736,7 @@ Call* Decoder::read_event() {
       fail(start, error.what());
     }
     if (bytes.empty()) {
-      ended_ = true;
+      stream_ended();
       return nullptr;
     }
     EventParser parser(*this, bytes);
@@ -737,7 +750,7 @@ Call* Decoder::read_event() {
       signatures_->roll_back();
       if (bytes.size() < wanted) {
         // The input ended inside this event.
-        ended_ = true;
+        stream_ended();
         if (more.for_length) {
           fail(start + parser.consumed(),
                fmt::format("a length or count of {} is larger than the {} byte(s) left in the "

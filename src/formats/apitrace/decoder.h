@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -37,7 +38,9 @@ class Decoder {
   static constexpr unsigned kMaxNesting = 64;
 
   // Reads the header. Throws InputError when the input is not a trace this decoder reads.
-  Decoder(InputStream& stream, Diagnostics& diagnostics);
+  // `at_end` runs when the stream ends and may throw the damage that ended it (check_end of
+  // OpenedTrace).
+  Decoder(InputStream& stream, Diagnostics& diagnostics, std::function<void()> at_end = {});
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -66,8 +69,11 @@ class Decoder {
   void recycle(Call* call);
   [[noreturn]] void fail(std::uint64_t offset, const std::string& message) const;
 
+  void stream_ended();
+
   InputStream& stream_;
   Diagnostics& diagnostics_;
+  std::function<void()> at_end_;
   TraceHeader header_;
   Api api_ = Api::Unknown;
   std::unique_ptr<Signatures> signatures_;
