@@ -2,17 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <charconv>
 #include <map>
 
 namespace rtrace::apitrace {
 namespace {
 
 void append_double(std::string& out, double value, int precision) {
-  // std::ostream's default notation at this precision is printf's %g (nan, -nan, inf kept).
+  // std::ostream's default notation at this precision: printf's %g (nan, -nan, inf kept),
+  // which to_chars' general format reproduces, faster.
   char text[64];
-  const int n = std::snprintf(text, sizeof text, "%.*g", precision, value);
-  out.append(text, static_cast<std::size_t>(n));
+  const auto result =
+      std::to_chars(text, text + sizeof text, value, std::chars_format::general, precision);
+  out.append(text, result.ptr);
 }
 
 void append_hex(std::string& out, std::uint64_t value) {

@@ -123,7 +123,7 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
       break;
   }
   auto failure = std::make_shared<std::exception_ptr>();
-  opened.stream = std::make_unique<InputStream>(
+  opened.stream = std::make_unique<StreamWindow>(
       std::make_unique<DeferringSource>(std::move(file), failure), name);
   opened.check_end = [failure, name, stream = opened.stream.get()] {
     if (!*failure) {

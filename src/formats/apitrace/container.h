@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "formats/apitrace/stream_window.h"
 #include "io/diagnostics.h"
-#include "io/input_stream.h"
 
 namespace rtrace::apitrace {
 
@@ -20,7 +20,7 @@ enum class Container : std::uint8_t { Snappy, Gzip, Zstd, Brotli };
 std::string_view container_name(Container container);
 
 struct OpenedTrace {
-  std::unique_ptr<InputStream> stream;  // the decompressed call stream
+  std::unique_ptr<StreamWindow> stream;  // the decompressed call stream
   Container container = Container::Snappy;
   std::uint64_t file_size = 0;  // bytes of the file itself (0 for a pipe)
   // Damage in the container ends the stream where it is found, so that everything decompressed

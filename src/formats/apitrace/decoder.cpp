@@ -610,7 +610,7 @@ class Decoder::EventParser {
   ByteCursor in_;
 };
 
-Decoder::Decoder(InputStream& stream, Diagnostics& diagnostics, std::function<void()> at_end)
+Decoder::Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end)
     : stream_(stream),
       diagnostics_(diagnostics),
       at_end_(std::move(at_end)),

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "formats/apitrace/call.h"
+#include "formats/apitrace/stream_window.h"
 #include "io/diagnostics.h"
-#include "io/input_stream.h"
 
 namespace rtrace::apitrace {
 
@@ -32,7 +32,7 @@ class Decoder {
  public:
   static constexpr std::uint64_t kMaxVersion = 6;
   // Bounds on what a (possibly hostile) file can make us hold.
-  static constexpr std::size_t kMaxEvent = InputStream::kMaxPeek;
+  static constexpr std::size_t kMaxEvent = std::size_t{64} << 20;
   static constexpr std::size_t kMaxSignatureBytes = std::size_t{256} << 20;
   static constexpr std::size_t kMaxCallsInFlight = 65536;
   static constexpr unsigned kMaxNesting = 64;
@@ -40,7 +40,7 @@ class Decoder {
   // Reads the header. Throws InputError when the input is not a trace this decoder reads.
   // `at_end` runs when the stream ends and may throw the damage that ended it (check_end of
   // OpenedTrace).
-  Decoder(InputStream& stream, Diagnostics& diagnostics, std::function<void()> at_end = {});
+  Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end = {});
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -71,7 +71,7 @@ class Decoder {
 
   void stream_ended();
 
-  InputStream& stream_;
+  StreamWindow& stream_;
   Diagnostics& diagnostics_;
   std::function<void()> at_end_;
   TraceHeader header_;

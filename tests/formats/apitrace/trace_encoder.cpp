@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -159,16 +160,21 @@ void TraceEncoder::structure(const StructDef& def) {
   }
 }
 
+std::string snappy_chunk(std::string_view data) {
+  std::string compressed;
+  snappy::Compress(data.data(), data.size(), &compressed);
+  std::string out;
+  const auto n = static_cast<std::uint32_t>(compressed.size());
+  for (int i = 0; i < 4; ++i) {
+    out += static_cast<char>((n >> (8 * i)) & 0xff);
+  }
+  return out + compressed;
+}
+
 std::string snappy_container(std::string_view stream, std::size_t chunk_size) {
   std::string out = "at";
   for (std::size_t at = 0; at < stream.size(); at += chunk_size) {
-    std::string compressed;
-    snappy::Compress(stream.data() + at, std::min(chunk_size, stream.size() - at), &compressed);
-    const auto n = static_cast<std::uint32_t>(compressed.size());
-    for (int i = 0; i < 4; ++i) {
-      out += static_cast<char>((n >> (8 * i)) & 0xff);
-    }
-    out += compressed;
+    out += snappy_chunk(stream.substr(at, chunk_size));
   }
   return out;
 }

@@ -44,6 +44,8 @@ class TraceEncoder {
 
   unsigned version() const { return version_; }
   const std::string& stream() const { return out_; }
+  // Hands over the bytes written so far (to write a large trace chunk by chunk).
+  std::string take() { return std::exchange(out_, {}); }
 
   // Events. enter() returns the call number the reader will give the call.
   std::uint64_t enter(const FunctionDef& function, std::uint64_t thread = 0);
@@ -87,6 +89,8 @@ class TraceEncoder {
 
 // Containers.
 std::string snappy_container(std::string_view stream, std::size_t chunk_size = 1 << 20);
+// One Snappy chunk (length + block), to append after "at".
+std::string snappy_chunk(std::string_view data);
 std::string gzip_container(std::string_view stream);
 std::string zstd_container(std::string_view stream);
 std::string brotli_container(std::string_view stream);
