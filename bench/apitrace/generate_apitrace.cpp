@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "trace_encoder.h"
@@ -85,7 +86,7 @@ void write_call(TraceEncoder& t, std::uint64_t i) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int generate(int argc, char** argv) {
   CLI::App app{"Write a synthetic apitrace trace for benchmarks"};
   std::uint64_t calls = 5000000;
   std::string output;
@@ -120,4 +121,13 @@ int main(int argc, char** argv) {
   }
   std::fwrite(out.data(), 1, out.size(), file);
   return std::fclose(file) == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return generate(argc, argv);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace-gen-apitrace: {}\n", error.what());
+    return 1;
+  }
 }

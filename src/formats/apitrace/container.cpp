@@ -27,27 +27,32 @@ Container sniff(const std::vector<std::uint8_t>& head) {
   return Container::Brotli;
 }
 
+// What made the container stop, kept for check_end.
+struct Failure {
+  std::exception_ptr error;
+};
+
 // Ends the stream at the first failure of `inner` instead of failing the read that found it,
 // which would lose the bytes read before it; the failure waits in `failure` for check_end.
 class DeferringSource final : public ByteSource {
  public:
-  DeferringSource(std::unique_ptr<ByteSource> inner, std::shared_ptr<std::exception_ptr> failure)
+  DeferringSource(std::unique_ptr<ByteSource> inner, std::shared_ptr<Failure> failure)
       : inner_(std::move(inner)), failure_(std::move(failure)) {}
   std::size_t read(std::span<std::uint8_t> buffer) override {
-    if (*failure_) {
+    if (failure_->error) {
       return 0;
     }
     try {
       return inner_->read(buffer);
     } catch (const std::exception&) {
-      *failure_ = std::current_exception();
+      failure_->error = std::current_exception();
       return 0;
     }
   }
 
  private:
   std::unique_ptr<ByteSource> inner_;
-  std::shared_ptr<std::exception_ptr> failure_;
+  std::shared_ptr<Failure> failure_;
 };
 
 }  // namespace
@@ -122,15 +127,15 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
       file = make_brotli_source(std::move(file), name, diagnostics);
       break;
   }
-  auto failure = std::make_shared<std::exception_ptr>();
+  auto failure = std::make_shared<Failure>();
   opened.stream = std::make_unique<StreamWindow>(
       std::make_unique<DeferringSource>(std::move(file), failure), name);
   opened.check_end = [failure, name, stream = opened.stream.get()] {
-    if (!*failure) {
+    if (!failure->error) {
       return;
     }
     try {
-      std::rethrow_exception(*failure);
+      std::rethrow_exception(failure->error);
     } catch (const InputError&) {
       throw;
     } catch (const std::exception& error) {
