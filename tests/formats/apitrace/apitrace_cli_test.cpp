@@ -180,6 +180,18 @@ TEST(ApitraceCli, OptionsAndHelp) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n', r.out.find("eglSwapBuffers")) + 2),
             "// process.commandLine = \"\"\n// process.name = \"/tmp/ref/progs/egl_gles2\"\n"
             "eglSwapBuffers(0x55fc3f219f80, 0x55fc3f2a8640) = EGL_TRUE\n\n");
+  // Options without their value mean always / yes, as apitrace's getopt optional arguments.
+  r = run_command(rtrace_bin() + " apitrace dump --color --thread-ids " + trace + " | head -3");
+  EXPECT_EQ(r.out,
+            "// process.commandLine = \33[34m\"\"\33[0m\n"
+            "// process.name = \33[34m\"/tmp/ref/progs/egl_gles2\"\33[0m\n"
+            "0 @0 \33[1meglGetDisplay\33[0m(display_id\33[0m = \33[34mNULL\33[0m) = "
+            "\33[32m0x55fc3f219f80\33[0m\n");
+  // Standard input; a pipe has no container size.
+  r = run_command("cat " + trace + " | " + rtrace_bin() + " apitrace info -");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("\"ActualDataSize\": 111183,\n  \"ContainerSize\": 0\n"), std::string::npos)
+      << r.out;
   r = run_command(rtrace_bin() + " apitrace dump /nonexistent/x.trace");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "rtrace: /nonexistent/x.trace: No such file or directory\n");
