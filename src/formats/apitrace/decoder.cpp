@@ -193,10 +193,10 @@ class Decoder::EventParser {
     sigs_.provisional.emplace_back(kind, id);
     sigs_.provisional_bytes += bytes;
     sigs_.bytes += bytes;
-    if (sigs_.bytes > kMaxSignatureBytes) {
-      corrupt(at, fmt::format("the signatures defined so far take more than {} MiB "
+    if (sigs_.bytes > d_.limits_.max_signature_bytes) {
+      corrupt(at, fmt::format("the signatures defined so far take more than {} bytes "
                               "(rtrace's limit; corrupt trace?)",
-                              kMaxSignatureBytes >> 20));
+                              d_.limits_.max_signature_bytes));
     }
   }
 
@@ -610,10 +610,12 @@ class Decoder::EventParser {
   ByteCursor in_;
 };
 
-Decoder::Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end)
+Decoder::Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end,
+                 DecoderLimits limits)
     : stream_(stream),
       diagnostics_(diagnostics),
       at_end_(std::move(at_end)),
+      limits_(limits),
       signatures_(std::make_unique<Signatures>()) {
   read_header();
 }
@@ -655,7 +657,7 @@ void Decoder::read_header() {
       stream_.consume(parser.consumed());
       return;
     } catch (const NeedMore& more) {
-      if (bytes.size() < wanted || more.wanted > kMaxEvent) {
+      if (bytes.size() < wanted || more.wanted > limits_.max_event) {
         stream_ended();
         fail(0, "the trace ends inside its header");
       }
@@ -724,7 +726,7 @@ Call* Decoder::next_incomplete() {
 
 // Reads one event; returns the call it completes, if any. Sets ended_ at the end of the stream.
 Call* Decoder::read_event() {
-  std::size_t wanted = window_;
+  std::size_t wanted = std::min(window_, limits_.max_event);
   for (;;) {
     const std::uint64_t start = stream_.offset();
     std::span<const std::uint8_t> bytes;
@@ -735,6 +737,8 @@ Call* Decoder::read_event() {
     } catch (const std::runtime_error& error) {
       fail(start, error.what());
     }
+    // An event may not reach past the limit, however much happens to be buffered.
+    bytes = bytes.first(std::min(bytes.size(), limits_.max_event));
     if (bytes.empty()) {
       stream_ended();
       return nullptr;
@@ -762,11 +766,11 @@ Call* Decoder::read_event() {
                              "program was killed or the file truncated); it is dropped");
         return nullptr;
       }
-      if (more.wanted > kMaxEvent) {
-        fail(start, fmt::format("an event longer than {} MiB (rtrace's limit; corrupt trace?)",
-                                kMaxEvent >> 20));
+      if (more.wanted > limits_.max_event) {
+        fail(start, fmt::format("an event longer than {} bytes (rtrace's limit; corrupt trace?)",
+                                limits_.max_event));
       }
-      wanted = std::max(more.wanted, std::min(bytes.size() * 2, kMaxEvent));
+      wanted = std::max(more.wanted, std::min(bytes.size() * 2, limits_.max_event));
     } catch (const Corrupt& damage) {
       signatures_->roll_back();
       ended_ = true;

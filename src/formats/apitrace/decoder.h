@@ -25,22 +25,26 @@ struct TraceHeader {
   std::vector<std::pair<std::string, std::string>> properties;  // in stream order
 };
 
+// Bounds on what a (possibly hostile) file can make the decoder hold.
+struct DecoderLimits {
+  std::size_t max_event = std::size_t{64} << 20;             // bytes of one event
+  std::size_t max_signature_bytes = std::size_t{256} << 20;  // all signatures and frames
+};
+
 // The API a trace records, told by its first recognisable function name (as apitrace does).
 enum class Api : std::uint8_t { Unknown, Gl, Egl, Dx };
 
 class Decoder {
  public:
   static constexpr std::uint64_t kMaxVersion = 6;
-  // Bounds on what a (possibly hostile) file can make us hold.
-  static constexpr std::size_t kMaxEvent = std::size_t{64} << 20;
-  static constexpr std::size_t kMaxSignatureBytes = std::size_t{256} << 20;
   static constexpr std::size_t kMaxCallsInFlight = 65536;
   static constexpr unsigned kMaxNesting = 64;
 
   // Reads the header. Throws InputError when the input is not a trace this decoder reads.
   // `at_end` runs when the stream ends and may throw the damage that ended it (check_end of
   // OpenedTrace).
-  Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end = {});
+  Decoder(StreamWindow& stream, Diagnostics& diagnostics, std::function<void()> at_end = {},
+          DecoderLimits limits = {});
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -74,6 +78,7 @@ class Decoder {
   StreamWindow& stream_;
   Diagnostics& diagnostics_;
   std::function<void()> at_end_;
+  DecoderLimits limits_;
   TraceHeader header_;
   Api api_ = Api::Unknown;
   std::unique_ptr<Signatures> signatures_;

@@ -202,6 +202,34 @@ TEST(ApitraceDamage, TooManyCallsInFlight) {
       << r.error;
 }
 
+TEST(ApitraceDamage, SignatureTablesAndEventsAreBounded) {
+  // Each new function signature grows the tables; past the limit the trace is refused, after
+  // the calls that came before.
+  TraceEncoder t(6);
+  for (std::uint64_t id = 0; id < 1000; ++id) {
+    const auto n = t.enter(FunctionDef{id, "function_" + std::to_string(id), {"a", "b", "c"}});
+    t.end(), t.leave(n), t.end();
+  }
+  DecoderLimits limits;
+  limits.max_signature_bytes = 20000;
+  DumpResult r = dump_bytes(snappy_container(t.stream()), {}, limits);
+  EXPECT_GT(r.calls, 10U);
+  EXPECT_LT(r.calls, 1000U);
+  EXPECT_EQ(r.text.substr(0, 34), "0 function_0()\n1 function_1()\n2 fu");
+  EXPECT_NE(r.error.find("the signatures defined so far take more than 20000 bytes (rtrace's "
+                         "limit; corrupt trace?)"),
+            std::string::npos)
+      << r.error;
+  // One event bigger than the event limit.
+  TraceEncoder big(6);
+  big.enter(kQuery), big.arg(0), big.blob(std::string(5000, 'b')), big.end();
+  limits = DecoderLimits{};
+  limits.max_event = 4096;
+  r = dump_bytes(snappy_container(big.stream()), {}, limits);
+  EXPECT_NE(r.error.find("an event longer than 4096 bytes (rtrace's limit"), std::string::npos)
+      << r.error;
+}
+
 TEST(ApitraceDamage, LeaveOfAnUnknownCallIsSkippedWithAWarning) {
   const DumpResult r =
       after_two_calls([](TraceEncoder& t) { t.leave(42), t.arg(0), t.uint_value(1), t.end(); });

@@ -29,14 +29,15 @@ class MemorySource final : public ByteSource {
 
 }  // namespace
 
-DumpResult dump_bytes(const std::string& file, const DumpOptions& options) {
+DumpResult dump_bytes(const std::string& file, const DumpOptions& options,
+                      const DecoderLimits& limits) {
   DumpResult result;
   CollectingDiagnostics diagnostics;
   CallDumper dumper(options);
   try {
     OpenedTrace opened =
         open_trace(std::make_unique<MemorySource>(file), "t.trace", file.size(), diagnostics);
-    Decoder decoder(*opened.stream, diagnostics, opened.check_end);
+    Decoder decoder(*opened.stream, diagnostics, opened.check_end, limits);
     dumper.properties(decoder.header(), result.text);
     while (const Call* call = decoder.next()) {
       dumper.call(*call, result.text);

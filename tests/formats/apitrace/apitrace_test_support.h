@@ -4,6 +4,7 @@
 #include <string>
 
 #include "formats/apitrace/call_dumper.h"
+#include "formats/apitrace/decoder.h"
 
 namespace rtrace::apitrace::test {
 
@@ -15,6 +16,7 @@ struct DumpResult {
 };
 
 // Dumps a whole trace file image (container included).
-DumpResult dump_bytes(const std::string& file, const DumpOptions& options = {});
+DumpResult dump_bytes(const std::string& file, const DumpOptions& options = {},
+                      const DecoderLimits& limits = {});
 
 }  // namespace rtrace::apitrace::test
