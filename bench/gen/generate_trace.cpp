@@ -35,31 +35,31 @@ struct Shape {
 constexpr Address kExe = 0x400000;
 constexpr Address kLibs[] = {0x7f0000100000, 0x7f0000300000, 0x7f0000500000};
 
-std::vector<std::vector<Address>> make_stacks(const Shape& shape, std::mt19937_64& rng) {
+std::vector<std::vector<rtrace::Frame>> make_stacks(const Shape& shape, std::mt19937_64& rng) {
   std::uniform_int_distribution<Address> offset(0x100, 0xfff00);
-  std::vector<std::vector<Address>> stacks(shape.stacks);
+  std::vector<std::vector<rtrace::Frame>> stacks(shape.stacks);
   for (auto& frames : stacks) {
     frames.resize(shape.depth);
     for (unsigned i = 0; i < shape.depth; ++i) {
       // Inner frames in the program, outer ones through libc's start-up code.
       const Address base = i + 2 >= shape.depth ? kLibs[0] : (i % 3 == 2 ? kLibs[1] : kExe);
-      frames[i] = base + offset(rng);
+      frames[i].address = base + offset(rng);
     }
   }
   return stacks;
 }
 
 void write_environment(rtrace::TraceSink& sink) {
-  rtrace::Handshake handshake;
-  handshake.arch = "x86_64";
-  sink.handshake(handshake);
+  rtrace::TraceHeader header;
+  header.arch = "x86_64";
+  sink.header(header);
 
   rtrace::ProcessInfo process;
   process.pid = 4242;
   process.name = "./synthetic";
   process.start.seconds = 1'795'000'000;
   process.backtrace_depth = 10;
-  sink.process_info(process);
+  sink.process(process);
 
   sink.module(rtrace::ModuleInfo{0, 1, 0, "main"});
   sink.mapping(rtrace::Mapping{kExe, kExe + 0x100000, "/usr/bin/synthetic"});
@@ -99,7 +99,7 @@ class Generator {
     return std::uint64_t{8} << std::min(bits(rng_), 16U) | (rng_() & 7);
   }
 
-  const std::vector<Address>& pick_stack() {
+  const std::vector<rtrace::Frame>& pick_stack() {
     // A few hot call sites do most of the allocating (Zipf-like).
     std::uniform_real_distribution<double> u(0.0, 1.0);
     const double x = u(rng_);
@@ -117,7 +117,7 @@ class Generator {
   }
 
   void emit(std::string_view function, rtrace::CallKind kind, Address id, std::uint64_t size,
-            std::span<const Address> frames) {
+            std::span<const rtrace::Frame> frames) {
     ++index_;
     if ((index_ & 127) == 0) {
       ++clock_ms_;
@@ -126,7 +126,7 @@ class Generator {
     record.call.index = index_;
     record.call.resource_id = id;
     record.call.size = size;
-    record.call.timestamp_ms = clock_ms_;
+    record.call.timestamp_ns = clock_ms_ * 1'000'000ULL;
     record.call.resource_type = 1;
     record.call.kind = kind;
     record.function = function;
@@ -166,7 +166,7 @@ class Generator {
   const Shape& shape_;
   rtrace::TraceSink& sink_;
   std::mt19937_64 rng_;
-  std::vector<std::vector<Address>> stacks_;
+  std::vector<std::vector<rtrace::Frame>> stacks_;
   std::vector<Address> live_;
   std::vector<Address> free_addresses_;
   Address next_address_ = 0x55550000;

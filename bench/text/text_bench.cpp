@@ -38,22 +38,10 @@ constexpr std::size_t kDepth = 10;
 // Counts calls and otherwise ignores what the reader delivers.
 class CountingSink final : public rtrace::TraceSink {
  public:
-  void handshake(const rtrace::Handshake&) override {}
-  void process_info(const rtrace::ProcessInfo&) override {}
-  void output_settings(const rtrace::OutputSettings&) override {}
-  void module(const rtrace::ModuleInfo&) override {}
-  void mapping(const rtrace::Mapping&) override {}
-  void context(const rtrace::ContextInfo&) override {}
-  void resource_type(const rtrace::ResourceType&) override {}
-  void symbol(Address, const rtrace::SymbolInfo&) override {}
   void call(const rtrace::CallRecord& record) override {
     ++calls;
     frames += record.frames.size();
   }
-  void call_group(const rtrace::CallGroup&) override {}
-  void heap_info(const rtrace::HeapInfo&) override {}
-  void attachment(const rtrace::Attachment&) override {}
-  void comment(std::string_view) override {}
   void finish() override {}
 
   std::uint64_t calls = 0;
@@ -92,27 +80,28 @@ void report(const char* what, std::uintmax_t bytes, Elapsed t) {
 }
 
 void write_trace(rtrace::TraceSink& sink, std::uint64_t calls) {
-  rtrace::Handshake handshake;
-  handshake.arch = "x86_64";
-  sink.handshake(handshake);
+  rtrace::TraceHeader header;
+  header.arch = "x86_64";
+  header.metadata.set("sprtrace.timestamp", "2026.11.21 11:09:09");
+  sink.header(header);
   rtrace::ProcessInfo process;
   process.pid = 4242;
   process.name = "./synthetic";
-  process.start_text = "2026.11.21 11:09:09";
   process.backtrace_depth = kDepth;
-  sink.process_info(process);
+  sink.process(process);
   sink.resource_type({.id = 1, .flags = 0, .type = "memory", .description = "bytes"});
   sink.mapping({.from = 0x400000, .to = 0x500000, .path = "/usr/bin/synthetic"});
 
-  std::array<Address, kDepth> frames{};
+  std::array<rtrace::Frame, kDepth> frames{};
   for (std::uint64_t i = 1; i <= calls; ++i) {
     // A few hundred distinct stacks of realistic addresses.
     for (std::size_t f = 0; f < kDepth; ++f) {
-      frames[f] = (f < 7 ? 0x401000 : 0x7f7569054000) + ((i % 397) * 131 + f * 4099) % 0xfff00;
+      frames[f].address =
+          (f < 7 ? 0x401000 : 0x7f7569054000) + ((i % 397) * 131 + f * 4099) % 0xfff00;
     }
     rtrace::CallRecord record;
     record.call.index = i;
-    record.call.timestamp_ms = 26'838'233 + static_cast<std::uint32_t>(i / 1000);
+    record.call.timestamp_ns = (26'838'233 + i / 1000) * 1'000'000;
     record.call.resource_id = 0x15dcf2a0 + (i % 5000) * 0x40;
     record.call.resource_type = 1;
     const bool alloc = i % 2 == 1;

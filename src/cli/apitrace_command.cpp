@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <memory>
 #include <regex>
 #include <stdexcept>
 
@@ -141,12 +142,10 @@ int info(const ApitraceOptions& o) {
 
 }  // namespace
 
-CLI::App* add_apitrace_command(CLI::App& app, ApitraceOptions& o) {
-  CLI::App* apitrace = app.add_subcommand(
-      "apitrace", "Read apitrace traces: `dump` and `info` as apitrace prints them");
-  apitrace->require_subcommand(1);
+void add_apitrace_options(CLI::App& apitrace, ApitraceOptions& o) {
+  apitrace.require_subcommand(1);
 
-  CLI::App* dump = apitrace->add_subcommand(
+  CLI::App* dump = apitrace.add_subcommand(
       "dump", "Print the calls of an apitrace trace, as `apitrace dump` does");
   dump->add_option("trace", o.trace, "Trace file (Snappy, gzip, zstd or Brotli container)")
       ->required()
@@ -178,10 +177,9 @@ CLI::App* add_apitrace_command(CLI::App& app, ApitraceOptions& o) {
                  "Write each blob to blob_call<N>[_<k>].bin in the current directory");
 
   CLI::App* info =
-      apitrace->add_subcommand("info", "Print what `apitrace info` prints about a trace (JSON)");
+      apitrace.add_subcommand("info", "Print what `apitrace info` prints about a trace (JSON)");
   info->add_option("trace", o.trace, "Trace file")->required()->option_text("TRACE");
   info->add_flag("--dump-frames", o.dump_frames, "List every frame: calls and stream bytes");
-  return apitrace;
 }
 
 int run_apitrace(const CLI::App& apitrace_app, const ApitraceOptions& options) {
@@ -197,6 +195,12 @@ int run_apitrace(const CLI::App& apitrace_app, const ApitraceOptions& options) {
   } catch (const std::exception& error) {
     return report_error(error);
   }
+}
+
+std::function<int()> setup_apitrace(CLI::App& app) {
+  auto options = std::make_shared<ApitraceOptions>();
+  add_apitrace_options(app, *options);
+  return [options, &app] { return run_apitrace(app, *options); };
 }
 
 }  // namespace rtrace::cli

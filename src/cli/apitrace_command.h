@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,10 +25,13 @@ struct ApitraceOptions {
   bool dump_frames = false;
 };
 
-// Adds `apitrace` with its `dump` and `info` subcommands to `app`; returns the `apitrace` app.
-CLI::App* add_apitrace_command(CLI::App& app, ApitraceOptions& options);
+// Declares the `dump` and `info` subcommands and their options on the `apitrace` app.
+void add_apitrace_options(CLI::App& apitrace, ApitraceOptions& options);
 
 // Runs the parsed subcommand of `apitrace_app`; returns the exit status.
 int run_apitrace(const CLI::App& apitrace_app, const ApitraceOptions& options);
+
+// The subcommand table's entry: declares the options, returns what runs the parsed command.
+std::function<int()> setup_apitrace(CLI::App& app);
 
 }  // namespace rtrace::cli

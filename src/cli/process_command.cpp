@@ -1,6 +1,7 @@
 #include "cli/process_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <exception>
@@ -8,14 +9,13 @@
 #include <vector>
 
 #include "cli/exit_status.h"
-#include "cli/process_pipeline.h"
-#include "formats/read_trace.h"
-#include "formats/sprtrace_binary/binary_writer.h"
-#include "formats/sprtrace_text/text_writer.h"
+#include "cli/process_stages.h"
+#include "exports/export_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
 #include "pipeline/pid_probe.h"
+#include "pipeline/pipeline.h"
 #include "rtrace/version.h"
 
 namespace rtrace::cli {
@@ -26,11 +26,12 @@ bool is_directory(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::unique_ptr<TraceSink> make_writer(const ProcessOptions& o, OutputStream& out) {
-  if (o.output_format == "binary") {
-    return std::make_unique<BinaryWriter>(out);
+ExportInfo output_export(const ProcessOptions& o) {
+  const std::optional<ExportInfo> info = find_export(o.output_format);
+  if (!info) {
+    throw StageOptionError(fmt::format("--to: no export called '{}'", o.output_format));
   }
-  return std::make_unique<TextWriter>(out, TextWriterOptions{.origin = kOrigin});
+  return *info;
 }
 
 int process(const ProcessOptions& o) {
@@ -41,22 +42,14 @@ int process(const ProcessOptions& o) {
   OutputStream out = to_directory       ? OutputStream::in_directory(o.output)
                      : o.output.empty() ? OutputStream()
                                         : OutputStream(o.output, {o.input});
-  const std::unique_ptr<TraceSink> writer = make_writer(o, out);
-  PidProbe probe(*writer);
-  FilterPipeline filters(o, probe);
+  const ExportInfo format = output_export(o);
+  std::uint32_t pid = 0;
+  const std::optional<InputError> damage = process_stream(o, *input, out, diagnostics, &pid);
 
-  // Corrupt input: the reader has already pushed (and finished) everything before the damage;
-  // keep that output, then report the damage.
-  std::exception_ptr damage;
-  try {
-    read_trace(*input, filters.head(), diagnostics);
-  } catch (const InputError&) {
-    damage = std::current_exception();
-  }
-
+  // Damaged input: what came before the damage is written first, then the damage reported.
   if (to_directory) {
-    const std::string suffix = o.output_format == "binary" ? ".rtrace" : ".rtrace.txt";
-    const std::string path = out.commit_numbered(fmt::format("{}-", probe.pid()), suffix);
+    const std::string path =
+        out.commit_numbered(fmt::format("{}-", pid), std::string(format.suffix));
     if (!o.quiet) {
       fmt::print(stderr, "rtrace: created {}\n", path);
     }
@@ -64,7 +57,7 @@ int process(const ProcessOptions& o) {
     out.commit();
   }
   if (damage) {
-    std::rethrow_exception(damage);
+    throw *damage;
   }
   return o.strict && diagnostics.warning_count() > 0 ? 1 : 0;
 }
@@ -78,9 +71,13 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
                  "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in "
                  "(default: standard output)")
       ->option_text("PATH");
-  app.add_option("--to", o.output_format, "Output format")
-      ->check(CLI::IsMember({"text", "binary"}))
-      ->option_text("text|binary");
+  std::vector<std::string> names;
+  for (const ExportInfo& info : exports()) {
+    names.emplace_back(info.name);
+  }
+  app.add_option("--to", o.output_format, "Output format (an export: text, binary, ...)")
+      ->check(CLI::IsMember(names))
+      ->option_text(fmt::format("{}", fmt::join(names, "|")));
   app.add_flag("-t,--text")
       ->description("Write text output (always the default; kept for compatibility)");
   app.add_option("-f,--format", "Ignored; the input format is detected from its content")
@@ -112,13 +109,34 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
       "error (with --strict also a damaged input), 2 bad options.");
 }
 
+std::optional<InputError> process_stream(const ProcessOptions& options, InputStream& input,
+                                         OutputStream& out, Diagnostics& diagnostics,
+                                         std::uint32_t* pid) {
+  const std::unique_ptr<TraceSink> writer =
+      output_export(options).open(out, ExportOptions{.origin = std::string(kOrigin)});
+  PidProbe probe(*writer);
+  Pipeline pipeline(process_stages(options), process_stage_context(options), probe);
+  std::optional<InputError> damage = pipeline.run(input, diagnostics);
+  if (pid != nullptr) {
+    *pid = probe.pid();
+  }
+  return damage;
+}
+
 int run_process(const ProcessOptions& options) {
   try {
-    check_filter_options(options);
-  } catch (const FilterOptionError& error) {
+    check_process_options(options);
+    output_export(options);
+  } catch (const StageOptionError& error) {
     return report_error(error, 2);
   }
   return run_reporting_errors([&] { return process(options); });
+}
+
+std::function<int()> setup_process(CLI::App& app) {
+  auto options = std::make_shared<ProcessOptions>();
+  add_process_options(app, *options);
+  return [options] { return run_process(*options); };
 }
 
 }  // namespace rtrace::cli

@@ -4,8 +4,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "io/output_stream.h"
 
 namespace rtrace::cli {
 
@@ -37,5 +42,15 @@ void add_process_options(CLI::App& app, ProcessOptions& options);
 
 // Runs the post-processor; returns the exit status.
 int run_process(const ProcessOptions& options);
+
+// The subcommand table's entry point: declares the options on `app`, returns the command.
+std::function<int()> setup_process(CLI::App& app);
+
+// One trace through the stages the options ask for into their export, in `out` (not committed).
+// Returns the input's damage, if any, after everything before it was written; `pid` (if given)
+// receives the traced process id. Throws StageOptionError for bad options.
+std::optional<InputError> process_stream(const ProcessOptions& options, InputStream& input,
+                                         OutputStream& out, Diagnostics& diagnostics,
+                                         std::uint32_t* pid = nullptr);
 
 }  // namespace rtrace::cli

@@ -11,10 +11,7 @@
 
 #include "cli/exit_status.h"
 #include "cli/process_command.h"
-#include "cli/process_pipeline.h"
-#include "formats/read_trace.h"
-#include "formats/sprtrace_text/text_writer.h"
-#include "pipeline/pid_probe.h"
+#include "cli/process_stages.h"
 #include "recorder/module_catalog.h"
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
@@ -82,8 +79,8 @@ ProcessOptions postproc_options(const std::string& text) {
     throw UsageError("-P: the output is text; drop --to");
   }
   try {
-    check_filter_options(options);
-  } catch (const FilterOptionError& error) {
+    check_process_options(options);
+  } catch (const StageOptionError& error) {
     throw UsageError(std::string("-P: ") + error.what());
   }
   return options;
@@ -92,11 +89,12 @@ ProcessOptions postproc_options(const std::string& text) {
 // Turns one trace stream into text through the stages -P asks for.
 recorder::TraceConverter text_converter(const ProcessOptions& options) {
   return [options](InputStream& input, OutputStream& out, Diagnostics& diagnostics) {
-    TextWriter writer(out, TextWriterOptions{.origin = kOrigin});
-    PidProbe probe(writer);
-    FilterPipeline filters(options, probe);
-    read_trace(input, filters.head(), diagnostics);
-    return probe.pid();
+    std::uint32_t pid = 0;
+    if (std::optional<InputError> damage =
+            process_stream(options, input, out, diagnostics, &pid)) {
+      throw *damage;
+    }
+    return pid;
   };
 }
 

@@ -10,13 +10,12 @@
 #include <sstream>
 
 #include "cli/exit_status.h"
-#include "formats/read_trace.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "pipeline/pipeline.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
 #include "reports/text_report.h"
-#include "symbols/resolve_stage.h"
 
 namespace rtrace::cli {
 namespace {
@@ -31,21 +30,27 @@ std::string read_whole(const std::string& path) {
   return text.str();
 }
 
+// The report of one trace; `damage` receives what was wrong with a damaged input, whose report
+// covers everything before the damage.
 reports::ReportData build(const std::string& path, const ReportOptions& o,
-                          const reports::Suppressions& suppressions, Diagnostics& diagnostics) {
+                          const reports::Suppressions& suppressions, Diagnostics& diagnostics,
+                          std::optional<InputError>& damage) {
   reports::ReportBuilder builder(suppressions);
   const std::unique_ptr<InputStream> input = open_input(path);
-  if (!o.resolve) {
-    read_trace(*input, builder, diagnostics);
-    return builder.data();
+  // Calls in index order whatever the input's layout; names make a report (and leak:function
+  // suppressions) useful, and frames that arrive already resolved are kept as they are.
+  std::vector<StageSpec> stages{{"expand", ""}};
+  StageContext context;
+  if (o.resolve) {
+    stages.push_back({"resolve", ""});
+    context.resolve.root = o.root;
+    context.resolve.keep_resolved = true;
   }
-  // Names make a report (and leak:function suppressions) useful; frames that arrive already
-  // resolved (resolved text input) are kept as they are.
-  symbols::ResolveOptions resolve;
-  resolve.root = o.root;
-  resolve.keep_resolved = true;
-  const std::unique_ptr<TraceSink> resolver = symbols::make_resolve_stage(builder, resolve);
-  read_trace(*input, *resolver, diagnostics);
+  Pipeline pipeline(stages, context, builder);
+  std::optional<InputError> read_damage = pipeline.run(*input, diagnostics);
+  if (read_damage && !damage) {
+    damage = std::move(read_damage);
+  }
   return builder.data();
 }
 
@@ -55,10 +60,11 @@ int report(const ReportOptions& o) {
   if (o.suppressions) {
     suppressions = reports::Suppressions::parse(read_whole(*o.suppressions), *o.suppressions);
   }
-  const reports::ReportData data = build(o.input, o, suppressions, diagnostics);
+  std::optional<InputError> damage;
+  const reports::ReportData data = build(o.input, o, suppressions, diagnostics, damage);
   std::optional<reports::ReportDiff> diff;
   if (o.diff) {
-    diff = reports::diff_reports(data, build(*o.diff, o, suppressions, diagnostics));
+    diff = reports::diff_reports(data, build(*o.diff, o, suppressions, diagnostics, damage));
   }
 
   const reports::RenderOptions render{.top = o.top};
@@ -67,6 +73,10 @@ int report(const ReportOptions& o) {
                                   : reports::render_text(data, shown_diff, render);
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     throw std::runtime_error("cannot write the report to standard output");
+  }
+  // Damaged input: the report of what came before the damage is out; now the damage.
+  if (damage) {
+    throw *damage;
   }
   return 0;
 }
@@ -94,6 +104,12 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
 
 int run_report(const ReportOptions& options) {
   return run_reporting_errors([&] { return report(options); });
+}
+
+std::function<int()> setup_report(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  add_report_options(app, *options);
+  return [options] { return run_report(*options); };
 }
 
 }  // namespace rtrace::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -24,5 +25,8 @@ void add_report_options(CLI::App& app, ReportOptions& options);
 
 // Prints the report on standard output; returns the exit status.
 int run_report(const ReportOptions& options);
+
+// The subcommand table's entry point: declares the options on `app`, returns the command.
+std::function<int()> setup_report(CLI::App& app);
 
 }  // namespace rtrace::cli

@@ -6,15 +6,12 @@
 #include <memory>
 
 #include "cli/exit_status.h"
-#include "cli/resolve_text_filter.h"
-#include "formats/read_trace.h"
-#include "formats/sprtrace_text/text_writer.h"
-#include "formats/trace_format.h"
+#include "exports/export_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "pipeline/pipeline.h"
 #include "rtrace/version.h"
-#include "symbols/resolve_stage.h"
 
 namespace rtrace::cli {
 namespace {
@@ -30,31 +27,22 @@ symbols::ResolveOptions stage_options(const ResolveCommandOptions& o) {
   return options;
 }
 
+// Any format in, read into the model, symbols attached by the resolve stage, text out. A text
+// input keeps its layout (groups, summaries, `##` lines where they stand), as the original
+// resolver, which only rewrites backtrace lines, keeps it.
 int resolve(const ResolveCommandOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
   const std::unique_ptr<InputStream> input = open_input(o.input);
   OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
+  const std::unique_ptr<TraceSink> writer = find_export("text")->open(
+      out, ExportOptions{.origin = std::string(kOrigin), .keep_input_order = true});
+  const std::vector<StageSpec> stages{{"resolve", ""}};
+  Pipeline pipeline(stages, StageContext{.resolve = stage_options(o), .warn = {}}, *writer);
 
-  // Text in: line by line like the original, so that nothing but the names changes.
-  if (detect_format(input->peek(64)) == TraceFormat::SpRtraceText) {
-    resolve_text_lines(*input, out, stage_options(o));
-    out.commit();
-    return 0;
-  }
-  // Anything else: read into the model, resolve as a stage, write text.
-  TextWriter writer(out, TextWriterOptions{.origin = kOrigin});
-  const std::unique_ptr<TraceSink> stage = symbols::make_resolve_stage(writer, stage_options(o));
-
-  // Corrupt input: keep what was resolved before the damage, then report it.
-  std::exception_ptr damage;
-  try {
-    read_trace(*input, *stage, diagnostics);
-  } catch (const InputError&) {
-    damage = std::current_exception();
-  }
+  const std::optional<InputError> damage = pipeline.run(*input, diagnostics);
   out.commit();
   if (damage) {
-    std::rethrow_exception(damage);
+    throw *damage;
   }
   return 0;
 }
@@ -92,6 +80,12 @@ void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
 
 int run_resolve(const ResolveCommandOptions& options) {
   return run_reporting_errors([&] { return resolve(options); });
+}
+
+std::function<int()> setup_resolve(CLI::App& app) {
+  auto options = std::make_shared<ResolveCommandOptions>();
+  add_resolve_options(app, *options);
+  return [options] { return run_resolve(*options); };
 }
 
 }  // namespace rtrace::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 
 namespace rtrace::cli {
@@ -25,5 +26,8 @@ void add_resolve_options(CLI::App& app, ResolveCommandOptions& options);
 
 // Runs the resolver; returns the exit status.
 int run_resolve(const ResolveCommandOptions& options);
+
+// The subcommand table's entry point: declares the options on `app`, returns the command.
+std::function<int()> setup_resolve(CLI::App& app);
 
 }  // namespace rtrace::cli

@@ -1,13 +1,11 @@
-// rtrace: one binary, one subcommand per stage of the pipeline.
+// rtrace: one binary, one subcommand per stage of the pipeline (the table in subcommands.cpp).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <vector>
 
-#include "cli/apitrace_command.h"
-#include "cli/process_command.h"
-#include "cli/record_command.h"
-#include "cli/report_command.h"
-#include "cli/resolve_command.h"
+#include "cli/subcommands.h"
 #include "rtrace/version.h"
 
 int main(int argc, char** argv) {
@@ -15,45 +13,23 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", rtrace::kVersion);
   app.require_subcommand(1);
 
-  rtrace::cli::ProcessOptions process;
-  CLI::App* process_app = app.add_subcommand(
-      "process", "Convert and filter a trace (any supported format) into the text protocol");
-  rtrace::cli::add_process_options(*process_app, process);
-
-  rtrace::cli::RecordOptions record;
-  CLI::App* record_app = app.add_subcommand(
-      "record", "Run a program under the tracer (-x PROGRAM ARGS...), or toggle (-t PID)");
-  rtrace::cli::add_record_options(*record_app, record);
-
-  rtrace::cli::ResolveCommandOptions resolve;
-  CLI::App* resolve_app = app.add_subcommand(
-      "resolve", "Name backtrace addresses: function, source file and line (text protocol out)");
-  rtrace::cli::add_resolve_options(*resolve_app, resolve);
-
-  rtrace::cli::ReportOptions report;
-  CLI::App* report_app = app.add_subcommand(
-      "report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes");
-  rtrace::cli::add_report_options(*report_app, report);
-
-  rtrace::cli::ApitraceOptions apitrace;
-  CLI::App* apitrace_app = rtrace::cli::add_apitrace_command(app, apitrace);
+  struct Declared {
+    CLI::App* app;
+    std::function<int()> run;
+  };
+  std::vector<Declared> declared;
+  for (const rtrace::cli::Subcommand& command : rtrace::cli::subcommands()) {
+    CLI::App* sub =
+        app.add_subcommand(std::string(command.name), std::string(command.description));
+    declared.push_back({sub, command.setup(*sub)});
+  }
 
   try {
     app.parse(argc, argv);
-    if (apitrace_app->parsed()) {
-      return rtrace::cli::run_apitrace(*apitrace_app, apitrace);
-    }
-    if (process_app->parsed()) {
-      return rtrace::cli::run_process(process);
-    }
-    if (record_app->parsed()) {
-      return rtrace::cli::run_record(record, record_app->remaining());
-    }
-    if (resolve_app->parsed()) {
-      return rtrace::cli::run_resolve(resolve);
-    }
-    if (report_app->parsed()) {
-      return rtrace::cli::run_report(report);
+    for (const Declared& command : declared) {
+      if (command.app->parsed()) {
+        return command.run();
+      }
     }
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;

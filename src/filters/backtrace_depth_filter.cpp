@@ -2,10 +2,10 @@
 
 namespace rtrace {
 
-void BacktraceDepthFilter::process_info(const ProcessInfo& info) {
+void BacktraceDepthFilter::process(const ProcessInfo& info) {
   ProcessInfo trimmed = info;
   trimmed.backtrace_depth = depth_;
-  next().process_info(trimmed);
+  next().process(trimmed);
 }
 
 void BacktraceDepthFilter::call(const CallRecord& record) {
@@ -16,16 +16,6 @@ void BacktraceDepthFilter::call(const CallRecord& record) {
   CallRecord trimmed = record;
   trimmed.frames = record.frames.first(depth_);
   next().call(trimmed);
-}
-
-void BacktraceDepthFilter::call_group(const CallGroup& group) {
-  if (group.frames.size() <= depth_) {
-    next().call_group(group);
-    return;
-  }
-  CallGroup trimmed = group;
-  trimmed.frames = group.frames.first(depth_);
-  next().call_group(trimmed);
 }
 
 }  // namespace rtrace

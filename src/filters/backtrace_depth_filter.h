@@ -14,9 +14,8 @@ class BacktraceDepthFilter final : public ForwardingSink {
   BacktraceDepthFilter(TraceSink& next, std::uint32_t depth)
       : ForwardingSink(next), depth_(depth) {}
 
-  void process_info(const ProcessInfo& info) override;
+  void process(const ProcessInfo& info) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
 
  private:
   std::uint32_t depth_;

@@ -97,7 +97,9 @@ void CallAddressFilter::call(const CallRecord& record) {
   }
   const Address start = *absolute_start_;
   const bool inside = std::ranges::any_of(
-      record.frames, [&](Address frame) { return frame >= start && frame - start < range_.size; });
+      record.frames, [&](const Frame& frame) {
+        return frame.address >= start && frame.address - start < range_.size;
+      });
   if (inside) {
     next().call(record);
   }

@@ -14,8 +14,8 @@ StoredCall CallStore::store(const CallRecord& record) {
   if (!record.arguments.empty()) {
     packed_.clear();
     for (const Argument& argument : record.arguments) {
-      const Address name = strings_.intern(argument.name);
-      const Address value = strings_.intern(argument.value);
+      const std::uint64_t name = strings_.intern(argument.name);
+      const std::uint64_t value = strings_.intern(argument.value);
       packed_.push_back(name << 32 | value);
     }
     stored.arguments = argument_lists_.intern(packed_);
@@ -24,7 +24,7 @@ StoredCall CallStore::store(const CallRecord& record) {
 }
 
 void CallStore::append_arguments(const StoredCall& stored, std::vector<Argument>& arguments) const {
-  for (const Address packed : argument_lists_.frames(stored.arguments)) {
+  for (const std::uint64_t packed : argument_lists_.at(stored.arguments)) {
     arguments.push_back({strings_.view(static_cast<StringId>(packed >> 32)),
                          strings_.view(static_cast<StringId>(packed & 0xffffffffU))});
   }

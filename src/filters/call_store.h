@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/backtrace_table.h"
+#include "model/sequence_table.h"
 #include "model/records.h"
 #include "model/string_table.h"
 
@@ -27,11 +28,11 @@ class CallStore {
  public:
   StoredCall store(const CallRecord& record);
 
-  std::span<const Address> frames(BacktraceId backtrace) const {
+  std::span<const Frame> frames(BacktraceId backtrace) const {
     return backtraces_.frames(backtrace);
   }
   std::size_t argument_count(const StoredCall& call) const {
-    return argument_lists_.frames(call.arguments).size();
+    return argument_lists_.at(call.arguments).size();
   }
 
   // Turns stored calls back into records. `for_each_call(visit)` must call visit(stored) for
@@ -51,7 +52,7 @@ class CallStore {
           .call = stored.call,
           .function = strings_.view(stored.function),
           .arguments = std::span<const Argument>(arguments).subspan(next_argument, count),
-          .frames = with_frames ? frames(stored.backtrace) : std::span<const Address>{},
+          .frames = with_frames ? frames(stored.backtrace) : std::span<const Frame>{},
       });
       next_argument += count;
     });
@@ -62,9 +63,9 @@ class CallStore {
 
   StringTable strings_;
   BacktraceTable backtraces_;
-  // Argument lists reuse the stack interning: each pair of string ids packs into one word.
-  BacktraceTable argument_lists_;
-  std::vector<Address> packed_;  // scratch for store()
+  // Argument lists: each pair of string ids packs into one word.
+  SequenceTable<std::uint64_t> argument_lists_;
+  std::vector<std::uint64_t> packed_;  // scratch for store()
   StringId last_function_ = strings_.intern("");
 };
 

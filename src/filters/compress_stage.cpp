@@ -21,10 +21,10 @@ std::optional<GroupOrder> parse_group_order(std::string_view text) {
   return std::nullopt;
 }
 
-void CompressStage::handshake(const Handshake& handshake) {
-  Handshake marked = handshake;
-  marked.filters.compress = true;
-  next().handshake(marked);
+void CompressStage::header(const TraceHeader& header) {
+  TraceHeader marked = header;
+  marked.applied.compress = true;
+  next().header(marked);
 }
 
 void CompressStage::call(const CallRecord& record) {
@@ -55,11 +55,19 @@ void CompressStage::call(const CallRecord& record) {
   group.total_size += stored.call.size;
 }
 
-void CompressStage::comment(std::string_view text) {
+void CompressStage::leak_summary(const LeakSummary& summary) {
   if (seen_call_) {
-    trailing_comments_.emplace_back(text);
+    trailing_summaries_.push_back(summary);
   } else {
-    next().comment(text);
+    next().leak_summary(summary);
+  }
+}
+
+void CompressStage::note(const Note& note) {
+  if (seen_call_) {
+    trailing_notes_.emplace_back(note.text);
+  } else {
+    next().note(note);
   }
 }
 
@@ -95,16 +103,18 @@ void CompressStage::emit_group(const Group& group) {
           }
         }
       },
-      false, records, arguments);
+      true, records, arguments);
   // Calls arrive in index order from every reader; only a reordered input needs sorting.
   const auto by_index = [](const CallRecord& r) { return r.call.index; };
   if (!std::ranges::is_sorted(records, {}, by_index)) {
     std::ranges::stable_sort(records, {}, by_index);
   }
-  next().call_group(CallGroup{.calls = records,
-                              .frames = store_.frames(group.backtrace),
-                              .block_count = group.block_count,
-                              .total_size = group.total_size});
+  next().group(CallGroup{.call_count = records.size(),
+                         .block_count = group.block_count,
+                         .total_size = group.total_size});
+  for (const CallRecord& record : records) {
+    next().call(record);
+  }
 }
 
 void CompressStage::finish() {
@@ -112,8 +122,11 @@ void CompressStage::finish() {
   for (const Group& group : groups_) {
     emit_group(group);
   }
-  for (const std::string& text : trailing_comments_) {
-    next().comment(text);
+  for (const std::string& text : trailing_notes_) {
+    next().note({text});
+  }
+  for (const LeakSummary& summary : trailing_summaries_) {
+    next().leak_summary(summary);
   }
   next().finish();
 }

@@ -1,14 +1,16 @@
 // -c / --compress (with -s / --sort): groups calls by identical backtrace.
 //
 // Every call is held (compactly) until the end, then each distinct backtrace comes out as one
-// CallGroup: its calls in index order, the number of calls and the sum of their sizes, and the
-// backtrace. Calls without a backtrace (releases, usually) form one group of their own.
+// CallGroup record (the number of calls and the sum of their sizes) followed by its calls in
+// index order, each with the shared backtrace. Calls without a backtrace (releases, usually)
+// form one group of their own.
 //
 // Group order: total size ascending by default (what the original really does; its manual
 // claims descending), or as -s asks. The original leaves ties to its hash table; we break them
 // by the group's first call index so that the output never depends on chance.
 //
-// Comments that arrive after the first call (the leak summary of -l) stay after the groups.
+// Leak summaries (of -l, which runs before) and notes that arrive after the first call stay
+// after the groups.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +39,10 @@ class CompressStage final : public ForwardingSink {
  public:
   CompressStage(TraceSink& next, GroupOrder order) : ForwardingSink(next), order_(order) {}
 
-  void handshake(const Handshake& handshake) override;
+  void header(const TraceHeader& header) override;
   void call(const CallRecord& record) override;
-  void comment(std::string_view text) override;
+  void leak_summary(const LeakSummary& summary) override;
+  void note(const Note& note) override;
   void finish() override;
 
  private:
@@ -62,7 +65,8 @@ class CompressStage final : public ForwardingSink {
   std::deque<std::uint32_t> next_in_group_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> group_of_backtrace_;  // BacktraceId -> index in groups_ + 1
-  std::vector<std::string> trailing_comments_;
+  std::vector<LeakSummary> trailing_summaries_;
+  std::vector<std::string> trailing_notes_;
   bool seen_call_ = false;
 };
 

@@ -1,15 +1,13 @@
 #include "filters/leaks_filter.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace rtrace {
 
-void LeaksFilter::handshake(const Handshake& handshake) {
-  Handshake marked = handshake;
-  marked.filters.leaks = true;
-  next().handshake(marked);
+void LeaksFilter::header(const TraceHeader& header) {
+  TraceHeader marked = header;
+  marked.applied.leaks = true;
+  next().header(marked);
 }
 
 void LeaksFilter::resource_type(const ResourceType& type) {
@@ -50,6 +48,8 @@ void LeaksFilter::call(const CallRecord& record) {
       }
       return;
     case CallKind::Other:
+    case CallKind::Enter:
+    case CallKind::Exit:
       keep(record);
       return;
   }
@@ -88,10 +88,11 @@ void LeaksFilter::emit_survivors() {
 
 void LeaksFilter::emit_summary() {
   for (const TypeSummary& summary : types_) {
-    next().comment(
-        fmt::format("# Resource - {} ({}):", summary.type.type, summary.type.description));
-    next().comment(fmt::format("# {} block(s) leaked with total size of {} bytes", summary.blocks,
-                               summary.bytes));
+    next().leak_summary(LeakSummary{.resource_type = summary.type.id,
+                                    .type = summary.type.type,
+                                    .description = summary.type.description,
+                                    .blocks = summary.blocks,
+                                    .bytes = summary.bytes});
   }
 }
 

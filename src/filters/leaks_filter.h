@@ -3,9 +3,9 @@
 // An allocation is dropped together with the release that frees it; releases are always
 // dropped. A resource type flagged refcount counts references instead: a second allocation of
 // a live id adds a reference (and is dropped), and only the release of the last reference frees
-// it. At the end the surviving calls go on in index order, followed by one leak summary per
-// resource type (`# Resource - type (description):` / `# N block(s) leaked with total size of S
-// bytes`). The original prints wrong numbers from the third resource type on; these are true.
+// it. At the end the surviving calls go on in index order, followed by one LeakSummary record
+// per resource type. The original prints wrong numbers from the third resource type on; these
+// are true.
 //
 // Memory: the calls alive at any moment (compactly stored), not the trace.
 #pragma once
@@ -23,7 +23,7 @@ class LeaksFilter final : public ForwardingSink {
  public:
   using ForwardingSink::ForwardingSink;
 
-  void handshake(const Handshake& handshake) override;
+  void header(const TraceHeader& header) override;
   void resource_type(const ResourceType& type) override;
   void call(const CallRecord& record) override;
   void finish() override;

@@ -48,9 +48,9 @@ void ResourceFilter::call(const CallRecord& record) {
   next().call(renumbered);
 }
 
-void ResourceFilter::call_group(const CallGroup& group) {
+void ResourceFilter::group(const CallGroup& group) {
   release_registry();
-  next().call_group(group);
+  next().group(group);
 }
 
 void ResourceFilter::finish() {

@@ -19,7 +19,7 @@ class ResourceFilter final : public ForwardingSink {
 
   void resource_type(const ResourceType& type) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
+  void group(const CallGroup& group) override;
   void finish() override;
 
  private:

@@ -5,6 +5,10 @@
 // plain values; string_views and spans inside them point into the reader's buffers and are valid
 // only for the duration of the sink call that receives them. A stage that keeps a record past
 // that call must copy or intern what it keeps (see string_table.h and backtrace_table.h).
+//
+// What belongs to one format only (the sp-rtrace handshake's byte order, its protocol version,
+// the text header's verbatim timestamp) travels as key/value metadata on the TraceHeader: a
+// writer reads the keys it knows and ignores the rest (see metadata.h).
 #pragma once
 
 #include <cstdint>
@@ -14,63 +18,54 @@
 #include <string_view>
 #include <vector>
 
+#include "model/metadata.h"
+#include "model/symbol.h"
+
 namespace rtrace {
 
 using Address = std::uint64_t;
 
-enum class ByteOrder : std::uint8_t { Little = 0, Big = 1 };
-
-struct ProtocolVersion {
-  std::uint8_t major = 2;
-  std::uint8_t minor = 0;
-
-  friend auto operator<=>(const ProtocolVersion&, const ProtocolVersion&) = default;
-};
-
-// Which post-processing filters have been applied to a trace; recorded in the text header's
-// `filter=` field so that a later run knows what it is looking at.
-struct FilterSet {
+// Which post-processing stages have already run over a trace, so that a later run (and the
+// reader of its output) knows what it is looking at: a leaks-only trace, calls grouped by
+// backtrace, names attached to frames.
+struct AppliedStages {
   bool leaks = false;
   bool compress = false;
   bool resolve = false;
 
-  friend bool operator==(const FilterSet&, const FilterSet&) = default;
+  friend bool operator==(const AppliedStages&, const AppliedStages&) = default;
 };
 
-// What the binary handshake says, plus the history of the trace (who wrote it first, which
-// filters were applied) that the text header carries.
-struct Handshake {
-  ProtocolVersion version;
-  std::string arch;  // e.g. "x86_64"
-  ByteOrder byte_order = ByteOrder::Little;
-  std::uint8_t pointer_size = 8;
-  std::string origin;  // the tool that first wrote the trace; empty for binary input
-  FilterSet filters;
+// The first record of every trace.
+struct TraceHeader {
+  std::string arch;    // machine of the traced process, e.g. "x86_64"; may be empty
+  std::string origin;  // the tool that first wrote the trace; empty when the format has no such field
+  AppliedStages applied;
+  Metadata metadata;  // format-specific fields; keys are "<format>.<field>"
 };
 
 struct TimeOfDay {
   std::int64_t seconds = 0;  // since the Epoch
   std::uint32_t microseconds = 0;
+
+  friend bool operator==(const TimeOfDay&, const TimeOfDay&) = default;
 };
 
-// PINF: the traced process.
+// A traced process. A stream may hold several (each call names its pid); most hold one.
 struct ProcessInfo {
   std::uint32_t pid = 0;
   std::string name;
   TimeOfDay start;
-  // Text input keeps the header's timestamp verbatim so that text -> text never depends on the
-  // local time zone; empty when the trace came from binary data.
-  std::string start_text;
-  std::optional<std::uint32_t> backtrace_depth;  // present from protocol 1.2
+  std::optional<std::uint32_t> backtrace_depth;  // the tracer's configured depth, when known
 };
 
-// OCFG: the recorder's output directory and post-processor options (binary traces only).
+// The recorder's output directory and post-processor options (sp-rtrace toggle mode).
 struct OutputSettings {
   std::string path;
   std::string options;
 };
 
-// MINF: a tracing module (main, memory, file, ...).
+// A tracing module (main, memory, file, ...) that produced the trace.
 struct ModuleInfo {
   std::uint32_t id = 0;
   std::uint16_t version_major = 0;
@@ -78,21 +73,22 @@ struct ModuleInfo {
   std::string name;
 };
 
-// MMAP: an executable mapping of a module. Applies to every address used after it.
+// An executable mapping of a module. Applies to every address of its process used after it.
 struct Mapping {
   Address from = 0;
   Address to = 0;
   std::string path;
+  std::uint32_t pid = 0;  // 0: the stream's only process
 };
 
-// CTXR: a call context; `id` is its bit in a call's context mask.
+// A call context; `id` is its bit in a call's context mask.
 struct ContextInfo {
   std::uint32_t id = 0;
   std::string name;
 };
 
-// RESR: a kind of resource. `id` is a small ordinal (1, 2, 3, ...); the text protocol shows it as
-// the mask 1 << (id - 1).
+// A kind of resource. `id` is a small ordinal (1, 2, 3, ...); the text protocol shows it as the
+// mask 1 << (id - 1).
 struct ResourceType {
   static constexpr std::uint32_t kRefcount = 0x1;
 
@@ -104,65 +100,67 @@ struct ResourceType {
   bool refcounted() const { return (flags & kRefcount) != 0; }
 };
 
-enum class CallKind : std::uint8_t { Other = 0, Free = 1, Alloc = 2 };
+// What a call did: allocate or release a resource, enter or leave a scope (apitrace's frames,
+// StackTrack's checkpoints), or anything else.
+enum class CallKind : std::uint8_t { Other = 0, Free = 1, Alloc = 2, Enter = 3, Exit = 4 };
 
 // One traced call, small and fixed-size.
 struct Call {
-  std::uint64_t index = 0;          // 1-based position in the raw stream; survives filtering
-  Address resource_id = 0;          // what the allocator returned or the release was given
-  std::uint64_t size = 0;           // allocations only
-  std::uint32_t timestamp_ms = 0;   // monotonic clock in ms; 0 = none
-  std::uint32_t context = 0;        // mask of active contexts
+  std::uint64_t index = 0;         // 1-based position in the raw stream; survives filtering
+  Address resource_id = 0;         // what the allocator returned or the release was given
+  std::uint64_t size = 0;          // allocations only
+  std::uint64_t timestamp_ns = 0;  // monotonic clock in nanoseconds; 0 = none
+  std::uint32_t pid = 0;           // 0: unknown (the stream's only process)
+  std::uint32_t thread = 0;        // thread id; 0: unknown
+  std::uint32_t context = 0;       // mask of active contexts
   std::uint32_t resource_type = 0;  // ResourceType::id; 0 when the trace has a single type
   CallKind kind = CallKind::Other;
 };
 
-// ARGS: one `$name = value` pair.
+// One `name = value` argument of a call.
 struct Argument {
   std::string_view name;
   std::string_view value;
 };
 
+// One backtrace entry: a return address, a symbol (SymbolId announced to the sink before this
+// record), or both. Formats that record names instead of addresses (mpatrol, apitrace) give
+// address 0 and a symbol.
+struct Frame {
+  Address address = 0;
+  SymbolId symbol = kNoSymbol;
+
+  friend bool operator==(const Frame&, const Frame&) = default;
+};
+
 // A call with everything attached to it: the function name, its arguments and its backtrace
-// (return addresses, innermost first).
+// (innermost first).
 struct CallRecord {
   Call call;
   std::string_view function;
   std::span<const Argument> arguments;
-  std::span<const Address> frames;
+  std::span<const Frame> frames;
 };
 
-// Calls that share one backtrace, as compressed output (-c) shows them: the calls (their own
-// frames empty, in index order), then the group's summary and backtrace.
+// Announces that the next `call_count` calls share one backtrace (compressed output, -c): they
+// follow as ordinary call records, each with that backtrace. Sinks that do not care about
+// grouping ignore this record and see the calls as usual.
 struct CallGroup {
-  std::span<const CallRecord> calls;
-  std::span<const Address> frames;
-  std::uint64_t block_count = 0;  // "# allocation summary: <block_count> block(s)
-  std::uint64_t total_size = 0;   //  with total size <total_size>"
+  std::uint64_t call_count = 0;
+  std::uint64_t block_count = 0;  // calls counted as blocks (every call of the group)
+  std::uint64_t total_size = 0;   // sum of their sizes
 };
 
-// What a resolver (or resolved text input) knows about one return address.
-struct SymbolInfo {
-  enum class Where : std::uint8_t {
-    Module,   // `function() from /path/module` (symbol table), or `from /path` if no function
-    Source,   // `function() at file.c:42` (debug information)
-    Unknown,  // `in ??`: outside every mapping
-  };
-  std::string function;  // as printed, parameters included: "main()", "foo(int)"; may be empty
-  Where where = Where::Module;
-  std::string location;  // the module path, or "file:line"; empty for Unknown
-
-  // Source form only: when `function` was inlined at this address, the calls that inlined it,
-  // innermost first, each with the caller and the "file:line" of the call. The text protocol
-  // appends each as ` (inlined by caller() at file:line)` to the frame line.
-  struct InlinedCall {
-    std::string function;
-    std::string location;
-  };
-  std::vector<InlinedCall> inlined_by;
+// What is still allocated of one resource type at the end of the trace (the leaks stage, -l).
+struct LeakSummary {
+  std::uint32_t resource_type = 0;  // ResourceType::id
+  std::string type;
+  std::string description;
+  std::uint64_t blocks = 0;
+  std::uint64_t bytes = 0;
 };
 
-// HINF: heap statistics (mallinfo) at the end of the trace.
+// Heap statistics (mallinfo) of the traced process.
 struct HeapInfo {
   Address heap_bottom = 0;
   Address heap_top = 0;
@@ -180,10 +178,16 @@ struct HeapInfo {
   std::uint32_t keepcost = 0;
 };
 
-// FILE: a file bundled with the trace.
+// A file bundled with the trace.
 struct Attachment {
   std::string name;
   std::string path;
+};
+
+// Free text the input carried that no other record holds (a comment line of the text
+// protocol). Writers that have no place for it leave it out.
+struct Note {
+  std::string_view text;
 };
 
 }  // namespace rtrace

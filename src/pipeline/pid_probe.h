@@ -10,9 +10,9 @@ namespace rtrace {
 class PidProbe final : public ForwardingSink {
  public:
   using ForwardingSink::ForwardingSink;
-  void process_info(const ProcessInfo& info) override {
+  void process(const ProcessInfo& info) override {
     pid_ = info.pid;
-    ForwardingSink::process_info(info);
+    ForwardingSink::process(info);
   }
   std::uint32_t pid() const { return pid_; }
 

@@ -1,13 +1,19 @@
 // The push pipeline: readers push records into a sink, stages are sinks that forward to the next
-// sink, writers are the last sink.
+// sink, writers and exports are the last sink.
 //
-// Records arrive in stream order. Every call() carries a complete call (its arguments and
-// backtrace attached). symbol() announces what is known about an address before the first call
-// that uses it. finish() is called exactly once, after the last record, also when the input was
-// truncated (everything complete before the damage has been delivered by then).
+// Records arrive in stream order: header() first, then the registries (process, modules,
+// mappings, contexts, resource types) and calls, interleaved as the trace has them. symbol()
+// announces a SymbolId before the first frame that uses it. group() announces that the next
+// calls share a backtrace (compressed output); leak_summary() follows the calls of a leaks-only
+// trace. finish() is called exactly once, after the last record, also when the input was damaged
+// (everything complete before the damage has been delivered by then).
+//
+// Every method but finish() does nothing by default: a sink overrides what it uses. (We chose
+// virtual methods with empty defaults over one push(const Record&) taking a std::variant: a
+// sink's interface then says in its declaration which records it acts on, the hot path costs one
+// indirect call and no visit, and adding a record kind adds one default method instead of a
+// case to every visitor.)
 #pragma once
-
-#include <string_view>
 
 #include "model/records.h"
 
@@ -20,21 +26,20 @@ class TraceSink {
   TraceSink& operator=(const TraceSink&) = delete;
   virtual ~TraceSink() = default;
 
-  virtual void handshake(const Handshake& handshake) = 0;
-  virtual void process_info(const ProcessInfo& info) = 0;
-  virtual void output_settings(const OutputSettings& settings) = 0;
-  virtual void module(const ModuleInfo& module) = 0;
-  virtual void mapping(const Mapping& mapping) = 0;
-  virtual void context(const ContextInfo& context) = 0;
-  virtual void resource_type(const ResourceType& type) = 0;
-  virtual void symbol(Address address, const SymbolInfo& symbol) = 0;
-  virtual void call(const CallRecord& record) = 0;
-  // Compressed output: calls grouped by backtrace (emitted by the compress stage).
-  virtual void call_group(const CallGroup& group) = 0;
-  virtual void heap_info(const HeapInfo& info) = 0;
-  virtual void attachment(const Attachment& attachment) = 0;
-  // A comment line of the text protocol, verbatim without its newline.
-  virtual void comment(std::string_view text) = 0;
+  virtual void header(const TraceHeader& /*header*/) {}
+  virtual void process(const ProcessInfo& /*info*/) {}
+  virtual void output_settings(const OutputSettings& /*settings*/) {}
+  virtual void module(const ModuleInfo& /*module*/) {}
+  virtual void mapping(const Mapping& /*mapping*/) {}
+  virtual void context(const ContextInfo& /*context*/) {}
+  virtual void resource_type(const ResourceType& /*type*/) {}
+  virtual void symbol(SymbolId /*id*/, const Symbol& /*symbol*/) {}
+  virtual void call(const CallRecord& /*record*/) {}
+  virtual void group(const CallGroup& /*group*/) {}
+  virtual void leak_summary(const LeakSummary& /*summary*/) {}
+  virtual void heap_info(const HeapInfo& /*info*/) {}
+  virtual void attachment(const Attachment& /*attachment*/) {}
+  virtual void note(const Note& /*note*/) {}
   virtual void finish() = 0;
 };
 
@@ -43,19 +48,20 @@ class ForwardingSink : public TraceSink {
  public:
   explicit ForwardingSink(TraceSink& next) : next_(next) {}
 
-  void handshake(const Handshake& handshake) override { next_.handshake(handshake); }
-  void process_info(const ProcessInfo& info) override { next_.process_info(info); }
+  void header(const TraceHeader& header) override { next_.header(header); }
+  void process(const ProcessInfo& info) override { next_.process(info); }
   void output_settings(const OutputSettings& settings) override { next_.output_settings(settings); }
   void module(const ModuleInfo& module) override { next_.module(module); }
   void mapping(const Mapping& mapping) override { next_.mapping(mapping); }
   void context(const ContextInfo& context) override { next_.context(context); }
   void resource_type(const ResourceType& type) override { next_.resource_type(type); }
-  void symbol(Address address, const SymbolInfo& symbol) override { next_.symbol(address, symbol); }
+  void symbol(SymbolId id, const Symbol& symbol) override { next_.symbol(id, symbol); }
   void call(const CallRecord& record) override { next_.call(record); }
-  void call_group(const CallGroup& group) override { next_.call_group(group); }
+  void group(const CallGroup& group) override { next_.group(group); }
+  void leak_summary(const LeakSummary& summary) override { next_.leak_summary(summary); }
   void heap_info(const HeapInfo& info) override { next_.heap_info(info); }
   void attachment(const Attachment& attachment) override { next_.attachment(attachment); }
-  void comment(std::string_view text) override { next_.comment(text); }
+  void note(const Note& note) override { next_.note(note); }
   void finish() override { next_.finish(); }
 
  protected:

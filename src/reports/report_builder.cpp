@@ -14,7 +14,7 @@ std::size_t histogram_bucket(std::uint64_t size) {
 
 }  // namespace
 
-void ReportBuilder::process_info(const ProcessInfo& info) {
+void ReportBuilder::process(const ProcessInfo& info) {
   data_.process = info.name;
   data_.pid = info.pid;
 }
@@ -42,11 +42,11 @@ void ReportBuilder::resource_type(const ResourceType& type) {
   state.totals.type = type;
 }
 
-void ReportBuilder::symbol(Address address, const SymbolInfo& symbol) {
-  symbols_[address] = symbol;
+void ReportBuilder::symbol(SymbolId id, const Symbol& symbol) {
+  symbols_[id] = symbol;
 }
 
-std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Address> frames,
+std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame> frames,
                                       std::uint64_t index) {
   const BacktraceId backtrace = backtraces_.intern(frames);
   const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | backtrace;
@@ -74,7 +74,7 @@ void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t by
   if (state.live_bytes > state.totals.peak_bytes) {
     state.totals.peak_bytes = state.live_bytes;
     state.totals.peak_index = call.index;
-    state.totals.peak_timestamp_ms = call.timestamp_ms;
+    state.totals.peak_timestamp_ms = call.timestamp_ns / 1'000'000;
     ++state.generation;
   }
 }
@@ -127,65 +127,62 @@ void ReportBuilder::call(const CallRecord& record) {
       release(key, record.call);
       break;
     case CallKind::Other:
+    case CallKind::Enter:
+    case CallKind::Exit:
       break;
   }
   just_allocated_.reset();
 }
 
-void ReportBuilder::call_group(const CallGroup& group) {
-  // Compressed input: the calls carry the group's backtrace.
-  for (const CallRecord& member : group.calls) {
-    CallRecord with_frames = member;
-    with_frames.frames = group.frames;
-    call(with_frames);
-  }
+const Symbol* ReportBuilder::symbol_of(const Frame& frame) const {
+  const auto known = symbols_.find(frame.symbol);
+  return known == symbols_.end() ? nullptr : &known->second;
 }
 
-std::string ReportBuilder::frame_name(Address address) const {
-  const auto known = symbols_.find(address);
-  if (known != symbols_.end()) {
-    const SymbolInfo& s = known->second;
-    switch (s.where) {
-      case SymbolInfo::Where::Unknown:
-        return fmt::format("{:#x} in ??", address);
-      case SymbolInfo::Where::Source:
-        return fmt::format("{:#x} {} at {}", address, s.function, s.location);
-      case SymbolInfo::Where::Module:
-        return s.function.empty()
-                   ? fmt::format("{:#x} from {}", address, s.location)
-                   : fmt::format("{:#x} {} from {}", address, s.function, s.location);
+// A frame as a reader of the report wants it: the address, then the function and where it is.
+std::string ReportBuilder::frame_name(const Frame& frame) const {
+  if (const Symbol* s = symbol_of(frame)) {
+    if (s->unknown()) {
+      return fmt::format("{:#x} in ??", frame.address);
     }
+    std::string name = fmt::format("{:#x}", frame.address);
+    const std::string function = s->where.qualified_name();
+    if (!function.empty()) {
+      name += ' ';
+      name += function;
+    }
+    if (!s->where.file.empty()) {
+      name += fmt::format(" at {}", s->where.file);
+      if (s->where.line != 0) {
+        name += fmt::format(":{}", s->where.line);
+      }
+    } else if (!s->module.empty()) {
+      name += fmt::format(" from {}", s->module);
+    }
+    return name;
   }
   // The latest mapping wins: libraries come and go, the report describes the end state.
   for (auto m = mappings_.rbegin(); m != mappings_.rend(); ++m) {
-    if (address >= m->from && address < m->to) {
-      return fmt::format("{:#x} in {}", address, m->path);
+    if (frame.address >= m->from && frame.address < m->to) {
+      return fmt::format("{:#x} in {}", frame.address, m->path);
     }
   }
-  return fmt::format("{:#x}", address);
+  return fmt::format("{:#x}", frame.address);
 }
 
-bool ReportBuilder::suppressed(const std::vector<Address>& frames) const {
+bool ReportBuilder::suppressed(std::span<const Frame> frames) const {
   if (suppressions_.empty()) {
     return false;
   }
-  return std::ranges::any_of(frames, [this](Address address) {
-    const auto known = symbols_.find(address);
-    if (known != symbols_.end()) {
-      std::string function = known->second.function;
-      if (const std::size_t paren = function.find('('); paren != std::string::npos) {
-        function.resize(paren);
-      }
-      std::string file = known->second.location;
-      if (known->second.where == SymbolInfo::Where::Source) {
-        file = file.substr(0, file.rfind(':'));
-      }
-      if (suppressions_.matches(function) || suppressions_.matches(file)) {
+  return std::ranges::any_of(frames, [this](const Frame& frame) {
+    if (const Symbol* s = symbol_of(frame)) {
+      if (suppressions_.matches(s->where.function) || suppressions_.matches(s->where.file) ||
+          suppressions_.matches(s->module)) {
         return true;
       }
     }
     return std::ranges::any_of(mappings_, [&](const Mapping& m) {
-      return address >= m.from && address < m.to && suppressions_.matches(m.path);
+      return frame.address >= m.from && frame.address < m.to && suppressions_.matches(m.path);
     });
   });
 }
@@ -206,12 +203,12 @@ void ReportBuilder::finish() {
                                       ? site.at_peak
                                       : site.live_bytes,
                     .first_index = site.first_index};
-    const std::span<const Address> frames = backtraces_.frames(site.backtrace);
-    stats.frames.assign(frames.begin(), frames.end());
-    for (const Address address : frames) {
-      stats.frame_names.push_back(frame_name(address));
+    const std::span<const Frame> frames = backtraces_.frames(site.backtrace);
+    for (const Frame& frame : frames) {
+      stats.frames.push_back(frame.address);
+      stats.frame_names.push_back(frame_name(frame));
     }
-    stats.suppressed = stats.leaked_blocks > 0 && suppressed(stats.frames);
+    stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;
     });

@@ -24,19 +24,11 @@ class ReportBuilder final : public TraceSink {
  public:
   explicit ReportBuilder(Suppressions suppressions = {}) : suppressions_(std::move(suppressions)) {}
 
-  void handshake(const Handshake&) override {}
-  void process_info(const ProcessInfo& info) override;
-  void output_settings(const OutputSettings&) override {}
-  void module(const ModuleInfo&) override {}
+  void process(const ProcessInfo& info) override;
   void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
-  void context(const ContextInfo&) override {}
   void resource_type(const ResourceType& type) override;
-  void symbol(Address address, const SymbolInfo& symbol) override;
+  void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
-  void heap_info(const HeapInfo&) override {}
-  void attachment(const Attachment&) override {}
-  void comment(std::string_view) override {}
   void finish() override;
 
   // The report; valid after finish().
@@ -67,12 +59,13 @@ class ReportBuilder final : public TraceSink {
   };
 
   TypeState& type_state(std::uint32_t type);
-  std::uint32_t site_for(std::uint32_t type, std::span<const Address> frames, std::uint64_t index);
+  std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
   void allocate(const CallRecord& record, const ResourceKey& key);
   void release(const ResourceKey& key, const Call& call);
-  std::string frame_name(Address address) const;
-  bool suppressed(const std::vector<Address>& frames) const;
+  const Symbol* symbol_of(const Frame& frame) const;
+  std::string frame_name(const Frame& frame) const;
+  bool suppressed(std::span<const Frame> frames) const;
 
   Suppressions suppressions_;
   ReportData data_;
@@ -84,7 +77,7 @@ class ReportBuilder final : public TraceSink {
   std::vector<Site> sites_;
   LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
-  std::unordered_map<Address, SymbolInfo> symbols_;
+  std::unordered_map<SymbolId, Symbol> symbols_;
   std::vector<Mapping> mappings_;
 };
 

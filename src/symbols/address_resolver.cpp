@@ -8,9 +8,7 @@
 namespace rtrace::symbols {
 
 AddressResolver::AddressResolver(ResolveOptions options)
-    : options_(std::move(options)), search_(options_.root) {
-  unknown_.where = SymbolInfo::Where::Unknown;
-}
+    : options_(std::move(options)), search_(options_.root) {}
 
 AddressResolver::~AddressResolver() = default;
 
@@ -25,8 +23,7 @@ AddressResolver::Module& AddressResolver::module(const std::string& path) {
     if (path.starts_with('/') && ::stat(on_disk.c_str(), &file) == 0 && S_ISREG(file.st_mode)) {
       slot->symbols = ModuleSymbols::open(on_disk, path, search_, options_);
     }
-    slot->unreadable.where = SymbolInfo::Where::Module;
-    slot->unreadable.location = path;
+    slot->unreadable.module = path;
   }
   return *slot;
 }
@@ -84,7 +81,7 @@ AddressResolver::AnswerKey AddressResolver::lookup(Address return_address) {
   return {symbols, symbols->lookup(call_address - region.bias)};
 }
 
-const SymbolInfo& AddressResolver::describe(AnswerKey key) {
+const Symbol& AddressResolver::describe(AnswerKey key) {
   if (key.source == nullptr) {
     return unknown_;
   }

@@ -37,14 +37,14 @@ class AddressResolver {
   AnswerKey lookup(Address return_address);
 
   // What the answer says. The reference is valid until the next describe() or resolve().
-  const SymbolInfo& describe(AnswerKey key);
+  const Symbol& describe(AnswerKey key);
 
-  const SymbolInfo& resolve(Address return_address) { return describe(lookup(return_address)); }
+  const Symbol& resolve(Address return_address) { return describe(lookup(return_address)); }
 
  private:
   struct Module {
     std::unique_ptr<ModuleSymbols> symbols;  // null: the file cannot be opened
-    SymbolInfo unreadable;                   // `from /path` for every address then
+    Symbol unreadable;                       // only the module for every address then
   };
   struct Region {
     Address end = 0;
@@ -58,8 +58,8 @@ class AddressResolver {
   DebugSearch search_;
   std::unordered_map<std::string, std::unique_ptr<Module>> modules_;
   std::map<Address, Region> regions_;  // by start address, never overlapping
-  SymbolInfo unknown_;
-  SymbolInfo described_;  // what describe() returns for answers from a file
+  Symbol unknown_;    // outside every mapping: nothing known
+  Symbol described_;  // what describe() returns for answers from a file
 };
 
 }  // namespace rtrace::symbols

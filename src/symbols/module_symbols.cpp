@@ -90,16 +90,28 @@ std::uint32_t ModuleSymbols::lookup(std::uint64_t address) {
   return entry->second;
 }
 
-void ModuleSymbols::describe(std::uint32_t index, SymbolInfo& info) const {
+namespace {
+
+void set_position(SourcePosition& position, const std::string& function, const std::string* file,
+                  std::uint32_t line) {
+  const auto [name, parameters] = split_parameters(function);
+  position.function = name;
+  position.parameters = parameters;
+  position.file = file != nullptr ? *file : std::string();
+  position.line = file != nullptr ? line : 0;
+  position.column = 0;
+}
+
+}  // namespace
+
+void ModuleSymbols::describe(std::uint32_t index, Symbol& symbol) const {
   const Answer& answer = answers_.at(index);
-  info.function = *answer.function;
-  info.where = answer.where;
-  info.location = *answer.location;
-  info.inlined_by.resize(answer.inlined_count);
+  symbol.module = display_path_;
+  set_position(symbol.where, *answer.function, answer.file, answer.line);
+  symbol.inlined_by.resize(answer.inlined_count);
   for (std::uint32_t i = 0; i < answer.inlined_count; ++i) {
     const InlinedAnswer& call = inlined_[answer.first_inlined + i];
-    info.inlined_by[i].function = *call.function;
-    info.inlined_by[i].location = *call.location;
+    set_position(symbol.inlined_by[i], *call.function, call.file, call.line);
   }
 }
 
@@ -109,8 +121,6 @@ ModuleSymbols::Answer ModuleSymbols::answer(std::uint64_t address) {
     return answer;
   }
   answer.function = function_from_symbols(address);
-  answer.where = SymbolInfo::Where::Module;
-  answer.location = &display_path_;
   return answer;
 }
 
@@ -143,12 +153,13 @@ bool ModuleSymbols::source_answer(std::uint64_t address, Answer& answer) {
   if (answer.function->empty()) {
     answer.function = function_from_symbols(address);
   }
-  answer.where = SymbolInfo::Where::Source;
-  answer.location = source_location(frames_.front());
+  answer.file = source_file(frames_.front());
+  answer.line = static_cast<std::uint32_t>(frames_.front().line);
   answer.first_inlined = static_cast<std::uint32_t>(inlined_.size());
   answer.inlined_count = static_cast<std::uint32_t>(frames_.size() - 1);
   for (std::size_t i = 1; i < frames_.size(); ++i) {
-    inlined_.push_back({frames_[i].function, source_location(frames_[i])});
+    inlined_.push_back(
+        {frames_[i].function, source_file(frames_[i]), static_cast<std::uint32_t>(frames_[i].line)});
   }
   return true;
 }
@@ -167,12 +178,11 @@ const std::string* ModuleSymbols::function_from_own_symbols(std::uint64_t addres
   return &own_symbols_->function_at(address);
 }
 
-const std::string* ModuleSymbols::source_location(const SourceFrame& frame) {
-  auto [entry, added] = locations_.try_emplace(LineKey{frame.file, frame.line});
+const std::string* ModuleSymbols::source_file(const SourceFrame& frame) {
+  auto [entry, added] = files_.try_emplace(frame.file);
   if (added) {
     const std::string file(frame.file);
-    entry->second =
-        (options_.full_path ? file : base_name(file)) + ":" + std::to_string(frame.line);
+    entry->second = options_.full_path ? file : base_name(file);
   }
   return &entry->second;
 }

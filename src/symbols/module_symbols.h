@@ -53,31 +53,22 @@ class ModuleSymbols {
   // instruction): a small number, the same for the same address, looked up once.
   std::uint32_t lookup(std::uint64_t address);
   // Writes answer `index` into `info` (reusing its storage).
-  void describe(std::uint32_t index, SymbolInfo& info) const;
+  void describe(std::uint32_t index, Symbol& symbol) const;
 
  private:
   // Answers hold interned strings: a module has few distinct functions and lines, while a
   // trace asks about many addresses in them.
   struct Answer {
     const std::string* function = nullptr;
-    const std::string* location = nullptr;
-    SymbolInfo::Where where = SymbolInfo::Where::Module;
+    const std::string* file = nullptr;  // null: no line information, only the symbol table
+    std::uint32_t line = 0;
     std::uint32_t first_inlined = 0;
     std::uint32_t inlined_count = 0;
   };
   struct InlinedAnswer {
     const std::string* function = nullptr;
-    const std::string* location = nullptr;
-  };
-  struct LineKey {
-    const char* file;
-    int line;
-    friend bool operator==(const LineKey&, const LineKey&) = default;
-  };
-  struct LineKeyHash {
-    std::size_t operator()(const LineKey& key) const {
-      return std::hash<const char*>()(key.file) * 31 + static_cast<std::size_t>(key.line);
-    }
+    const std::string* file = nullptr;
+    std::uint32_t line = 0;
   };
 
   ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::string display_path,
@@ -86,7 +77,7 @@ class ModuleSymbols {
   bool source_answer(std::uint64_t address, Answer& answer);
   const std::string* function_from_symbols(std::uint64_t address);
   const std::string* function_from_own_symbols(std::uint64_t address);
-  const std::string* source_location(const SourceFrame& frame);
+  const std::string* source_file(const SourceFrame& frame);
 
   Dwfl* dwfl_;
   Dwfl_Module* module_;
@@ -104,7 +95,7 @@ class ModuleSymbols {
   std::unordered_map<std::uint64_t, std::uint32_t> by_address_;
   std::vector<Answer> answers_;
   std::vector<InlinedAnswer> inlined_;
-  std::unordered_map<LineKey, std::string, LineKeyHash> locations_;
+  std::unordered_map<const char*, std::string> files_;  // DWARF's name -> the name we show
 };
 
 }  // namespace rtrace::symbols

@@ -2,7 +2,7 @@
 
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
+#include <vector>
 
 #include "symbols/address_resolver.h"
 
@@ -14,10 +14,10 @@ class ResolveStage final : public ForwardingSink {
   ResolveStage(TraceSink& next, const ResolveOptions& options)
       : ForwardingSink(next), keep_resolved_(options.keep_resolved), resolver_(options) {}
 
-  void handshake(const Handshake& handshake) override {
-    Handshake resolved = handshake;
-    resolved.filters.resolve = true;
-    next().handshake(resolved);
+  void header(const TraceHeader& header) override {
+    TraceHeader resolved = header;
+    resolved.applied.resolve = true;
+    next().header(resolved);
   }
 
   void mapping(const Mapping& mapping) override {
@@ -25,50 +25,69 @@ class ResolveStage final : public ForwardingSink {
     next().mapping(mapping);
   }
 
-  // Names that came with the input are kept only when asked; otherwise every frame is resolved
-  // again from the files (as the original resolver does without -k).
-  void symbol(Address address, const SymbolInfo& symbol) override {
-    if (!keep_resolved_) {
-      return;
+  // Symbols that came with the input are renumbered into this stage's table (its ids are the
+  // ones downstream sees); they are used only when asked to keep them, or for frames that have
+  // no address to resolve (mpatrol, apitrace).
+  void symbol(SymbolId id, const Symbol& symbol) override {
+    if (id >= incoming_.size()) {
+      if (id > kMaxIncomingId) {
+        return;
+      }
+      incoming_.resize(id + 1, kNoSymbol);
     }
-    kept_.insert(address);
-    next().symbol(address, symbol);
+    incoming_[id] = own_id(symbol);
   }
 
   void call(const CallRecord& record) override {
-    announce(record.frames);
-    next().call(record);
-  }
-
-  void call_group(const CallGroup& group) override {
-    for (const CallRecord& record : group.calls) {
-      announce(record.frames);
+    frames_.assign(record.frames.begin(), record.frames.end());
+    for (Frame& frame : frames_) {
+      frame.symbol = symbol_for(frame);
     }
-    announce(group.frames);
-    next().call_group(group);
+    CallRecord resolved = record;
+    resolved.frames = frames_;
+    next().call(resolved);
   }
 
  private:
-  void announce(std::span<const Address> frames) {
-    for (const Address address : frames) {
-      if (!kept_.empty() && kept_.contains(address)) {
-        continue;
-      }
-      const AddressResolver::AnswerKey answer = resolver_.lookup(address);
-      auto [said, first_time] = announced_.try_emplace(address, answer);
-      if (!first_time && said->second == answer) {
-        continue;
-      }
-      said->second = answer;
-      next().symbol(address, resolver_.describe(answer));
+  static constexpr SymbolId kMaxIncomingId = 1U << 26;
+
+  SymbolId own_id(const Symbol& symbol) {
+    const SymbolTable::Interned interned = table_.intern(symbol);
+    if (interned.added) {
+      next().symbol(interned.id, symbol);
     }
+    return interned.id;
   }
+
+  SymbolId incoming(SymbolId id) const {
+    return id < incoming_.size() ? incoming_[id] : kNoSymbol;
+  }
+
+  SymbolId symbol_for(const Frame& frame) {
+    const bool has_name = frame.symbol != kNoSymbol;
+    if (has_name && (keep_resolved_ || frame.address == 0)) {
+      return incoming(frame.symbol);
+    }
+    const AddressResolver::AnswerKey answer = resolver_.lookup(frame.address);
+    auto [known, first_time] = answers_.try_emplace(answer, kNoSymbol);
+    if (first_time) {
+      known->second = own_id(resolver_.describe(answer));
+    }
+    return known->second;
+  }
+
+  struct AnswerHash {
+    std::size_t operator()(const AddressResolver::AnswerKey& key) const {
+      return std::hash<const void*>()(key.source) * 31 + key.index;
+    }
+  };
 
   bool keep_resolved_;
   AddressResolver resolver_;
-  std::unordered_set<Address> kept_;
-  // The answer last sent for each address.
-  std::unordered_map<Address, AddressResolver::AnswerKey> announced_;
+  SymbolTable table_;
+  std::vector<SymbolId> incoming_;  // input's id -> our id
+  std::unordered_map<AddressResolver::AnswerKey, SymbolId, AnswerHash> answers_;
+  std::vector<Frame> frames_;  // scratch
 };
 
 }  // namespace

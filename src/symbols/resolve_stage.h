@@ -1,10 +1,10 @@
-// The resolve stage of the pipeline: names every backtrace address before the first call that
-// uses it.
+// The resolve stage of the pipeline: attaches a symbol to every address frame.
 //
 // It follows the trace's memory maps (the map in effect at a call decides which file an
-// address belongs to), sends symbol(address, info) for each address the first time it is seen
-// (and again when a later map changes its answer), then forwards the call unchanged. The
-// handshake gets the `resolve` filter flag.
+// address belongs to), looks each distinct address up once, interns what it learns as Symbols
+// (announced downstream before the first call that uses them) and forwards every call with its
+// frames' symbol ids set. Symbols that arrive with the input are kept only with keep_resolved,
+// or for frames that have no address. The header gets the `resolve` stage flag.
 #pragma once
 
 #include <memory>

@@ -34,6 +34,7 @@ std::string expected_memory_txt() {
 }
 
 TEST(ProcessCli, ConvertsBinaryFileToText) {
+  RTRACE_NEEDS_FIXTURES();
   const auto r =
       run_command(rtrace_bin() + " process -i " + quote(fixture("sp-rtrace/memory/memory.raw")));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -42,6 +43,7 @@ TEST(ProcessCli, ConvertsBinaryFileToText) {
 }
 
 TEST(ProcessCli, CompatibleNameReadsStandardInput) {
+  RTRACE_NEEDS_FIXTURES();
   const auto r =
       run_command(postproc_bin() + " < " + quote(fixture("sp-rtrace/memory/memory.raw")));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -49,6 +51,7 @@ TEST(ProcessCli, CompatibleNameReadsStandardInput) {
 }
 
 TEST(ProcessCli, OpensGzipAndZstdInputByContent) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   const auto raw = quote(fixture("sp-rtrace/memory/memory.raw"));
   ASSERT_EQ(run_command("gzip -c " + raw + " > " + quote(dir / "t1")).status, 0);
@@ -61,6 +64,7 @@ TEST(ProcessCli, OpensGzipAndZstdInputByContent) {
 }
 
 TEST(ProcessCli, OutputDirectoryGetsNumberedFilesNeverReplaced) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   const auto raw = quote(fixture("sp-rtrace/memory/memory.raw"));
   test::write_file(dir / "778-0.rtrace.txt", "keep me");
@@ -72,6 +76,7 @@ TEST(ProcessCli, OutputDirectoryGetsNumberedFilesNeverReplaced) {
 }
 
 TEST(ProcessCli, OutputFileIsWrittenAndTheInputNeverOverwritten) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   std::filesystem::copy_file(fixture("sp-rtrace/memory/memory.raw"), dir / "t.raw");
   const auto ok = run_command(rtrace_bin() + " process -i " + quote(dir / "t.raw") + " -o " +
@@ -88,6 +93,7 @@ TEST(ProcessCli, OutputFileIsWrittenAndTheInputNeverOverwritten) {
 }
 
 TEST(ProcessCli, BinaryRoundTripThroughTheCommandIsByteIdentical) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   for (const char* name :
        {"memory/memory.raw", "fd/fd.raw", "shmsysv/shmsysv.raw", "context/context.raw"}) {
@@ -100,6 +106,7 @@ TEST(ProcessCli, BinaryRoundTripThroughTheCommandIsByteIdentical) {
 }
 
 TEST(ProcessCli, TruncatedInputKeepsWhatCameBeforeAndWarnsWithTheOffset) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   const std::string raw = read_file(fixture("sp-rtrace/memory/memory.raw"));
   // Cut in the middle of the backtrace packet of call 25 (it spans bytes 3000-3076).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "filters/backtrace_depth_filter.h"
 #include "filters/leaks_filter.h"
 #include "filters/stage_test_support.h"
@@ -13,10 +15,31 @@ namespace {
 using test::RecordingSink;
 using test::TraceBuilder;
 
+// Each group as one line with its shared backtrace, then its calls indented (without their
+// backtrace, which must be the group's), then the leak summaries.
 std::vector<std::string> body(const RecordingSink& sink) {
   std::vector<std::string> kept;
+  std::size_t group_line = 0;
+  std::uint64_t calls_left = 0;
   for (const std::string& line : sink.lines()) {
-    if (line.starts_with("group") || line.starts_with("  call") || line.starts_with("comment")) {
+    if (line.starts_with("group")) {
+      std::sscanf(line.c_str(), "group calls=%lu", &calls_left);
+      kept.push_back("group" + line.substr(line.find(" blocks=")));
+      group_line = kept.size() - 1;
+      continue;
+    }
+    if (line.starts_with("call") && calls_left > 0) {
+      --calls_left;
+      const std::size_t bt = line.find(" bt=");
+      const std::string frames = bt == std::string::npos ? " bt=[]" : line.substr(bt);
+      if (!kept[group_line].ends_with("]")) {
+        kept[group_line] += frames;
+      }
+      EXPECT_TRUE(kept[group_line].ends_with(frames)) << "a call's backtrace is not its group's";
+      kept.push_back("  " + line.substr(0, bt));
+      continue;
+    }
+    if (line.starts_with("leaks")) {
       kept.push_back(line);
     }
   }
@@ -59,7 +82,7 @@ std::vector<std::string> group_lines(GroupOrder order) {
   CompressStage compress(out, order);
   sample().push(compress);
   std::vector<std::string> groups;
-  for (const std::string& line : out.lines()) {
+  for (const std::string& line : body(out)) {
     if (line.starts_with("group")) {
       groups.push_back(line.substr(0, line.find(" bt=")));
     }
@@ -100,8 +123,7 @@ TEST(CompressStage, LeakSummaryComesAfterTheGroups) {
                            "  call #3 malloc kind=2 type=1 ctx=0x0 ts=0 size=5 id=0x20 $n=1",
                            "group blocks=1 size=25 bt=[0xc,0x2]",
                            "  call #5 malloc kind=2 type=1 ctx=0x0 ts=0 size=25 id=0x40",
-                           "comment # Resource - memory (memory allocation in bytes):",
-                           "comment # 2 block(s) leaked with total size of 30 bytes",
+                           "leaks type=1 memory (memory allocation in bytes) blocks=2 bytes=30",
                        }));
 }
 
@@ -112,7 +134,7 @@ TEST(CompressStage, GroupsMergeWhenTrimmedBacktracesBecomeEqual) {
   sample().push(depth);
   EXPECT_EQ(out.lines()[1], "process pid=7 name=./prog start=0.000000 text= depth=1");
   std::vector<std::string> groups;
-  for (const std::string& line : out.lines()) {
+  for (const std::string& line : body(out)) {
     if (line.starts_with("group")) {
       groups.push_back(line);
     }

@@ -200,6 +200,7 @@ std::string command(const std::string& tool, const FixtureCase& c) {
 }
 
 TEST_P(FilterFixture, OutputMatchesTheOriginal) {
+  RTRACE_NEEDS_FIXTURES();
   const FixtureCase& c = GetParam();
   const std::string original = read_fixture(c.expected);
   const std::string expected = c.adjust ? c.adjust(original) : original;

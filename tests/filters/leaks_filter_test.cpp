@@ -11,10 +11,10 @@ namespace {
 using test::RecordingSink;
 using test::TraceBuilder;
 
-std::vector<std::string> calls_and_comments(const RecordingSink& sink) {
+std::vector<std::string> calls_and_summaries(const RecordingSink& sink) {
   std::vector<std::string> kept;
   for (const std::string& line : sink.lines()) {
-    if (line.starts_with("call") || line.starts_with("comment")) {
+    if (line.starts_with("call") || line.starts_with("leaks")) {
       kept.push_back(line);
     }
   }
@@ -34,12 +34,11 @@ TEST(LeaksFilter, DropsFreedBlocksAndAllReleasesAndSummarises) {
   trace.push(leaks);
 
   EXPECT_EQ(out.lines().front(), "handshake 2.0 arch=x86_64 LE ptr=8 origin= filters=l");
-  EXPECT_EQ(calls_and_comments(out),
+  EXPECT_EQ(calls_and_summaries(out),
             (std::vector<std::string>{
                 "call #3 malloc kind=2 type=1 ctx=0x0 ts=0 size=100 id=0x20 $n=1 bt=[0xb]",
                 "call #5 malloc kind=2 type=1 ctx=0x0 ts=0 size=7 id=0x10 bt=[0xc]",
-                "comment # Resource - memory (memory allocation in bytes):",
-                "comment # 2 block(s) leaked with total size of 107 bytes",
+                "leaks type=1 memory (memory allocation in bytes) blocks=2 bytes=107",
             }));
   EXPECT_EQ(out.finish_count(), 1);
 }
@@ -50,11 +49,10 @@ TEST(LeaksFilter, ReallocatedIdWithoutReleaseKeepsTheEarlierBlockAsLeak) {
   RecordingSink out;
   LeaksFilter leaks(out);
   trace.push(leaks);
-  EXPECT_EQ(calls_and_comments(out),
+  EXPECT_EQ(calls_and_summaries(out),
             (std::vector<std::string>{
                 "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x10 bt=[0xa]",
-                "comment # Resource - memory (memory allocation in bytes):",
-                "comment # 1 block(s) leaked with total size of 1 bytes",
+                "leaks type=1 memory (memory allocation in bytes) blocks=1 bytes=1",
             }));
 }
 
@@ -76,17 +74,14 @@ TEST(LeaksFilter, RefcountedTypesCountReferences) {
   RecordingSink out;
   LeaksFilter leaks(out);
   trace.push(leaks, {segment, address, control});
-  EXPECT_EQ(calls_and_comments(out),
+  EXPECT_EQ(calls_and_summaries(out),
             (std::vector<std::string>{
                 "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=4096 id=0xa bt=[0x1]",
                 "call #6 malloc kind=2 type=2 ctx=0x0 ts=0 size=8192 id=0x50 bt=[0x4]",
-                "comment # Resource - segment (seg):",
-                "comment # 1 block(s) leaked with total size of 4096 bytes",
-                "comment # Resource - address (attachments):",
-                "comment # 1 block(s) leaked with total size of 8192 bytes",
+                "leaks type=1 segment (seg) blocks=1 bytes=4096",
+                "leaks type=2 address (attachments) blocks=1 bytes=8192",
                 // The original prints the first type's numbers here; we print the truth.
-                "comment # Resource - control (ctl):",
-                "comment # 0 block(s) leaked with total size of 0 bytes",
+                "leaks type=3 control (ctl) blocks=0 bytes=0",
             }));
 }
 
@@ -98,10 +93,10 @@ TEST(LeaksFilter, SameIdOfDifferentTypesAreDifferentResources) {
   RecordingSink out;
   LeaksFilter leaks(out);
   trace.push(leaks, {fd, fp});
-  EXPECT_EQ(calls_and_comments(out)[0],
+  EXPECT_EQ(calls_and_summaries(out)[0],
             "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x4 bt=[0x1]");
-  EXPECT_EQ(calls_and_comments(out)[2], "comment # 1 block(s) leaked with total size of 1 bytes");
-  EXPECT_EQ(calls_and_comments(out)[4], "comment # 0 block(s) leaked with total size of 0 bytes");
+  EXPECT_EQ(calls_and_summaries(out)[1], "leaks type=1 fd (file descriptor) blocks=1 bytes=1");
+  EXPECT_EQ(calls_and_summaries(out)[2], "leaks type=2 fp (file pointer) blocks=0 bytes=0");
 }
 
 TEST(LeaksFilter, ManyLiveBlocksSurviveTableGrowthInIndexOrder) {
@@ -115,11 +110,12 @@ TEST(LeaksFilter, ManyLiveBlocksSurviveTableGrowthInIndexOrder) {
   RecordingSink out;
   LeaksFilter leaks(out);
   trace.push(leaks);
-  const std::vector<std::string> kept = calls_and_comments(out);
-  ASSERT_EQ(kept.size(), 2500U + 2);
+  const std::vector<std::string> kept = calls_and_summaries(out);
+  ASSERT_EQ(kept.size(), 2500U + 1);
   EXPECT_EQ(kept[0], "call #2 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x1020 bt=[0x1]");
   EXPECT_EQ(kept[2499], "call #5000 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x14880 bt=[0x1]");
-  EXPECT_EQ(kept.back(), "comment # 2500 block(s) leaked with total size of 2500 bytes");
+  EXPECT_EQ(kept.back(),
+            "leaks type=1 memory (memory allocation in bytes) blocks=2500 bytes=2500");
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ std::string call_indices(const std::string& text) {
 }
 
 TEST(FilterOptions, SortWithoutCompressIsAnError) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r = run_command(postproc("-l -s size"));
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
@@ -44,6 +45,7 @@ TEST(FilterOptions, SortWithoutCompressIsAnError) {
 }
 
 TEST(FilterOptions, BadMasksAndRangesAreErrors) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* options : {"-C zz", "-R 1x", "--call-address libc", "-C ''"}) {
     const test::CommandResult r = run_command(postproc(options));
     EXPECT_EQ(r.status, 2) << options;
@@ -53,6 +55,7 @@ TEST(FilterOptions, BadMasksAndRangesAreErrors) {
 }
 
 TEST(FilterOptions, ResolveRunsLastAndMarksTheHeader) {
+  RTRACE_NEEDS_FIXTURES();
   // The traced binaries are not here, so names are only as good as this machine's files; what
   // -r must do regardless: every backtrace line names its module, the header says resolve.
   const test::CommandResult r = run_command(postproc("-lcr"));
@@ -67,6 +70,7 @@ TEST(FilterOptions, ResolveRunsLastAndMarksTheHeader) {
 }
 
 TEST(FilterOptions, IncludeAndExcludeFiles) {
+  RTRACE_NEEDS_FIXTURES();
   const test::ScratchDir dir;
   test::write_file(dir / "list", "1\n4\n14\n# comment\n");
   const std::string list = "'" + (dir / "list").string() + "'";
@@ -90,6 +94,7 @@ TEST(FilterOptions, IncludeAndExcludeFiles) {
 }
 
 TEST(FilterOptions, CallAddressKeepsCallsFromTheRange) {
+  RTRACE_NEEDS_FIXTURES();
   // fd.raw maps the fd program (ET_EXEC) at 0x401000; 0x401281 is in open_leak's caller chain.
   test::CommandResult r = run_command(postproc("--call-address fd:401280+2"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -102,6 +107,7 @@ TEST(FilterOptions, CallAddressKeepsCallsFromTheRange) {
 }
 
 TEST(FilterOptions, RemoveArgsDropsArgumentLines) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r = run_command(postproc("-a"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find("\t$"), std::string::npos);

@@ -41,14 +41,14 @@ class TraceBuilder {
 
   // Pushes a header, `types`, the calls and finish() into `sink`.
   void push(TraceSink& sink, const std::vector<ResourceType>& types = {memory_type()}) const {
-    Handshake handshake;
-    handshake.arch = "x86_64";
-    sink.handshake(handshake);
+    TraceHeader header;
+    header.arch = "x86_64";
+    sink.header(header);
     ProcessInfo process;
     process.pid = 7;
     process.name = "./prog";
     process.backtrace_depth = 10;
-    sink.process_info(process);
+    sink.process(process);
     for (const ResourceType& type : types)
       sink.resource_type(type);
     for (const Entry& entry : entries_) {
@@ -71,10 +71,15 @@ class TraceBuilder {
   struct Entry {
     Call call;
     std::string function;
-    std::vector<Address> frames;
+    std::vector<Frame> frames;
     std::vector<std::string> arguments;
   };
-  TraceBuilder& add(Call call, std::string function, std::vector<Address> frames) {
+  TraceBuilder& add(Call call, std::string function, const std::vector<Address>& addresses) {
+    call.pid = 7;
+    std::vector<Frame> frames;
+    for (const Address address : addresses) {
+      frames.push_back({.address = address});
+    }
     entries_.push_back({call, std::move(function), std::move(frames), {}});
     return *this;
   }

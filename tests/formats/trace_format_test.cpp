@@ -1,8 +1,8 @@
-#include "formats/trace_format.h"
-
 #include <gtest/gtest.h>
 
 #include <string_view>
+
+#include "formats/format_registry.h"
 
 namespace rtrace {
 namespace {
@@ -11,14 +11,29 @@ std::span<const std::uint8_t> bytes(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
+std::string_view detected(std::string_view head) {
+  const TraceFormatInfo* format = detect_format(bytes(head));
+  return format == nullptr ? "none" : format->name;
+}
+
 TEST(DetectFormat, ByFirstBytes) {
-  EXPECT_EQ(detect_format(bytes("\xf0\x0e\x02\x00")), TraceFormat::SpRtraceBinary);
-  EXPECT_EQ(detect_format(bytes("version=2.0, arch=x86_64")), TraceFormat::SpRtraceText);
-  EXPECT_EQ(detect_format(bytes("MTRC\x01\x00")), TraceFormat::Mpatrol);
-  EXPECT_EQ(detect_format(bytes("at\x00\x00")), TraceFormat::Apitrace);
-  EXPECT_EQ(detect_format(bytes("hello")), TraceFormat::Unknown);
-  EXPECT_EQ(detect_format(bytes("")), TraceFormat::Unknown);
-  EXPECT_EQ(detect_format(bytes("versio")), TraceFormat::Unknown);
+  EXPECT_EQ(detected("\xf0\x0e\x02\x00"), "binary");
+  EXPECT_EQ(detected("version=2.0, arch=x86_64"), "text");
+  EXPECT_EQ(detected(std::string_view("MTRC\x01\x00", 6)), "mpatrol");
+  EXPECT_EQ(detected(std::string_view("at\x00\x00", 4)), "apitrace");
+  EXPECT_EQ(detected("hello"), "none");
+  EXPECT_EQ(detected(""), "none");
+  EXPECT_EQ(detected("versio"), "none");
+}
+
+TEST(FormatTable, NamesAreUniqueAndWritersHaveSuffixes) {
+  for (const TraceFormatInfo& format : trace_formats()) {
+    EXPECT_EQ(find_format(format.name), &format) << format.name;
+    ASSERT_NE(format.detect, nullptr) << format.name;
+    if (format.open_writer != nullptr) {
+      EXPECT_FALSE(format.suffix.empty()) << format.name;
+    }
+  }
 }
 
 }  // namespace

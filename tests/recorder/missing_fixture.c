@@ -1,5 +1,5 @@
 /* Stands in for fixtures/sp-rtrace/programs/memory.c when the fixtures are missing, so that the
- * tests that trace it fail with this message instead of the build failing for everyone. */
+ * project builds without them; the tests that trace it skip (RTRACE_NEEDS_FIXTURES). */
 #include <stdio.h>
 
 int main(void) {

@@ -19,12 +19,14 @@ std::vector<std::uint8_t> memory_raw() {
 }
 
 TEST(PidSniffer, FindsThePidOfTheRealTracer) {
+  RTRACE_NEEDS_FIXTURES();
   PidSniffer sniffer;
   sniffer.feed(memory_raw());
   EXPECT_EQ(sniffer.pid(), 778U);  // the MANIFEST: the tracer wrote 778-0.rtrace
 }
 
 TEST(PidSniffer, FindsItWhateverTheChunksAre) {
+  RTRACE_NEEDS_FIXTURES();
   const std::vector<std::uint8_t> raw = memory_raw();
   PidSniffer sniffer;
   for (const std::uint8_t byte : raw) {
@@ -34,6 +36,7 @@ TEST(PidSniffer, FindsItWhateverTheChunksAre) {
 }
 
 TEST(PidSniffer, NotYetWhenThePacketIsCut) {
+  RTRACE_NEEDS_FIXTURES();
   const std::vector<std::uint8_t> raw = memory_raw();
   PidSniffer sniffer;
   sniffer.feed(std::span(raw).first(0x3e));  // PINF's pid field half there

@@ -72,6 +72,7 @@ std::string name(std::uint32_t pid, int n, const std::string& suffix = ".rtrace"
 }
 
 TEST(RecordCli, KeepsTheBinaryStreamAsPidDashN) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* tool : {"rtrace record", "sp-rtrace"}) {
     const ScratchDir out;
     const auto r =
@@ -89,6 +90,7 @@ TEST(RecordCli, KeepsTheBinaryStreamAsPidDashN) {
 
 // Without -P, "-o stdout" means the default place too, as in the original.
 TEST(RecordCli, DefaultOutputIsTheCurrentDirectory) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* where : {"", " -o stdout"}) {
     const ScratchDir out;
     const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -q -s" + where +
@@ -102,6 +104,7 @@ TEST(RecordCli, DefaultOutputIsTheCurrentDirectory) {
 }
 
 TEST(RecordCli, NeverOverwritesAndNumbersOnePidsTraces) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("twice"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -114,6 +117,7 @@ TEST(RecordCli, NeverOverwritesAndNumbersOnePidsTraces) {
 }
 
 TEST(RecordCli, ServesSeveralProcessesAtOnce) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(record() + " -q -f -o " + quote(out.path()) + " -x " + fake("fork"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -127,6 +131,7 @@ TEST(RecordCli, ServesSeveralProcessesAtOnce) {
 }
 
 TEST(RecordCli, WaitsForConnectionsThatOutliveTheProgram) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("orphan"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -137,6 +142,7 @@ TEST(RecordCli, WaitsForConnectionsThatOutliveTheProgram) {
 }
 
 TEST(RecordCli, KeepsWhatATracerSentBeforeItDied) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r =
       run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("truncate") + " 100");
@@ -150,6 +156,7 @@ TEST(RecordCli, KeepsWhatATracerSentBeforeItDied) {
 }
 
 TEST(RecordCli, AnEmptyConnectionLeavesNoFile) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(record() + " -o " + quote(out.path()) + " -x " + fake("silent"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -158,6 +165,7 @@ TEST(RecordCli, AnEmptyConnectionLeavesNoFile) {
 }
 
 TEST(RecordCli, GivesTheTracerItsEnvironment) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const ScratchDir scratch;
   const fs::path env = scratch / "env";
@@ -186,6 +194,7 @@ TEST(RecordCli, GivesTheTracerItsEnvironment) {
 }
 
 TEST(RecordCli, PrivateDirectoryUnderTmpdir) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const ScratchDir tmp;
   const fs::path env = out / "env";
@@ -198,6 +207,7 @@ TEST(RecordCli, PrivateDirectoryUnderTmpdir) {
 }
 
 TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const fs::path env = out / "env";
   const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -m -o . -x " +
@@ -213,6 +223,7 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
 }
 
 TEST(RecordCli, ExitStatusIsTheProgramsOrTellsWhatWentWrong) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const std::string o = " -o " + quote(out.path());
   EXPECT_EQ(run_command(record() + o + " -x " + fake("exit")).status, 7);
@@ -261,6 +272,7 @@ TEST(RecordCli, ListsTheModules) {
 }
 
 TEST(RecordCli, TogglesARunningTracedProcess) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const fs::path pid_file = out / "pid";
   // Started without -s, the program waits for the toggle; a second recorder sends it.
@@ -292,6 +304,7 @@ std::string expected_text(const std::string& fixture_name, std::uint32_t pid) {
 }
 
 TEST(RecordCli, PostProcessesIntoPidDashNTxt) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* tool : {"rtrace record", "sp-rtrace"}) {
     const ScratchDir out;
     const auto r = run_command(record(tool) + " -s -e memory -P '-l -c' -o " + quote(out.path()) +
@@ -308,6 +321,7 @@ TEST(RecordCli, PostProcessesIntoPidDashNTxt) {
 // A tracer that dies in the middle of a packet: the recorder writes what came complete before it,
 // exactly as rtrace process does with the same bytes, and warns.
 TEST(RecordCli, PostProcessesWhatATracerSentBeforeItDied) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(record() + " -P '-l' -o " + quote(out.path()) + " -x " +
                              fake("truncate") + " 3001");
@@ -329,6 +343,7 @@ TEST(RecordCli, PostProcessesWhatATracerSentBeforeItDied) {
 }
 
 TEST(RecordCli, PostProcessesOntoStandardOutput) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* where : {"", " -o stdout"}) {
     const ScratchDir out;
     const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -q -P ''" + where +
@@ -345,6 +360,7 @@ TEST(RecordCli, PostProcessesOntoStandardOutput) {
 }
 
 TEST(RecordCli, PostProcessedTextsOfSeveralProcessesDoNotMix) {
+  RTRACE_NEEDS_FIXTURES();
   const auto r = run_command(record() + " -q -P '-l' -o stdout -x " + fake("fork"));
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream in(r.out);

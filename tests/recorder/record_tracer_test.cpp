@@ -82,6 +82,7 @@ fs::path only_file(const fs::path& dir, const std::string& suffix) {
 }
 
 TEST(RecordTracer, RecordedTraceHasTheOriginalsLeaks) {
+  RTRACE_NEEDS_FIXTURES();
   ASSERT_EQ(original_leaks().size(), 8U);  // 6 leaked blocks and the 2 summary lines
   for (const std::string& tool : {bin("rtrace") + " record", bin("sp-rtrace")}) {
     const ScratchDir out;
@@ -97,6 +98,7 @@ TEST(RecordTracer, RecordedTraceHasTheOriginalsLeaks) {
 }
 
 TEST(RecordTracer, PostProcessedInTheRecorder) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(bin("sp-rtrace") + " -s -e libsp-rtrace-memory.so -P '-l' -o " +
                              quote(out.path()) + " -x " + quote(RTRACE_MEMORY_PROGRAM));
@@ -108,6 +110,7 @@ TEST(RecordTracer, PostProcessedInTheRecorder) {
 }
 
 TEST(RecordTracer, BacktraceDepthReachesTheTracer) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const auto r = run_command(bin("rtrace") + " record -s -e memory -b 3 -o " + quote(out.path()) +
                              " -x " + quote(RTRACE_MEMORY_PROGRAM));

@@ -17,6 +17,7 @@ std::string fixture_arg(const std::string& relative) {
 }
 
 TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r =
       test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1 --no-resolve"));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -34,6 +35,7 @@ TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
 }
 
 TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
+  RTRACE_NEEDS_FIXTURES();
   // memory.lcr.txt names the program's functions, so a suppression can pick one leak site.
   const test::ScratchDir dir;
   test::write_file(dir / "supp", "# the two 100-byte blocks\nleak:^leaf_malloc_leak$\n");
@@ -50,6 +52,7 @@ TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
 }
 
 TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
+  RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r = test::run_command(report(
       fixture_arg("memory/memory.txt") + " --json --diff " + fixture_arg("memory/memory.raw")));
   ASSERT_EQ(r.status, 0) << r.err;
@@ -61,6 +64,7 @@ TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
 }
 
 TEST(ReportCli, BadSuppressionFileIsAnError) {
+  RTRACE_NEEDS_FIXTURES();
   const test::ScratchDir dir;
   test::write_file(dir / "supp", "race:foo\n");
   const test::CommandResult r = test::run_command(
@@ -90,6 +94,21 @@ TEST(ReportCli, RecordedExampleLeaksAreNamedWithTheirLines) {
                             " grow_log() at leaky.c:34\n", " main() at leaky.c:44\n"}) {
     EXPECT_NE(r.out.find(frame), std::string::npos) << frame << "\n" << r.out;
   }
+}
+
+// Damaged input: the report of everything before the damage comes out, then the error (the
+// same policy as rtrace process, which writes what it read before reporting).
+TEST(ReportCli, DamagedInputPrintsThePartialReportThenTheError) {
+  RTRACE_NEEDS_FIXTURES();
+  const test::ScratchDir dir;
+  std::string text = test::read_file(test::fixture("sp-rtrace/memory/memory.txt"));
+  text.insert(text.find("\n30. ") + 1, "30. malloc(oops) = 0x10\n");
+  test::write_file(dir / "damaged.txt", text);
+  const test::CommandResult r =
+      test::run_command(report("'" + (dir / "damaged.txt").string() + "' --no-resolve"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.starts_with("rtrace report: ./memory (pid 778), 29 calls\n")) << r.out;
+  EXPECT_TRUE(r.err.starts_with("rtrace: " + (dir / "damaged.txt").string() + ":")) << r.err;
 }
 
 }  // namespace

@@ -11,6 +11,10 @@
 
 namespace rtrace::test {
 
+bool have_fixtures() {
+  return std::filesystem::is_directory(RTRACE_FIXTURES_DIR);
+}
+
 std::filesystem::path fixture(const std::string& relative) {
   const std::filesystem::path path = std::filesystem::path(RTRACE_FIXTURES_DIR) / relative;
   if (!std::filesystem::exists(path)) {

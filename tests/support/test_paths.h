@@ -6,6 +6,11 @@
 
 namespace rtrace::test {
 
+// Whether ../shared/fixtures (the original tools' traces and outputs) is there. A clone of the
+// project alone has no fixtures: the tests that need them skip (CI configures with
+// -DRTRACE_REQUIRE_FIXTURES=ON, where a missing fixtures folder stops the configuration).
+bool have_fixtures();
+
 // A file under ../shared/fixtures; fails the calling test when it does not exist.
 std::filesystem::path fixture(const std::string& relative);
 std::string read_file(const std::filesystem::path& path);
@@ -38,3 +43,12 @@ struct CommandResult {
 CommandResult run_command(const std::string& command);
 
 }  // namespace rtrace::test
+
+// First statement of a test (or SetUp) that reads the fixtures: skips it, saying why, when the
+// fixtures are not there.
+#define RTRACE_NEEDS_FIXTURES()                                                   \
+  do {                                                                            \
+    if (!::rtrace::test::have_fixtures()) {                                       \
+      GTEST_SKIP() << "needs the fixtures in ../shared/fixtures beside the project"; \
+    }                                                                             \
+  } while (false)

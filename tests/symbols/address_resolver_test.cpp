@@ -1,6 +1,7 @@
 // The resolver on real programs: the programs report return addresses of known call sites and
 // their own memory map; every answer must name the right function, file and line.
 #include "symbols/address_resolver.h"
+#include "symbol_view.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@ ResolveOptions with_root(const std::string& root) {
 
 using test::ProbeFrame;
 using test::ProbeOutput;
-using Where = SymbolInfo::Where;
+using Where = test::SymbolView::Where;
 
 std::unique_ptr<AddressResolver> resolver_for(const ProbeOutput& output,
                                               ResolveOptions options = {}) {
@@ -43,7 +44,7 @@ std::unique_ptr<AddressResolver> resolver_for(const ProbeOutput& output,
 }
 
 void expect_source(AddressResolver& resolver, const ProbeFrame& frame) {
-  const SymbolInfo& info = resolver.resolve(frame.address);
+  const test::SymbolView info = test::view(resolver.resolve(frame.address));
   EXPECT_EQ(info.where, Where::Source) << frame.function;
   EXPECT_EQ(info.function, frame.function);
   EXPECT_EQ(info.location, frame.location) << frame.function;
@@ -97,7 +98,7 @@ TEST(AddressResolver, LibraryLoadedWithDlopen) {
   for (const ProbeFrame& frame : output.frames) {
     expect_source(*resolver, frame);
   }
-  EXPECT_EQ(resolver->resolve(test::frame_of(output, "plugin_leaf()").address).location,
+  EXPECT_EQ(test::view(resolver->resolve(test::frame_of(output, "plugin_leaf()").address)).location,
             test::frame_of(output, "plugin_leaf()").location);
 }
 
@@ -135,7 +136,7 @@ TEST(AddressResolver, SysrootAndBuildIdDebugFile) {
 
   // Without the sysroot the file is not found: frames name the module and nothing else.
   const auto no_root = resolver_for(output);
-  const SymbolInfo& bare = no_root->resolve(output.frames.front().address);
+  const test::SymbolView bare = test::view(no_root->resolve(output.frames.front().address));
   EXPECT_EQ(bare.where, Where::Module);
   EXPECT_EQ(bare.function, "");
   EXPECT_EQ(bare.location, "/opt/app/prog");
@@ -144,7 +145,7 @@ TEST(AddressResolver, SysrootAndBuildIdDebugFile) {
 TEST(AddressResolver, StrippedProgramWithoutDebugInformationNamesNoFunction) {
   const ProbeOutput output = test::run_probe(RESOLVE_C_NOLINK);
   const auto resolver = resolver_for(output);
-  const SymbolInfo& info = resolver->resolve(test::frame_of(output, "leaf_static()").address);
+  const test::SymbolView info = test::view(resolver->resolve(test::frame_of(output, "leaf_static()").address));
   EXPECT_EQ(info.where, Where::Module);
   EXPECT_EQ(info.function, "");
   EXPECT_EQ(info.location, RESOLVE_C_NOLINK);
@@ -153,13 +154,13 @@ TEST(AddressResolver, StrippedProgramWithoutDebugInformationNamesNoFunction) {
 TEST(AddressResolver, SymbolTableMethodNamesFunctionAndModule) {
   const ProbeOutput output = test::run_probe(RESOLVE_CXX_O2);
   const auto resolver = resolver_for(output, symbol_table_method());
-  const SymbolInfo& grow =
-      resolver->resolve(test::frame_of(output, "shapes::Widget::grow(int)").address);
+  const test::SymbolView grow =
+      test::view(resolver->resolve(test::frame_of(output, "shapes::Widget::grow(int)").address));
   EXPECT_EQ(grow.where, Where::Module);
   EXPECT_EQ(grow.function, "shapes::Widget::grow(int)");
   EXPECT_EQ(grow.location, RESOLVE_CXX_O2);
   // The symbol table knows only the function the inlined code ended up in.
-  const SymbolInfo& inlined = resolver->resolve(test::frame_of(output, "innermost()").address);
+  const test::SymbolView inlined = test::view(resolver->resolve(test::frame_of(output, "innermost()").address));
   EXPECT_EQ(inlined.function, "outer()");
   EXPECT_TRUE(inlined.inlined_by.empty());
 }
@@ -170,20 +171,20 @@ TEST(AddressResolver, FullPathOfSourceFiles) {
   const ProbeFrame& main_frame = test::frame_of(output, "main()");
   const std::string expected =
       (test::source_dir() / "tests/symbols/programs" / main_frame.location).string();
-  EXPECT_EQ(resolver->resolve(main_frame.address).location, expected);
+  EXPECT_EQ(test::view(resolver->resolve(main_frame.address)).location, expected);
 }
 
 TEST(AddressResolver, LibcFramesUseItsSeparateDebugFile) {
   const ProbeOutput output = test::run_probe(RESOLVE_C_O2);
   ASSERT_NE(output.libc_frame, 0U);
   const auto resolver = resolver_for(output);
-  const SymbolInfo& info = resolver->resolve(output.libc_frame);
+  const test::SymbolView info = test::view(resolver->resolve(output.libc_frame));
   EXPECT_EQ(info.where, Where::Source);
   EXPECT_NE(info.function.find("msort"), std::string::npos) << info.function;
   EXPECT_TRUE(info.location.starts_with("msort.c:")) << info.location;
 
   const auto by_symbols = resolver_for(output, symbol_table_method());
-  const SymbolInfo& symbol = by_symbols->resolve(output.libc_frame);
+  const test::SymbolView symbol = test::view(by_symbols->resolve(output.libc_frame));
   EXPECT_EQ(symbol.where, Where::Module);
   EXPECT_NE(symbol.function.find("msort"), std::string::npos) << symbol.function;
   EXPECT_TRUE(symbol.location.ends_with("/libc.so.6")) << symbol.location;
@@ -192,9 +193,9 @@ TEST(AddressResolver, LibcFramesUseItsSeparateDebugFile) {
 TEST(AddressResolver, AddressesOutsideEveryMappingAreUnknown) {
   const ProbeOutput output = test::run_probe(RESOLVE_C_O0);
   const auto resolver = resolver_for(output);
-  EXPECT_EQ(resolver->resolve(0).where, Where::Unknown);
-  EXPECT_EQ(resolver->resolve(0x10).where, Where::Unknown);
-  const SymbolInfo& high = resolver->resolve(0xffffffffffff0000);
+  EXPECT_EQ(test::view(resolver->resolve(0)).where, Where::Unknown);
+  EXPECT_EQ(test::view(resolver->resolve(0x10)).where, Where::Unknown);
+  const test::SymbolView high = test::view(resolver->resolve(0xffffffffffff0000));
   EXPECT_EQ(high.where, Where::Unknown);
   EXPECT_EQ(high.function, "");
   EXPECT_EQ(high.location, "");
@@ -204,29 +205,29 @@ TEST(AddressResolver, UnreadableModulesNameOnlyTheModule) {
   AddressResolver resolver(ResolveOptions{});
   resolver.add_mapping({0x1000, 0x2000, "/nonexistent/libgone.so"});
   resolver.add_mapping({0x3000, 0x4000, "[vdso]"});
-  const SymbolInfo& gone = resolver.resolve(0x1800);
+  const test::SymbolView gone = test::view(resolver.resolve(0x1800));
   EXPECT_EQ(gone.where, Where::Module);
   EXPECT_EQ(gone.function, "");
   EXPECT_EQ(gone.location, "/nonexistent/libgone.so");
-  EXPECT_EQ(resolver.resolve(0x3001).location, "[vdso]");
+  EXPECT_EQ(test::view(resolver.resolve(0x3001)).location, "[vdso]");
   // Not regular files: never opened (a FIFO would block, a device never end).
   resolver.add_mapping({0x5000, 0x6000, "/dev/zero"});
-  EXPECT_EQ(resolver.resolve(0x5001).location, "/dev/zero");
-  EXPECT_EQ(resolver.resolve(0x5001).function, "");
-  EXPECT_EQ(resolver.resolve(0x2800).where, Where::Unknown);
+  EXPECT_EQ(test::view(resolver.resolve(0x5001)).location, "/dev/zero");
+  EXPECT_EQ(test::view(resolver.resolve(0x5001)).function, "");
+  EXPECT_EQ(test::view(resolver.resolve(0x2800)).where, Where::Unknown);
 }
 
 TEST(AddressResolver, LaterMappingsReplaceEarlierOnes) {
   AddressResolver resolver(ResolveOptions{});
   resolver.add_mapping({0x10000, 0x20000, "/nonexistent/first.so"});
-  EXPECT_EQ(resolver.resolve(0x18000).location, "/nonexistent/first.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x18000)).location, "/nonexistent/first.so");
   resolver.add_mapping({0x14000, 0x16000, "/nonexistent/second.so"});
-  EXPECT_EQ(resolver.resolve(0x15000).location, "/nonexistent/second.so");
-  EXPECT_EQ(resolver.resolve(0x13000).location, "/nonexistent/first.so");
-  EXPECT_EQ(resolver.resolve(0x17000).location, "/nonexistent/first.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x15000)).location, "/nonexistent/second.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x13000)).location, "/nonexistent/first.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x17000)).location, "/nonexistent/first.so");
   resolver.add_mapping({0x0, 0x30000, "/nonexistent/third.so"});
-  EXPECT_EQ(resolver.resolve(0x15000).location, "/nonexistent/third.so");
-  EXPECT_EQ(resolver.resolve(0x2f000).location, "/nonexistent/third.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x15000)).location, "/nonexistent/third.so");
+  EXPECT_EQ(test::view(resolver.resolve(0x2f000)).location, "/nonexistent/third.so");
 }
 
 }  // namespace

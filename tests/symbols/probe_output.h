@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "symbol_view.h"
 
 namespace rtrace::test {
 
@@ -13,7 +14,7 @@ struct ProbeFrame {
   Address address = 0;
   std::string function;  // innermost function, display form
   std::string location;  // "file.c:line" of the call
-  std::vector<SymbolInfo::InlinedCall> inlined_by;
+  std::vector<InlinedView> inlined_by;
 };
 
 struct ProbeOutput {

@@ -45,6 +45,7 @@ void expect_output(const std::string& command, const std::string& expected) {
 }
 
 TEST(ResolveCli, DebugInfoFormIsTheDefault) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string input = fixture("sp-rtrace/memory/memory.lc.txt").string();
   const std::string expected =
       with_true_libc_frames(read_file(fixture("sp-rtrace/memory/memory.lc.resolve-default.txt")));
@@ -56,12 +57,14 @@ TEST(ResolveCli, DebugInfoFormIsTheDefault) {
 }
 
 TEST(ResolveCli, SymbolTableForm) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string input = fixture("sp-rtrace/memory/memory.lc.txt").string();
   expect_output(tool("sp-rtrace-resolve") + " -t elf -m single-cache -i " + input + root_option(),
                 read_file(fixture("sp-rtrace/memory/memory.lc.resolve-elf.txt")));
 }
 
 TEST(ResolveCli, ReadsStandardInputAndWritesAFile) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir scratch;
   const std::string output = (scratch / "out.txt").string();
   const CommandResult result =
@@ -74,6 +77,7 @@ TEST(ResolveCli, ReadsStandardInputAndWritesAFile) {
 // Binary input goes through the trace model: the same frames as the original's postproc -r
 // (which runs the resolver's symbol-table method); the header names us as the writer.
 TEST(ResolveCli, BinaryInput) {
+  RTRACE_NEEDS_FIXTURES();
   std::string expected = read_file(fixture("sp-rtrace/memory/memory.r.txt"));
   const CommandResult result =
       run_command(tool("rtrace") + " resolve -t elf -i " +
@@ -87,6 +91,7 @@ TEST(ResolveCli, BinaryInput) {
 
 // Resolved input: -k keeps the names it has; without -k they are looked up again.
 TEST(ResolveCli, KeepResolved) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string input = fixture("sp-rtrace/memory/memory.lc.resolve-elf.txt").string();
   expect_output(tool("rtrace") + " resolve -k -i " + input + root_option(), read_file(input));
   expect_output(
@@ -96,6 +101,7 @@ TEST(ResolveCli, KeepResolved) {
 
 // Without the sysroot nothing of the trace's files is here: only bare module names.
 TEST(ResolveCli, MissingModulesNameOnlyTheModule) {
+  RTRACE_NEEDS_FIXTURES();
   const CommandResult result = run_command(tool("rtrace") + " resolve -i " +
                                            fixture("sp-rtrace/memory/memory.lc.txt").string());
   ASSERT_EQ(result.status, 0) << result.err;
@@ -120,6 +126,7 @@ TEST(ResolveCli, HeaderGainsTheResolveFilter) {
 // Damaged input: a truncated trace is resolved up to the damage, with a warning; input that is
 // no trace at all is an error.
 TEST(ResolveCli, DamagedInput) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir scratch;
   const std::string raw = read_file(fixture("sp-rtrace/memory/memory.raw"));
   write_file(scratch / "truncated.raw", raw.substr(0, 3001));  // inside a packet

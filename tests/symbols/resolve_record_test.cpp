@@ -18,6 +18,7 @@ std::string tool(const std::string& name) {
 }
 
 TEST(ResolveRecorded, NamesTheProgramsFunctionsAndLines) {
+  RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const CommandResult recorded =
       run_command(tool("rtrace") + " record -s -e memory -o " + quoted(out.path()) + " -x " +

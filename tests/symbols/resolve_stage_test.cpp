@@ -30,13 +30,13 @@ class ResolveStageTest : public ::testing::Test {
   void start(const ResolveOptions& options) {
     sink_ = std::make_unique<test::RecordingSink>();
     stage_ = make_resolve_stage(*sink_, options);
-    stage_->handshake(Handshake{});
+    stage_->header(TraceHeader{});
     for (const Mapping& mapping : output_.maps) {
       stage_->mapping(mapping);
     }
   }
 
-  void call(std::uint64_t index, const std::vector<Address>& frames) {
+  void call(std::uint64_t index, const std::vector<Frame>& frames) {
     CallRecord record;
     record.call.index = index;
     record.function = "malloc";
@@ -44,14 +44,20 @@ class ResolveStageTest : public ::testing::Test {
     stage_->call(record);
   }
 
-  // The recorded lines from the first call-related one on (the header and maps left out).
+  // The recorded lines from the first call on (the header and maps left out).
   std::vector<std::string> after_maps() const {
     const auto& lines = sink_->lines();
     return {lines.begin() + 1 + static_cast<std::ptrdiff_t>(output_.maps.size()), lines.end()};
   }
 
-  Address address_of(const std::string& function) const {
-    return test::frame_of(output_, function).address;
+  Frame frame_at(const std::string& function) const {
+    return {.address = test::frame_of(output_, function).address};
+  }
+  // How the recording sink shows `function`'s frame resolved from the debug information.
+  std::string source_frame(const std::string& function) const {
+    const test::ProbeFrame& frame = test::frame_of(output_, function);
+    return fmt::format("{:#x}<{} at {} in {}>", frame.address, function, frame.location,
+                       RESOLVE_C_O0);
   }
 
   test::ProbeOutput output_;
@@ -64,77 +70,79 @@ TEST_F(ResolveStageTest, SetsTheResolveFilterFlag) {
   EXPECT_TRUE(sink_->lines().front().ends_with("filters=r")) << sink_->text();
 }
 
-TEST_F(ResolveStageTest, AnnouncesEachAddressOnceBeforeItsFirstCall) {
+TEST_F(ResolveStageTest, AttachesASymbolToEveryAddressFrame) {
   start({});
-  const Address main_frame = address_of("main()");
-  const Address middle = address_of("middle()");
-  call(1, {middle, main_frame});
-  call(2, {main_frame});
+  call(1, {frame_at("middle()"), frame_at("main()")});
+  call(2, {frame_at("main()")});
   stage_->finish();
   const std::vector<std::string> lines = after_maps();
-  ASSERT_EQ(lines.size(), 4U) << sink_->text();
-  EXPECT_EQ(lines[0], fmt::format("symbol {:#x} middle() where=1 prog_c.c:{}", middle,
-                                  test::frame_of(output_, "middle()").location.substr(9)));
-  EXPECT_EQ(lines[1].substr(0, lines[1].find(" where")),
-            fmt::format("symbol {:#x} main()", main_frame));
-  EXPECT_TRUE(lines[2].starts_with("call #1 ")) << lines[2];
-  EXPECT_TRUE(lines[3].starts_with("call #2 ")) << lines[3];
+  ASSERT_EQ(lines.size(), 2U) << sink_->text();
+  EXPECT_TRUE(lines[0].ends_with(
+      fmt::format("bt=[{},{}]", source_frame("middle()"), source_frame("main()"))))
+      << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(fmt::format("bt=[{}]", source_frame("main()")))) << lines[1];
+  // Each distinct answer is announced once, whatever the number of frames naming it.
+  EXPECT_EQ(sink_->symbols().size(), 2U);
   EXPECT_EQ(sink_->finish_count(), 1);
 }
 
 TEST_F(ResolveStageTest, SymbolTableForm) {
   start(symbol_table_method());
-  call(1, {address_of("leaf_static()")});
-  EXPECT_EQ(after_maps().front(), fmt::format("symbol {:#x} leaf_static() where=0 {}",
-                                              address_of("leaf_static()"), RESOLVE_C_O0));
+  call(1, {frame_at("leaf_static()")});
+  EXPECT_TRUE(after_maps().front().ends_with(fmt::format(
+      "bt=[{:#x}<leaf_static() in {}>]", frame_at("leaf_static()").address, RESOLVE_C_O0)))
+      << sink_->text();
 }
 
 TEST_F(ResolveStageTest, ResolvedInputIsReplacedUnlessKept) {
-  const Address main_frame = address_of("main()");
-  const SymbolInfo stale{"stale()", SymbolInfo::Where::Module, "/old/path", {}};
+  Frame main_frame = frame_at("main()");
+  main_frame.symbol = 7;
+  Symbol stale;
+  stale.where.function = "stale";
+  stale.where.parameters = "()";
+  stale.module = "/old/path";
 
   start({});
-  stage_->symbol(main_frame, stale);
+  stage_->symbol(7, stale);
   call(1, {main_frame});
-  std::vector<std::string> lines = after_maps();
-  ASSERT_EQ(lines.size(), 2U) << sink_->text();
-  EXPECT_NE(lines[0].find(" main() where=1 prog_c.c:"), std::string::npos) << lines[0];
+  EXPECT_TRUE(after_maps().front().ends_with(fmt::format("bt=[{}]", source_frame("main()"))))
+      << sink_->text();
 
   start(keeping_resolved());
-  stage_->symbol(main_frame, stale);
+  stage_->symbol(7, stale);
   call(1, {main_frame});
-  lines = after_maps();
-  ASSERT_EQ(lines.size(), 2U) << sink_->text();
-  EXPECT_EQ(lines[0], fmt::format("symbol {:#x} stale() where=0 /old/path", main_frame));
+  EXPECT_TRUE(after_maps().front().ends_with(
+      fmt::format("bt=[{:#x}<stale() in /old/path>]", main_frame.address)))
+      << sink_->text();
 }
 
-TEST_F(ResolveStageTest, ResolvesGroupBacktraces) {
+// Frames known only by name (mpatrol, apitrace) keep their symbol: there is nothing to resolve.
+TEST_F(ResolveStageTest, KeepsSymbolOnlyFrames) {
+  Symbol named;
+  named.where.function = "alloc_node";
+  named.where.file = "list.c";
+  named.where.line = 12;
   start({});
-  const std::vector<Address> frames{address_of("middle()")};
-  CallRecord member;
-  member.call.index = 3;
-  member.function = "malloc";
-  const std::vector<CallRecord> calls{member};
-  stage_->call_group(CallGroup{calls, frames, 1, 16});
-  const std::vector<std::string> lines = after_maps();
-  ASSERT_EQ(lines.size(), 3U) << sink_->text();
-  EXPECT_TRUE(lines[0].starts_with(fmt::format("symbol {:#x} middle()", frames[0])));
+  stage_->symbol(3, named);
+  call(1, {{.address = 0, .symbol = 3}});
+  EXPECT_TRUE(after_maps().front().ends_with("bt=[0x0<alloc_node at list.c:12>]"))
+      << sink_->text();
 }
 
 // A library unloaded and another loaded at the same place: the same address means something
-// else from then on, and is announced again.
-TEST_F(ResolveStageTest, AnnouncesAgainWhenTheMapChanges) {
+// else from then on.
+TEST_F(ResolveStageTest, FollowsTheMapWhenItChanges) {
   start({});
-  const Address address = address_of("middle()");
-  call(1, {address});
-  stage_->mapping({address - 0x100, address + 0x100, "/nonexistent/replacement.so"});
-  call(2, {address});
-  call(3, {address});
+  const Frame frame = frame_at("middle()");
+  call(1, {frame});
+  stage_->mapping({frame.address - 0x100, frame.address + 0x100, "/nonexistent/replacement.so"});
+  call(2, {frame});
   const std::vector<std::string> lines = after_maps();
-  ASSERT_EQ(lines.size(), 6U) << sink_->text();
-  EXPECT_TRUE(lines[0].starts_with(fmt::format("symbol {:#x} middle()", address)));
-  EXPECT_EQ(lines[3], fmt::format("symbol {:#x}  where=0 /nonexistent/replacement.so", address));
-  EXPECT_TRUE(lines[5].starts_with("call #3 "));
+  ASSERT_EQ(lines.size(), 3U) << sink_->text();
+  EXPECT_TRUE(lines[0].ends_with(fmt::format("bt=[{}]", source_frame("middle()")))) << lines[0];
+  EXPECT_TRUE(lines[2].ends_with(
+      fmt::format("bt=[{:#x}< in /nonexistent/replacement.so>]", frame.address)))
+      << lines[2];
 }
 
 }  // namespace

@@ -35,19 +35,18 @@ class DecodingSink final : public TraceSink {
  public:
   explicit DecodingSink(TraceDecoder& trace) : t_(trace) {}
 
-  void handshake(const Handshake& handshake) override;
-  void process_info(const ProcessInfo& info) override;
+  void header(const TraceHeader& header) override;
+  void process(const ProcessInfo& info) override;
   void output_settings(const OutputSettings& settings) override;
   void module(const ModuleInfo& module) override;
   void mapping(const Mapping& mapping) override;
   void context(const ContextInfo& context) override;
   void resource_type(const ResourceType& type) override;
-  void symbol(Address address, const SymbolInfo& symbol) override;
+  void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
-  void comment(std::string_view text) override;
+  void note(const Note& note) override;
   void finish() override { t_.finished_ = true; }
 
  private:
@@ -62,9 +61,9 @@ void DecodingSink::record_packet(const char* type) {
   t_.last_was_map_ = false;
 }
 
-void DecodingSink::handshake(const Handshake& /*handshake*/) {}
+void DecodingSink::header(const TraceHeader& /*header*/) {}
 
-void DecodingSink::process_info(const ProcessInfo& info) {
+void DecodingSink::process(const ProcessInfo& info) {
   record_packet("PINF");
   t_.pid = info.pid;
   t_.process = info.name;
@@ -101,7 +100,7 @@ void DecodingSink::resource_type(const ResourceType& t) {
                          " (" + t.description + ")");
 }
 
-void DecodingSink::symbol(Address /*address*/, const SymbolInfo& /*symbol*/) {
+void DecodingSink::symbol(SymbolId /*id*/, const Symbol& /*symbol*/) {
   t_.error_ += "a binary trace cannot hold symbols\n";
 }
 
@@ -111,12 +110,14 @@ void DecodingSink::call(const CallRecord& record) {
   DecodedCall call;
   call.resource_type = record.call.resource_type;
   call.context = record.call.context;
-  call.timestamp = record.call.timestamp_ms;
+  call.timestamp = static_cast<std::uint32_t>(record.call.timestamp_ns / 1'000'000);
   call.kind = static_cast<std::uint32_t>(record.call.kind);
   call.name = record.function;
   call.size = record.call.size;
   call.id = record.call.resource_id;
-  call.frames.assign(record.frames.begin(), record.frames.end());
+  for (const Frame& frame : record.frames) {
+    call.frames.push_back(frame.address);
+  }
   for (const Argument& a : record.arguments) {
     call.args.emplace_back(a.name, a.value);
   }
@@ -128,10 +129,6 @@ void DecodingSink::call(const CallRecord& record) {
   }
 }
 
-void DecodingSink::call_group(const CallGroup& /*group*/) {
-  t_.error_ += "a binary trace cannot hold call groups\n";
-}
-
 void DecodingSink::heap_info(const HeapInfo& /*info*/) {
   record_packet("HINF");
   ++t_.heap_infos;
@@ -141,8 +138,8 @@ void DecodingSink::attachment(const Attachment& /*attachment*/) {
   record_packet("FILE");
 }
 
-void DecodingSink::comment(std::string_view /*text*/) {
-  t_.error_ += "a binary trace cannot hold comments\n";
+void DecodingSink::note(const Note& /*note*/) {
+  t_.error_ += "a binary trace cannot hold notes\n";
 }
 
 namespace {

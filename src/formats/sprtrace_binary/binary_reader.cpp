@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/sprtrace_binary/handshake.h"
 #include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_binary/protocol.h"
 
@@ -42,6 +43,7 @@ using sprtrace::PacketType;
 constexpr std::size_t kReadAhead = std::size_t{256} << 10;
 constexpr std::size_t kMaxPacket = InputStream::kMaxPeek;
 constexpr std::size_t kHeapInfoDwords = 10;
+constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 enum class Step : std::uint8_t { Done, Incomplete, Stop };
 
@@ -123,7 +125,7 @@ class BinaryReader {
   TraceSink& sink_;
   Diagnostics& diagnostics_;
 
-  Handshake handshake_;
+  sprtrace::Handshake handshake_;
   Layout layout_;
   bool type_first_ = true;
 
@@ -133,7 +135,7 @@ class BinaryReader {
   CallRecord call_;
   std::vector<Argument> arguments_;
   std::size_t complete_arguments_ = 0;  // arguments_ of fully decoded ARGS packets
-  std::vector<Address> frames_;
+  std::vector<Frame> frames_;
   std::vector<char> call_text_;  // a vector: swapping it never moves its characters
   std::vector<char> spare_text_;
   std::uint64_t call_count_ = 0;
@@ -202,15 +204,16 @@ bool BinaryReader::read_handshake() {
     throw CorruptPacket{0, fmt::format("unsupported pointer size {}", pointer_size)};
   }
 
-  handshake_.version = {major, minor};
+  handshake_.major = major;
+  handshake_.minor = minor;
   handshake_.arch.assign(reinterpret_cast<const char*>(bytes.data() + 5), arch_length);
-  handshake_.byte_order = order == 1 ? ByteOrder::Big : ByteOrder::Little;
+  handshake_.big_endian = order == 1;
   handshake_.pointer_size = pointer_size;
   const bool big_machine = std::endian::native == std::endian::big;
   layout_ = Layout{.swap = (order == 1) != big_machine, .pointer_size = pointer_size};
   type_first_ = major >= sprtrace::kTypeFirstMajor;
   input_.consume(total);
-  sink_.handshake(handshake_);
+  sink_.header(sprtrace::header_from_handshake(handshake_));
   return true;
 }
 
@@ -288,7 +291,7 @@ Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_
 // big-endian trace holds the bytes "LLAC". A big-endian writer that spelled the bytes "CALL"
 // instead is understood too.
 std::uint32_t BinaryReader::canonical_type(std::uint32_t type) const {
-  if (handshake_.byte_order != ByteOrder::Big || is_known_type(type)) {
+  if (!handshake_.big_endian || is_known_type(type)) {
     return type;
   }
   const std::uint32_t swapped = __builtin_bswap32(type);
@@ -341,11 +344,11 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
 void BinaryReader::read_call(PacketCursor& packet) {
   Call& call = call_.call;
   call = Call{};
-  if (handshake_.version.major >= 2) {
+  if (handshake_.major >= 2) {
     // What the 2.0 tracer writes (NOTES.md).
     call.resource_type = packet.dword();
     call.context = packet.dword();
-    call.timestamp_ms = packet.dword();
+    call.timestamp_ns = std::uint64_t{packet.dword()} * kNanosecondsPerMillisecond;
     call.kind = call_kind(packet.dword());
     call_.function = packet.string();
     call.size = packet.dword();
@@ -353,7 +356,7 @@ void BinaryReader::read_call(PacketCursor& packet) {
   } else {
     // The protocol document's order, the ground truth for 1.x: NOTES.md names 2.0 as where the
     // real tool departs from it.
-    call.timestamp_ms = packet.dword();
+    call.timestamp_ns = std::uint64_t{packet.dword()} * kNanosecondsPerMillisecond;
     call.resource_type = packet.dword();
     call.context = packet.dword();
     call.kind = call_kind(packet.dword());
@@ -362,6 +365,7 @@ void BinaryReader::read_call(PacketCursor& packet) {
     call.size = packet.dword();
   }
   call.index = ++call_count_;
+  call.pid = process_.pid;
   arguments_.clear();
   complete_arguments_ = 0;
   frames_.clear();
@@ -405,7 +409,7 @@ void BinaryReader::read_backtrace(PacketCursor& packet) {
     packet.fail(fmt::format("frame count {} larger than the packet holds", count));
   }
   frames_.resize(count);
-  packet.pointers(count, frames_.data());
+  packet.frames(count, frames_.data());
 }
 
 void BinaryReader::read_process_info(PacketCursor& packet) {
@@ -413,11 +417,11 @@ void BinaryReader::read_process_info(PacketCursor& packet) {
   process_.start.seconds = packet.dword();
   process_.start.microseconds = packet.dword();
   process_.backtrace_depth.reset();
-  if (sprtrace::has_backtrace_depth(handshake_.version.major, handshake_.version.minor)) {
+  if (sprtrace::has_backtrace_depth(handshake_.major, handshake_.minor)) {
     process_.backtrace_depth = packet.dword();
   }
   process_.name.assign(packet.string());
-  sink_.process_info(process_);
+  sink_.process(process_);
 }
 
 void BinaryReader::read_module(PacketCursor& packet) {
@@ -433,6 +437,7 @@ void BinaryReader::read_mapping(PacketCursor& packet) {
   mapping_.from = packet.pointer();
   mapping_.to = packet.pointer();
   mapping_.path.assign(packet.string());
+  mapping_.pid = process_.pid;
   sink_.mapping(mapping_);
 }
 
@@ -445,7 +450,7 @@ void BinaryReader::read_context(PacketCursor& packet) {
 void BinaryReader::read_resource_type(PacketCursor& packet) {
   resource_.id = packet.dword();
   resource_.flags = 0;
-  if (sprtrace::has_resource_flags(handshake_.version.major, handshake_.version.minor)) {
+  if (sprtrace::has_resource_flags(handshake_.major, handshake_.minor)) {
     resource_.flags = packet.dword();
   }
   resource_.type.assign(packet.string());

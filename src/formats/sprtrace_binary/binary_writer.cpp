@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "formats/sprtrace_binary/handshake.h"
 #include "formats/sprtrace_binary/protocol.h"
 
 namespace rtrace {
@@ -31,6 +32,7 @@ constexpr std::string_view kBuildArch =
 constexpr std::size_t kMaxStringText = 0xFFFF - 1;
 // The handshake's size byte counts everything after itself.
 constexpr std::size_t kMaxArch = 0xFF - 5 - 3;
+constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 std::uint32_t call_kind_code(CallKind kind) {
   switch (kind) {
@@ -39,6 +41,8 @@ std::uint32_t call_kind_code(CallKind kind) {
     case CallKind::Alloc:
       return sprtrace::kCallAlloc;
     case CallKind::Other:
+    case CallKind::Enter:
+    case CallKind::Exit:
       break;
   }
   return 0;
@@ -54,9 +58,9 @@ class BinaryWriter::Encoder {
 
   bool has_handshake() const { return has_handshake_; }
 
-  void handshake(const Handshake& h) {
+  void handshake(const sprtrace::Handshake& h) {
     has_handshake_ = true;
-    swap_ = (h.byte_order == ByteOrder::Big) != (std::endian::native == std::endian::big);
+    swap_ = h.big_endian != (std::endian::native == std::endian::big);
     pointer_size_ = h.pointer_size == 4 ? 4 : 8;
     const std::string_view arch = std::string_view(h.arch).substr(0, kMaxArch);
     const std::size_t size = sprtrace::handshake_size(arch.size());
@@ -67,7 +71,7 @@ class BinaryWriter::Encoder {
     out_.push_back(static_cast<char>(sprtrace::kWrittenMinor));
     out_.push_back(static_cast<char>(arch.size()));
     out_.append(arch);
-    out_.push_back(static_cast<char>(h.byte_order == ByteOrder::Big ? 1 : 0));
+    out_.push_back(static_cast<char>(h.big_endian ? 1 : 0));
     out_.push_back(static_cast<char>(pointer_size_));
     out_.resize(start + size, '\0');
   }
@@ -128,12 +132,12 @@ BinaryWriter::BinaryWriter(OutputStream& out)
 
 BinaryWriter::~BinaryWriter() = default;
 
-void BinaryWriter::handshake(const Handshake& handshake) {
-  encoder_->handshake(handshake);
+void BinaryWriter::header(const TraceHeader& header) {
+  encoder_->handshake(sprtrace::handshake_for(header));
   out_.maybe_flush();
 }
 
-void BinaryWriter::process_info(const ProcessInfo& info) {
+void BinaryWriter::process(const ProcessInfo& info) {
   start_record();
   encoder_->begin(PacketType::ProcessInfo);
   encoder_->dword(info.pid);
@@ -188,32 +192,21 @@ void BinaryWriter::resource_type(const ResourceType& type) {
   end_record();
 }
 
-// Symbols and comments have no binary form.
-void BinaryWriter::symbol(Address /*address*/, const SymbolInfo& /*symbol*/) {}
-void BinaryWriter::comment(std::string_view /*text*/) {}
-
 void BinaryWriter::call(const CallRecord& record) {
   start_record();
-  write_call(record, record.frames);
-  out_.maybe_flush();
-}
-
-void BinaryWriter::call_group(const CallGroup& group) {
-  start_record();
-  for (const CallRecord& record : group.calls) {
-    write_call(record, group.frames);
-  }
+  write_call(record);
   out_.maybe_flush();
 }
 
 // CALL, then ARGS when there are arguments, then BTRC (empty when there is no backtrace), as
 // the tracer sends them.
-void BinaryWriter::write_call(const CallRecord& record, std::span<const Address> frames) {
+void BinaryWriter::write_call(const CallRecord& record) {
   const Call& call = record.call;
   encoder_->begin(PacketType::FunctionCall);
   encoder_->dword(call.resource_type);
   encoder_->dword(call.context);
-  encoder_->dword(call.timestamp_ms);
+  // The protocol's clock is a 32-bit millisecond count.
+  encoder_->dword(static_cast<std::uint32_t>(call.timestamp_ns / kNanosecondsPerMillisecond));
   encoder_->dword(call_kind_code(call.kind));
   encoder_->string(record.function);
   encoder_->dword(static_cast<std::uint32_t>(call.size));
@@ -231,9 +224,10 @@ void BinaryWriter::write_call(const CallRecord& record, std::span<const Address>
   }
 
   encoder_->begin(PacketType::Backtrace);
-  encoder_->dword(static_cast<std::uint32_t>(frames.size()));
-  for (const Address frame : frames) {
-    encoder_->pointer(frame);
+  // Symbols have no binary form: frames go as their addresses.
+  encoder_->dword(static_cast<std::uint32_t>(record.frames.size()));
+  for (const Frame& frame : record.frames) {
+    encoder_->pointer(frame.address);
   }
   encoder_->end();
 }
@@ -270,7 +264,7 @@ void BinaryWriter::start_record() {
   if (encoder_->has_handshake()) {
     return;
   }
-  Handshake defaults;
+  sprtrace::Handshake defaults;
   defaults.arch = kBuildArch;
   encoder_->handshake(defaults);
 }

@@ -1,6 +1,11 @@
 // Writer of the sp-rtrace binary protocol, version 2.0, exactly as the original tracer writes it,
 // so that the original post-processor reads our traces and binary -> model -> binary is
 // byte-identical.
+//
+// What the protocol has no packet for is left out: symbols (frames go as addresses), call
+// groups and leak summaries (derived by -c and -l; they are made again from the calls), notes,
+// and the header's origin and applied stages. Timestamps are cut to whole milliseconds; enter and
+// exit calls are written as "other" calls.
 #pragma once
 
 #include <memory>
@@ -16,26 +21,23 @@ class BinaryWriter final : public TraceSink {
   explicit BinaryWriter(OutputStream& out);
   ~BinaryWriter() override;
 
-  void handshake(const Handshake& handshake) override;
-  void process_info(const ProcessInfo& info) override;
+  void header(const TraceHeader& header) override;
+  void process(const ProcessInfo& info) override;
   void output_settings(const OutputSettings& settings) override;
   void module(const ModuleInfo& module) override;
   void mapping(const Mapping& mapping) override;
   void context(const ContextInfo& context) override;
   void resource_type(const ResourceType& type) override;
-  void symbol(Address address, const SymbolInfo& symbol) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
-  void comment(std::string_view text) override;
   void finish() override;
 
  private:
   class Encoder;
   void start_record();
   void end_record();
-  void write_call(const CallRecord& record, std::span<const Address> frames);
+  void write_call(const CallRecord& record);
 
   OutputStream& out_;
   std::unique_ptr<Encoder> encoder_;

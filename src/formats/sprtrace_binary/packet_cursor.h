@@ -105,6 +105,23 @@ class PacketCursor {
     }
   }
 
+  // The same as address-only frames of the model.
+  void frames(std::size_t count, Frame* out) {
+    need(count * layout_.pointer_size, "the backtrace");
+    if (layout_.pointer_size == 8 && !layout_.swap) {
+      for (std::size_t i = 0; i < count; ++i) {
+        Address address = 0;
+        std::memcpy(&address, pos_ + i * 8, 8);
+        out[i] = Frame{.address = address};
+      }
+      pos_ += count * 8;
+      return;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      out[i] = Frame{.address = pointer()};
+    }
+  }
+
   [[noreturn]] void fail(std::string message) const {
     throw CorruptPacket{offset_, std::move(message)};
   }

@@ -33,13 +33,15 @@ std::size_t value_end(std::string_view line, std::size_t from) {
   }
 }
 
-bool parse_version(std::string_view text, ProtocolVersion& version) {
+bool is_version(std::string_view text) {
   const std::size_t dot = text.find('.');
-  return dot != std::string_view::npos && parse_decimal(text.substr(0, dot), version.major) &&
-         parse_decimal(text.substr(dot + 1), version.minor);
+  std::uint8_t major = 0;
+  std::uint8_t minor = 0;
+  return dot != std::string_view::npos && parse_decimal(text.substr(0, dot), major) &&
+         parse_decimal(text.substr(dot + 1), minor);
 }
 
-void parse_filters(std::string_view text, FilterSet& filters, bool& compressed) {
+void parse_filters(std::string_view text, AppliedStages& filters) {
   while (!text.empty()) {
     const std::size_t bar = text.find('|');
     const std::string_view name = text.substr(0, bar);
@@ -48,7 +50,7 @@ void parse_filters(std::string_view text, FilterSet& filters, bool& compressed) 
     } else if (name == "resolve") {
       filters.resolve = true;
     } else if (name == "compress") {
-      compressed = true;
+      filters.compress = true;
     }
     text = bar == std::string_view::npos ? std::string_view() : text.substr(bar + 1);
   }
@@ -80,16 +82,17 @@ void parse_start_time(std::string_view text, TimeOfDay& start) {
 }
 
 std::string_view apply_field(std::string_view key, std::string_view value, HeaderFields& fields) {
-  Handshake& handshake = fields.handshake;
+  TraceHeader& header = fields.header;
   ProcessInfo& process = fields.process;
   if (key == "version") {
-    if (!parse_version(value, handshake.version)) {
+    if (!is_version(value)) {
       return "bad version in the header";
     }
+    header.metadata.set(kTextVersionKey, value);
   } else if (key == "arch") {
-    handshake.arch = value;
+    header.arch = value;
   } else if (key == "timestamp") {
-    process.start_text = value;
+    header.metadata.set(kTimestampKey, value);
     parse_start_time(value, process.start);
   } else if (key == "process") {
     process.name = value;
@@ -98,7 +101,7 @@ std::string_view apply_field(std::string_view key, std::string_view value, Heade
       return "bad pid in the header";
     }
   } else if (key == "filter") {
-    parse_filters(value, handshake.filters, fields.compressed);
+    parse_filters(value, header.applied);
   } else if (key == "backtrace depth") {
     std::uint32_t depth = 0;
     if (!parse_decimal(value, depth)) {
@@ -106,7 +109,7 @@ std::string_view apply_field(std::string_view key, std::string_view value, Heade
     }
     process.backtrace_depth = depth;
   } else if (key == "origin") {
-    handshake.origin = value;
+    header.origin = value;
   }
   return {};
 }
@@ -118,6 +121,7 @@ bool is_header_line(std::string_view line) {
 }
 
 std::string_view parse_header_line(std::string_view line, HeaderFields& fields) {
+  fields.header.metadata.set(kReadFromTextKey, "yes");
   std::size_t position = 0;
   while (position < line.size()) {
     const std::size_t equals = line.find('=', position);

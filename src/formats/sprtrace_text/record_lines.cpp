@@ -110,11 +110,12 @@ std::string_view parse_call_line(std::string_view line, CallLine& parsed) {
     if (close == std::string_view::npos || close + 1 >= rest.size() || rest[close + 1] != ' ') {
       return "bad timestamp in a call record";
     }
-    if (const std::string_view error =
-            parse_timestamp(rest.substr(1, close - 1), call.timestamp_ms);
+    std::uint32_t ms = 0;
+    if (const std::string_view error = parse_timestamp(rest.substr(1, close - 1), ms);
         !error.empty()) {
       return error;
     }
+    call.timestamp_ns = std::uint64_t{ms} * 1'000'000;
     rest.remove_prefix(close + 2);
   }
   std::size_t open = 0;

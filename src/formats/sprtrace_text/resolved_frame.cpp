@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "formats/sprtrace_text/text_numbers.h"
+
 namespace rtrace::sprtrace_text {
 namespace {
 
@@ -12,17 +14,54 @@ constexpr std::string_view kUnknown = "??";
 
 constexpr std::string_view kInlinedBy = " (inlined by ";
 
-SymbolInfo make(std::string_view function, SymbolInfo::Where where, std::string_view location) {
-  SymbolInfo symbol;
-  symbol.function = function;
-  symbol.where = where;
-  symbol.location = location;
+void set_function(SourcePosition& position, std::string_view text) {
+  const auto [function, parameters] = split_parameters(text);
+  position.function = function;
+  position.parameters = parameters;
+}
+
+// "file.c:42" -> file "file.c", line 42. A location without a line number that prints back
+// the same (no digits, leading zeros, zero) stays whole in `file`.
+void set_location(SourcePosition& position, std::string_view location) {
+  const std::size_t colon = location.rfind(':');
+  std::uint32_t line = 0;
+  if (colon != std::string_view::npos) {
+    const std::string_view digits = location.substr(colon + 1);
+    if (!digits.empty() && digits.front() != '0' && parse_decimal(digits, line) && line != 0) {
+      position.file = location.substr(0, colon);
+      position.line = line;
+      return;
+    }
+  }
+  position.file = location;
+}
+
+std::string location_text(const SourcePosition& position) {
+  std::string text = position.file;
+  if (position.line != 0) {
+    text += ':';
+    text += std::to_string(position.line);
+  }
+  return text;
+}
+
+Symbol module_form(std::string_view function, std::string_view module) {
+  Symbol symbol;
+  set_function(symbol.where, function);
+  symbol.module = module;
+  return symbol;
+}
+
+Symbol source_form(std::string_view function, std::string_view location) {
+  Symbol symbol;
+  set_function(symbol.where, function);
+  set_location(symbol.where, location);
   return symbol;
 }
 
 // Takes the ` (inlined by caller() at file:line)` suffixes off the end of `text`, innermost
 // first in `calls`.
-void take_inlined_calls(std::string_view& text, std::vector<SymbolInfo::InlinedCall>& calls) {
+void take_inlined_calls(std::string_view& text, std::vector<SourcePosition>& calls) {
   while (text.ends_with(')')) {
     const std::size_t open = text.rfind(kInlinedBy);
     if (open == std::string_view::npos) {
@@ -34,7 +73,9 @@ void take_inlined_calls(std::string_view& text, std::vector<SymbolInfo::InlinedC
     if (at == std::string_view::npos) {
       break;
     }
-    calls.push_back({std::string(inner.substr(0, at)), std::string(inner.substr(at + 4))});
+    SourcePosition& call = calls.emplace_back();
+    set_function(call, inner.substr(0, at));
+    set_location(call, inner.substr(at + 4));
     text = text.substr(0, open);
   }
   std::reverse(calls.begin(), calls.end());
@@ -42,59 +83,60 @@ void take_inlined_calls(std::string_view& text, std::vector<SymbolInfo::InlinedC
 
 }  // namespace
 
-SymbolInfo parse_resolved_frame(std::string_view text) {
+Symbol parse_resolved_frame(std::string_view text) {
   if (text.starts_with(kIn)) {
     text.remove_prefix(kIn.size());
     if (text == kUnknown) {
-      return make({}, SymbolInfo::Where::Unknown, {});
+      return {};
     }
   }
   if (text.starts_with(kFrom)) {
-    return make({}, SymbolInfo::Where::Module, text.substr(kFrom.size()));
+    return module_form({}, text.substr(kFrom.size()));
   }
   if (text.starts_with(kAt)) {
-    return make({}, SymbolInfo::Where::Source, text.substr(kAt.size()));
+    return source_form({}, text.substr(kAt.size()));
   }
   const std::size_t from = text.rfind(" from ");
   const std::size_t at = text.rfind(" at ");
   if (from != std::string_view::npos && (at == std::string_view::npos || from > at)) {
-    return make(text.substr(0, from), SymbolInfo::Where::Module, text.substr(from + 6));
+    return module_form(text.substr(0, from), text.substr(from + 6));
   }
   if (at != std::string_view::npos) {
     const std::string_view whole = text;
-    std::vector<SymbolInfo::InlinedCall> inlined_by;
+    std::vector<SourcePosition> inlined_by;
     take_inlined_calls(text, inlined_by);
     const std::size_t own_at = text.rfind(" at ");
     if (own_at == std::string_view::npos) {
-      return make(whole, SymbolInfo::Where::Module, {});
+      return module_form(whole, {});
     }
-    SymbolInfo symbol =
-        make(text.substr(0, own_at), SymbolInfo::Where::Source, text.substr(own_at + 4));
+    Symbol symbol = source_form(text.substr(0, own_at), text.substr(own_at + 4));
     symbol.inlined_by = std::move(inlined_by);
     return symbol;
   }
-  return make(text, SymbolInfo::Where::Module, {});
+  return module_form(text, {});
 }
 
-std::string format_resolved_frame(const SymbolInfo& symbol) {
-  if (symbol.where == SymbolInfo::Where::Unknown) {
+std::string format_resolved_frame(const Symbol& symbol) {
+  if (symbol.unknown()) {
     return "in ??";
   }
-  const std::string_view keyword = symbol.where == SymbolInfo::Where::Source ? kAt : kFrom;
-  std::string text = symbol.function;
-  if (!symbol.location.empty()) {
+  const SourcePosition& where = symbol.where;
+  const bool source = !where.file.empty();
+  std::string text = where.qualified_name();
+  const std::string location = source ? location_text(where) : symbol.module;
+  if (!location.empty()) {
     if (!text.empty()) {
       text += ' ';
     }
-    text += keyword;
-    text += symbol.location;
+    text += source ? kAt : kFrom;
+    text += location;
   }
-  if (symbol.where == SymbolInfo::Where::Source) {
-    for (const SymbolInfo::InlinedCall& call : symbol.inlined_by) {
+  if (source) {
+    for (const SourcePosition& call : symbol.inlined_by) {
       text += kInlinedBy;
-      text += call.function;
+      text += call.qualified_name();
       text += " at ";
-      text += call.location;
+      text += location_text(call);
       text += ')';
     }
   }

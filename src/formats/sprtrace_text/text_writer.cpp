@@ -6,13 +6,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/sprtrace_text/comment_lines.h"
+#include "formats/sprtrace_text/header_line.h"
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_numbers.h"
 
 namespace rtrace {
 namespace {
 
+using sprtrace_text::format_resolved_frame;
+using sprtrace_text::kGroupPrefix;
+using sprtrace_text::kLeakTypePrefix;
 using sprtrace_text::kMaxDigits;
+using sprtrace_text::kReadFromTextKey;
+using sprtrace_text::kTimestampKey;
 using sprtrace_text::write_decimal;
 using sprtrace_text::write_hex;
 using sprtrace_text::write_two_digits;
@@ -20,6 +27,7 @@ using sprtrace_text::write_two_digits;
 // The original post-processor always writes its own text format version, whatever the input said.
 constexpr std::string_view kTextVersion = "2.0";
 constexpr std::uint32_t kMillisecondsPerDay = 24 * 60 * 60 * 1000;
+constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 // Formats into the tail of `buffer`: room for `max` characters is made first, and the string is
 // cut back to what was written when the line goes out of scope. This avoids a capacity check per
@@ -49,9 +57,9 @@ class TailWriter {
   char* p_;
 };
 
-std::string header_timestamp(const ProcessInfo& info) {
-  if (!info.start_text.empty()) {
-    return info.start_text;
+std::string header_timestamp(const TraceHeader& header, const ProcessInfo& info) {
+  if (const std::optional<std::string_view> text = header.metadata.get(kTimestampKey)) {
+    return std::string(*text);
   }
   const std::time_t seconds = static_cast<std::time_t>(info.start.seconds);
   std::tm tm{};
@@ -69,7 +77,7 @@ std::string header_timestamp(const ProcessInfo& info) {
   return text.append(clock, p);
 }
 
-std::string filter_text(const FilterSet& filters) {
+std::string filter_text(const AppliedStages& filters) {
   std::string text;
   const auto add = [&](bool on, std::string_view name) {
     if (!on) {
@@ -100,19 +108,25 @@ class TextWriter::Printer {
  public:
   Printer(OutputStream& out, TextWriterOptions options) : out_(out), options_(std::move(options)) {}
 
-  void handshake(const Handshake& handshake) {
+  void header(const TraceHeader& header) {
     if (!started_) {
-      preamble_.handshake = handshake;
+      preamble_.header = header;
+      // The original post-processor reads `##` lines of text input as comments: they come out
+      // after the memory maps, where comments go. (The original resolver copies text input
+      // line by line: PreambleOrder::AsRead.)
+      read_from_text_ = header.metadata.get(kReadFromTextKey).has_value();
     }
   }
-  void process_info(const ProcessInfo& info) {
-    if (!started_) {
+  void process(const ProcessInfo& info) {
+    if (!started_ && !preamble_.process) {
       preamble_.process = info;
     }
   }
   void module(const ModuleInfo& module) {
     if (started_) {
       print_module(module);
+    } else if (keep_in_order(read_from_text_)) {
+      with_buffer(preamble_.tail, [&] { print_module(module); });
     } else {
       preamble_.modules.push_back(module);
     }
@@ -120,6 +134,8 @@ class TextWriter::Printer {
   void mapping(const Mapping& mapping) {
     if (started_) {
       print_mapping(mapping);
+    } else if (keep_in_order(false)) {
+      with_buffer(preamble_.tail, [&] { print_mapping(mapping); });
     } else {
       preamble_.mappings.push_back(mapping);
     }
@@ -127,6 +143,8 @@ class TextWriter::Printer {
   void context(const ContextInfo& context) {
     if (started_) {
       print_context(context);
+    } else if (keep_in_order(false)) {
+      with_buffer(preamble_.tail, [&] { print_context(context); });
     } else {
       preamble_.contexts.push_back(context);
     }
@@ -135,6 +153,8 @@ class TextWriter::Printer {
     remember_type(type);
     if (started_) {
       print_resource_type(type);
+    } else if (keep_in_order(false)) {
+      with_buffer(preamble_.tail, [&] { print_resource_type(type); });
     } else {
       preamble_.resource_types.push_back(type);
     }
@@ -142,6 +162,8 @@ class TextWriter::Printer {
   void heap_info(const HeapInfo& info) {
     if (started_) {
       print_heap_info(info);
+    } else if (keep_in_order(read_from_text_)) {
+      with_buffer(preamble_.tail, [&] { print_heap_info(info); });
     } else {
       preamble_.heap = info;
     }
@@ -149,24 +171,52 @@ class TextWriter::Printer {
   void attachment(const Attachment& attachment) {
     if (started_) {
       print_attachment(attachment);
+    } else if (keep_in_order(false)) {
+      with_buffer(preamble_.tail, [&] { print_attachment(attachment); });
     } else {
       preamble_.attachments.push_back(attachment);
     }
   }
-  void comment(std::string_view text) {
+  void note(const Note& note) {
     if (started_) {
-      print_comment(text);
+      print_note(note.text);
     } else {
-      preamble_.comments.emplace_back(text);
+      with_buffer(preamble_.tail, [&] { print_note(note.text); });
     }
   }
-  void symbol(Address address, const SymbolInfo& symbol) {
-    std::string text = sprtrace_text::format_resolved_frame(symbol);
-    if (text.empty()) {
-      resolved_.erase(address);
-    } else {
-      resolved_[address] = ' ' + text;
+  void symbol(SymbolId id, const Symbol& symbol) {
+    // Ids are small and dense (each producer counts from 1); a hostile id costs its own slot.
+    if (id == kNoSymbol || id > kMaxSymbolId) {
+      return;
     }
+    if (id >= symbol_texts_.size()) {
+      symbol_texts_.resize(id + 1);
+    }
+    symbol_texts_[id] = ' ' + format_resolved_frame(symbol);
+    has_symbols_ = true;
+  }
+
+  void group(const CallGroup& group) {
+    start();
+    group_ = group;
+    group_calls_left_ = group.call_count;
+    if (group_calls_left_ == 0) {
+      print_group_end({});
+    }
+  }
+
+  void leak_summary(const LeakSummary& summary) {
+    start();
+    std::string& b = out_.buffer();
+    b += kLeakTypePrefix;
+    b += summary.type;
+    b += " (";
+    b += summary.description;
+    b += "):\n# ";
+    b += std::to_string(summary.blocks);
+    b += " block(s) leaked with total size of ";
+    b += std::to_string(summary.bytes);
+    b += " bytes\n";
   }
 
   void call(const CallRecord& record) {
@@ -174,26 +224,15 @@ class TextWriter::Printer {
     note_block(record.call);
     print_call_line(record);
     print_arguments(record.arguments);
+    if (group_calls_left_ > 0) {
+      // A group's calls share one backtrace, printed once after the group's summary.
+      if (--group_calls_left_ == 0) {
+        print_group_end(record.frames);
+      }
+      return;
+    }
     print_frames(record.frames);
     out_.buffer() += '\n';
-    out_.maybe_flush();
-  }
-
-  void call_group(const CallGroup& group) {
-    start();
-    for (const CallRecord& record : group.calls) {
-      note_block(record.call);
-      print_call_line(record);
-      print_arguments(record.arguments);
-    }
-    std::string& b = out_.buffer();
-    b += "# allocation summary: ";
-    b += std::to_string(group.block_count);
-    b += " block(s) with total size ";
-    b += std::to_string(group.total_size);
-    b += '\n';
-    print_frames(group.frames);
-    b += '\n';
     out_.maybe_flush();
   }
 
@@ -203,24 +242,42 @@ class TextWriter::Printer {
   }
 
  private:
+  static constexpr SymbolId kMaxSymbolId = 1U << 26;
+
   struct Preamble {
-    Handshake handshake;
-    ProcessInfo process;
+    TraceHeader header;
+    std::optional<ProcessInfo> process;  // the first process: the header describes it
     std::vector<ModuleInfo> modules;
     std::vector<ContextInfo> contexts;
     std::vector<ResourceType> resource_types;
     std::vector<Mapping> mappings;
     std::optional<HeapInfo> heap;
     std::vector<Attachment> attachments;
-    std::vector<std::string> comments;
+    std::string tail;  // lines printed after all of the above, in the order they arrived
   };
+
+  // Whether a preamble record goes to the tail in arrival order rather than to its place in
+  // the original's order.
+  bool keep_in_order(bool comment_like) const {
+    return (options_.preamble == PreambleOrder::AsRead && read_from_text_) || comment_like;
+  }
+
+  // Runs `print` (which appends to out_.buffer()) with its output going to `target` instead.
+  template <typename Print>
+  void with_buffer(std::string& target, Print print) {
+    std::string& b = out_.buffer();
+    const std::size_t start = b.size();
+    print();
+    target.append(b, start, std::string::npos);
+    b.resize(start);
+  }
 
   void start() {
     if (started_) {
       return;
     }
     started_ = true;
-    print_header(preamble_.handshake, preamble_.process);
+    print_header(preamble_.header, preamble_.process.value_or(ProcessInfo{}));
     if (preamble_.heap) {
       print_heap_info(*preamble_.heap);
     }
@@ -239,14 +296,12 @@ class TextWriter::Printer {
     for (const Attachment& attachment : preamble_.attachments) {
       print_attachment(attachment);
     }
-    for (const std::string& text : preamble_.comments) {
-      print_comment(text);
-    }
+    out_.buffer() += preamble_.tail;
     preamble_ = Preamble{};
     out_.maybe_flush();
   }
 
-  void print_header(const Handshake& handshake, const ProcessInfo& process) {
+  void print_header(const TraceHeader& header, const ProcessInfo& process) {
     std::string& b = out_.buffer();
     const auto field = [&](std::string_view key, std::string_view value) {
       b += key;
@@ -255,18 +310,18 @@ class TextWriter::Printer {
       b += ", ";
     };
     field("version", kTextVersion);
-    field("arch", handshake.arch);
-    field("timestamp", header_timestamp(process));
+    field("arch", header.arch);
+    field("timestamp", header_timestamp(header, process));
     field("process", process.name);
     field("pid", std::to_string(process.pid));
-    const std::string filters = filter_text(handshake.filters);
+    const std::string filters = filter_text(header.applied);
     if (!filters.empty()) {
       field("filter", filters);
     }
     if (process.backtrace_depth) {
       field("backtrace depth", std::to_string(*process.backtrace_depth));
     }
-    field("origin", handshake.origin.empty() ? options_.origin : handshake.origin);
+    field("origin", header.origin.empty() ? options_.origin : header.origin);
     b += '\n';
   }
 
@@ -375,7 +430,7 @@ class TextWriter::Printer {
     line.put('\n');
   }
 
-  void print_comment(std::string_view text) {
+  void print_note(std::string_view text) {
     std::string& b = out_.buffer();
     b += text;
     b += '\n';
@@ -416,8 +471,10 @@ class TextWriter::Printer {
       line.hex(call.context);
       line.put(' ');
     }
-    if (call.timestamp_ms != 0) {
-      print_timestamp(line, call.timestamp_ms % kMillisecondsPerDay);
+    // The protocol's clock is in whole milliseconds; a timestamp under 1 ms shows as none.
+    const std::uint64_t ms = call.timestamp_ns / kNanosecondsPerMillisecond;
+    if (ms != 0) {
+      print_timestamp(line, static_cast<std::uint32_t>(ms % kMillisecondsPerDay));
     }
     line.put(record.function);
     if (!type.empty()) {
@@ -462,23 +519,36 @@ class TextWriter::Printer {
     }
   }
 
-  void print_frames(std::span<const Address> frames) {
-    if (resolved_.empty()) {
+  void print_group_end(std::span<const Frame> frames) {
+    std::string& b = out_.buffer();
+    b += kGroupPrefix;
+    b += std::to_string(group_.block_count);
+    b += " block(s) with total size ";
+    b += std::to_string(group_.total_size);
+    b += '\n';
+    print_frames(frames);
+    b += '\n';
+    out_.maybe_flush();
+  }
+
+  // `\t0x<address>[ <symbol>]`. A frame known only by its symbol shows address 0.
+  void print_frames(std::span<const Frame> frames) {
+    if (!has_symbols_) {
       TailWriter lines(out_.buffer(), frames.size() * (4 + kMaxDigits));
-      for (const Address address : frames) {
+      for (const Frame& frame : frames) {
         lines.put("\t0x");
-        lines.hex(address);
+        lines.hex(frame.address);
         lines.put('\n');
       }
       return;
     }
-    for (const Address address : frames) {
-      const auto found = resolved_.find(address);
-      const std::string_view name =
-          found == resolved_.end() ? std::string_view() : std::string_view(found->second);
+    for (const Frame& frame : frames) {
+      const std::string_view name = frame.symbol < symbol_texts_.size()
+                                        ? std::string_view(symbol_texts_[frame.symbol])
+                                        : std::string_view();
       TailWriter line(out_.buffer(), 4 + kMaxDigits + name.size());
       line.put("\t0x");
-      line.hex(address);
+      line.hex(frame.address);
       line.put(name);
       line.put('\n');
     }
@@ -493,7 +563,11 @@ class TextWriter::Printer {
   std::vector<std::string> type_names_;  // by resource type id
   std::vector<bool> type_known_;
   std::size_t type_count_ = 0;
-  std::unordered_map<Address, std::string> resolved_;  // " fn() from /module", by address
+  bool read_from_text_ = false;
+  CallGroup group_;
+  std::uint64_t group_calls_left_ = 0;
+  bool has_symbols_ = false;
+  std::vector<std::string> symbol_texts_;  // " fn() from /module", by SymbolId; empty: none
 };
 
 TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)
@@ -501,14 +575,12 @@ TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)
 
 TextWriter::~TextWriter() = default;
 
-void TextWriter::handshake(const Handshake& handshake) {
-  printer_->handshake(handshake);
+void TextWriter::header(const TraceHeader& header) {
+  printer_->header(header);
 }
-void TextWriter::process_info(const ProcessInfo& info) {
-  printer_->process_info(info);
+void TextWriter::process(const ProcessInfo& info) {
+  printer_->process(info);
 }
-// Output settings only steer the recorder; the text protocol has no line for them.
-void TextWriter::output_settings(const OutputSettings& /*settings*/) {}
 void TextWriter::module(const ModuleInfo& module) {
   printer_->module(module);
 }
@@ -521,14 +593,17 @@ void TextWriter::context(const ContextInfo& context) {
 void TextWriter::resource_type(const ResourceType& type) {
   printer_->resource_type(type);
 }
-void TextWriter::symbol(Address address, const SymbolInfo& symbol) {
-  printer_->symbol(address, symbol);
+void TextWriter::symbol(SymbolId id, const Symbol& symbol) {
+  printer_->symbol(id, symbol);
 }
 void TextWriter::call(const CallRecord& record) {
   printer_->call(record);
 }
-void TextWriter::call_group(const CallGroup& group) {
-  printer_->call_group(group);
+void TextWriter::group(const CallGroup& group) {
+  printer_->group(group);
+}
+void TextWriter::leak_summary(const LeakSummary& summary) {
+  printer_->leak_summary(summary);
 }
 void TextWriter::heap_info(const HeapInfo& info) {
   printer_->heap_info(info);
@@ -536,8 +611,8 @@ void TextWriter::heap_info(const HeapInfo& info) {
 void TextWriter::attachment(const Attachment& attachment) {
   printer_->attachment(attachment);
 }
-void TextWriter::comment(std::string_view text) {
-  printer_->comment(text);
+void TextWriter::note(const Note& note) {
+  printer_->note(note);
 }
 void TextWriter::finish() {
   printer_->finish();

@@ -1,4 +1,8 @@
 // Writer of the sp-rtrace text protocol, byte for byte as sp-rtrace-postproc prints it.
+//
+// The only place that prints frames, groups and leak summaries as text. Symbols print as the
+// resolver's forms (`fn() at file:line`, `fn() from /module`); a frame with a symbol and no
+// address prints as `0x0 fn() at file:line`. Timestamps are cut to whole milliseconds.
 #pragma once
 
 #include <memory>
@@ -9,9 +13,18 @@
 
 namespace rtrace {
 
+enum class PreambleOrder : std::uint8_t {
+  // As sp-rtrace-postproc: modules, contexts, resource types, memory maps, then comments.
+  Original,
+  // Text input only: in the order the lines were read, as sp-rtrace-resolve (which copies
+  // lines) keeps them. Other input is written in the original order.
+  AsRead,
+};
+
 struct TextWriterOptions {
   // The header's origin= when the input does not name one (binary input): our name and version.
   std::string origin;
+  PreambleOrder preamble = PreambleOrder::Original;
 };
 
 class TextWriter final : public TraceSink {
@@ -19,19 +32,19 @@ class TextWriter final : public TraceSink {
   TextWriter(OutputStream& out, TextWriterOptions options);
   ~TextWriter() override;
 
-  void handshake(const Handshake& handshake) override;
-  void process_info(const ProcessInfo& info) override;
-  void output_settings(const OutputSettings& settings) override;
+  void header(const TraceHeader& header) override;
+  void process(const ProcessInfo& info) override;
   void module(const ModuleInfo& module) override;
   void mapping(const Mapping& mapping) override;
   void context(const ContextInfo& context) override;
   void resource_type(const ResourceType& type) override;
-  void symbol(Address address, const SymbolInfo& symbol) override;
+  void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
-  void call_group(const CallGroup& group) override;
+  void group(const CallGroup& group) override;
+  void leak_summary(const LeakSummary& summary) override;
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
-  void comment(std::string_view text) override;
+  void note(const Note& note) override;
   void finish() override;
 
  private:

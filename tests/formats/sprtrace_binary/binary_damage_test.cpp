@@ -6,6 +6,7 @@
 #include <string>
 
 #include "binary_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -28,6 +29,7 @@ bool is_prefix(const std::vector<std::string>& part, const std::vector<std::stri
 // Cut memory.raw after every byte: the records are a prefix of the intact trace's, and the cut
 // is reported as a warning at the offset of the packet it cut (or of the handshake).
 TEST(BinaryDamage, TruncationAtEveryOffset) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string bytes = read_fixture("memory/memory.raw");
   const auto intact = read_bytes(bytes);
   for (std::size_t length = 0; length < bytes.size(); ++length) {
@@ -46,6 +48,7 @@ TEST(BinaryDamage, TruncationAtEveryOffset) {
 
 // A cut inside a call's BTRC still delivers the call (without the cut backtrace).
 TEST(BinaryDamage, TruncationInsideABacktraceKeepsTheCall) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string bytes = read_fixture("memory/memory.raw");
   const std::size_t first_btrc = bytes.find("BTRC");
   const auto result = read_bytes(bytes.substr(0, first_btrc + 20));
@@ -58,6 +61,7 @@ TEST(BinaryDamage, TruncationInsideABacktraceKeepsTheCall) {
 // Random byte changes, with a fixed seed: no crash, no hang, a finished sink, and either clean
 // records or a warning or an error with a position inside the input.
 TEST(BinaryDamage, RandomMutationsNeverCrash) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string originals[] = {read_fixture("memory/memory.raw"), read_fixture("fd/fd.raw"),
                                    read_fixture("context/context.raw")};
   std::mt19937 random(20261121);

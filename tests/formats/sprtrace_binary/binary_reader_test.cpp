@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "binary_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -31,8 +32,8 @@ class TextLikeSink final : public ForwardingSink {
     if (r.call.context != 0) {
       out += fmt::format("@{:x} ", r.call.context);
     }
-    if (r.call.timestamp_ms != 0) {
-      const std::uint32_t ms = r.call.timestamp_ms % 86400000;
+    if (r.call.timestamp_ns != 0) {
+      const std::uint64_t ms = r.call.timestamp_ns / 1'000'000 % 86400000;
       out += fmt::format("[{:02}:{:02}:{:02}.{:03}] ", ms / 3600000, ms / 60000 % 60,
                          ms / 1000 % 60, ms % 1000);
     }
@@ -50,8 +51,8 @@ class TextLikeSink final : public ForwardingSink {
     for (const Argument& a : r.arguments) {
       out += fmt::format("\t${} = {}\n", a.name, a.value);
     }
-    for (const Address frame : r.frames) {
-      out += fmt::format("\t{:#x}\n", frame);
+    for (const Frame& frame : r.frames) {
+      out += fmt::format("\t{:#x}\n", frame.address);
     }
     out += "\n";
     ForwardingSink::call(r);
@@ -107,6 +108,7 @@ class FixtureTest : public testing::TestWithParam<const char*> {};
 
 // Every call, argument and frame the original post-processor printed for the raw trace.
 TEST_P(FixtureTest, CallsAndMappingsMatchTheOriginalTextOutput) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string name = GetParam();
   TextLikeSink sink;
   InputStream input(std::make_unique<MemorySource>(read_fixture(name + "/" + name + ".raw")), name);
@@ -124,6 +126,7 @@ INSTANTIATE_TEST_SUITE_P(SpRtrace, FixtureTest,
                          testing::Values("memory", "fd", "shmsysv", "context"));
 
 TEST(BinaryReader, MemoryTraceRecordsInOrder) {
+  RTRACE_NEEDS_FIXTURES();
   const auto result = read_bytes(read_fixture("memory/memory.raw"));
   ASSERT_FALSE(result->failed) << result->error;
   const auto& lines = result->sink.lines();
@@ -147,6 +150,7 @@ TEST(BinaryReader, MemoryTraceRecordsInOrder) {
 }
 
 TEST(BinaryReader, FdTraceHasArguments) {
+  RTRACE_NEEDS_FIXTURES();
   const auto result = read_bytes(read_fixture("fd/fd.raw"));
   ASSERT_FALSE(result->failed) << result->error;
   EXPECT_NE(result->sink.text().find("call #1 open kind=2 type=1 ctx=0x0 ts=463343 size=1 id=0x4 "
@@ -156,6 +160,7 @@ TEST(BinaryReader, FdTraceHasArguments) {
 }
 
 TEST(BinaryReader, ContextTraceHasContextsAndMasks) {
+  RTRACE_NEEDS_FIXTURES();
   const auto result = read_bytes(read_fixture("context/context.raw"));
   ASSERT_FALSE(result->failed) << result->error;
   const std::string text = result->sink.text();
@@ -167,6 +172,7 @@ TEST(BinaryReader, ContextTraceHasContextsAndMasks) {
 
 // Small windows make every packet straddle buffer refills, also while a call is pending.
 TEST(BinaryReader, ResultDoesNotDependOnHowTheInputArrives) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* name : {"memory/memory.raw", "fd/fd.raw"}) {
     const std::string bytes = read_fixture(name);
     const auto whole = read_bytes(bytes);
@@ -352,6 +358,7 @@ TEST(BinaryReader, IgnoresBacktraceWithoutCall) {
 }
 
 TEST(BinaryReader, StopsAtASecondHandshake) {
+  RTRACE_NEEDS_FIXTURES();
   std::string bytes = read_fixture("memory/memory.raw");
   const std::size_t first_length = bytes.size();
   bytes += read_fixture("fd/fd.raw");

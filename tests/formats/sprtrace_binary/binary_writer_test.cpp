@@ -5,6 +5,7 @@
 #include <string>
 
 #include "binary_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -20,23 +21,24 @@ void read_into(const std::string& bytes, TraceSink& sink) {
 // Rewrites the handshake on the way through, to change the byte order and pointer size.
 class LayoutChanger final : public ForwardingSink {
  public:
-  LayoutChanger(TraceSink& next, ByteOrder order, std::uint8_t pointer_size)
+  LayoutChanger(TraceSink& next, std::string_view order, std::string_view pointer_size)
       : ForwardingSink(next), order_(order), pointer_size_(pointer_size) {}
-  void handshake(const Handshake& h) override {
-    Handshake changed = h;
-    changed.byte_order = order_;
-    changed.pointer_size = pointer_size_;
-    ForwardingSink::handshake(changed);
+  void header(const TraceHeader& h) override {
+    TraceHeader changed = h;
+    changed.metadata.set("sprtrace.byte_order", order_);
+    changed.metadata.set("sprtrace.pointer_size", pointer_size_);
+    ForwardingSink::header(changed);
   }
 
  private:
-  ByteOrder order_;
-  std::uint8_t pointer_size_;
+  std::string_view order_;
+  std::string_view pointer_size_;
 };
 
 class RoundTripTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(RoundTripTest, BinaryModelBinaryIsByteIdentical) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string original = read_fixture(GetParam());
   const std::string written =
       write_bytes([&](BinaryWriter& writer) { read_into(original, writer); });
@@ -49,12 +51,13 @@ TEST_P(RoundTripTest, BinaryModelBinaryIsByteIdentical) {
 // Big-endian: the records read back equal the original's. (4-byte pointers cannot hold the
 // fixtures' 64-bit addresses; FourBytePointersInBothByteOrders covers them.)
 TEST_P(RoundTripTest, OtherByteOrderReadsBackTheSameRecords) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string original = read_fixture(GetParam());
   RecordingSink expected;
   read_into(original, expected);
 
   const std::string big = write_bytes([&](BinaryWriter& writer) {
-    LayoutChanger changer(writer, ByteOrder::Big, 8);
+    LayoutChanger changer(writer, "big", "8");
     read_into(original, changer);
   });
   EXPECT_NE(big, original);
@@ -73,27 +76,28 @@ INSTANTIATE_TEST_SUITE_P(SpRtrace, RoundTripTest,
 
 // A hand-made record set with 32-bit values, written with 4-byte pointers in both byte orders.
 TEST(BinaryWriter, FourBytePointersInBothByteOrders) {
-  for (const ByteOrder order : {ByteOrder::Little, ByteOrder::Big}) {
+  for (const bool big : {false, true}) {
     const Argument arguments[] = {{"path", "/tmp/x"}, {"flags", "0x241"}};
-    const Address frames[] = {0x8048123, 0x8049456};
+    const Frame frames[] = {{.address = 0x8048123}, {.address = 0x8049456}};
     const std::string bytes = write_bytes([&](BinaryWriter& w) {
-      Handshake h;
+      TraceHeader h;
       h.arch = "arm";
-      h.byte_order = order;
-      h.pointer_size = 4;
-      w.handshake(h);
+      h.metadata.set("sprtrace.byte_order", big ? "big" : "little");
+      h.metadata.set("sprtrace.pointer_size", "4");
+      w.header(h);
       ProcessInfo process;
       process.pid = 7;
       process.name = "./p";
       process.start = {100, 5};
       process.backtrace_depth = 3;
-      w.process_info(process);
+      w.process(process);
       w.mapping({0x8048000, 0x8050000, "/bin/p"});
       w.resource_type({.id = 1, .flags = 1, .type = "fd", .description = "file descriptor"});
       w.call({.call = {.index = 1,
                        .resource_id = 4,
                        .size = 1,
-                       .timestamp_ms = 9,
+                       .timestamp_ns = 9'000'000,
+                       .pid = 7,
                        .resource_type = 1,
                        .kind = CallKind::Alloc},
               .function = "open",
@@ -105,7 +109,7 @@ TEST(BinaryWriter, FourBytePointersInBothByteOrders) {
     });
     const auto result = read_bytes(bytes);
     EXPECT_EQ(result->sink.text(),
-              std::string("handshake 2.0 arch=arm ") + (order == ByteOrder::Big ? "BE" : "LE") +
+              std::string("handshake 2.0 arch=arm ") + (big ? "BE" : "LE") +
                   " ptr=4 origin= filters=\n"
                   "process pid=7 name=./p start=100.000005 text= depth=3\n"
                   "mapping 0x8048000-0x8050000 /bin/p\n"
@@ -129,26 +133,30 @@ TEST(BinaryWriter, WritesADefaultHandshakeBeforeTheFirstRecord) {
                                           20));
 }
 
-// symbol() and comment() have no binary form; a group's calls each get the group's backtrace.
+// Symbols, groups and notes have no binary form: a group's calls go as calls, with their
+// backtraces as addresses.
 TEST(BinaryWriter, WritesCallGroupsAsCallsWithTheGroupBacktrace) {
-  const Address frames[] = {0x401000, 0x402000};
+  const Frame frames[] = {{.address = 0x401000, .symbol = 1}, {.address = 0x402000}};
   CallRecord calls[2];
   for (CallRecord& record : calls) {
     record.function = "malloc";
     record.call.size = 8;
     record.call.kind = CallKind::Alloc;
+    record.frames = frames;
   }
   calls[0].call.index = 3;
   calls[0].call.resource_id = 0x10;
   calls[1].call.index = 9;
   calls[1].call.resource_id = 0x20;
-  SymbolInfo symbol;
-  symbol.function = "main()";
-  symbol.location = "/bin/p";
+  Symbol symbol;
+  symbol.where.function = "main";
+  symbol.module = "/bin/p";
   const std::string bytes = write_bytes([&](BinaryWriter& w) {
-    w.symbol(0x401000, symbol);
-    w.comment("# nothing");
-    w.call_group({.calls = calls, .frames = frames, .block_count = 2, .total_size = 16});
+    w.symbol(1, symbol);
+    w.note({"# nothing"});
+    w.group({.call_count = 2, .block_count = 2, .total_size = 16});
+    w.call(calls[0]);
+    w.call(calls[1]);
     w.finish();
   });
   const auto result = read_bytes(bytes);

@@ -6,6 +6,7 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_text/text_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -41,23 +42,28 @@ void expect_conversion(const std::string& raw, const std::string& txt) {
 }
 
 TEST(BinaryToText, Memory) {
+  RTRACE_NEEDS_FIXTURES();
   expect_conversion("sp-rtrace/memory/memory.raw", "sp-rtrace/memory/memory.txt");
 }
 
 TEST(BinaryToText, FileDescriptorsWithArgumentsAndTypeTags) {
+  RTRACE_NEEDS_FIXTURES();
   expect_conversion("sp-rtrace/fd/fd.raw", "sp-rtrace/fd/fd.txt");
 }
 
 TEST(BinaryToText, SysVSharedMemoryWithRefcountedType) {
+  RTRACE_NEEDS_FIXTURES();
   expect_conversion("sp-rtrace/shmsysv/shmsysv.raw", "sp-rtrace/shmsysv/shmsysv.txt");
 }
 
 TEST(BinaryToText, ContextsAndContextMasks) {
+  RTRACE_NEEDS_FIXTURES();
   expect_conversion("sp-rtrace/context/context.raw", "sp-rtrace/context/context.txt");
 }
 
 // Binary -> text -> text equals the original's own text -> text run.
 TEST(BinaryToText, ThenTextToTextMatchesTheOriginalsRerun) {
+  RTRACE_NEEDS_FIXTURES();
   std::string expected = read_file(fixture("sp-rtrace/memory/memory.txt.txt"));
   const std::string theirs = "origin=sp-rtrace 1.8, ";
   expected.replace(expected.find(theirs), theirs.size(),

@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "filters/expand_stage.h"
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_test_support.h"
 #include "support/recording_sink.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -79,40 +81,72 @@ TEST(TextReader, EveryLineForm) {
   const std::vector<std::string> expected = {
       "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=lr",
       "process pid=778 name=./my app start=1795259349.000000 text=2026.11.21 11:09:09 depth=10",
-      "comment ## tracing module: [0] main (1.0)",
+      "module [0] main (1.0)",
       "context 0x1 first context",
       "context 0x2 ",
       "resource 1 flags=0x0 memory (memory allocation in bytes)",
       "resource 5 flags=0x1 segment (shared memory (SysV) segment)",
       "mapping 0x7f00-0x7fff /usr/lib/lib c.so",
       "attachment maps /tmp/maps file",
-      "comment comment without hash",
-      "symbol 0x401000 main() where=0 /tmp/prog",
-      std::string(
-          "symbol 0x401001 std::vector<int, std::allocator<int> >::push_back(int const&) ") +
-          "where=1 vector.h:12",
-      "symbol 0x401002  where=0 /usr/lib/libc.so.6",
-      "symbol 0x401003  where=2 ",
-      "symbol 0x401004 spec() where=0 /lib/x.so",
-      "symbol 0x401005 spec2() where=1 x.c:5",
-      "symbol 0x401006 operator new(unsigned long) where=0 /lib/libstdc++.so",
+      "note comment without hash",
       std::string("call #1 malloc kind=2 type=1 ctx=0x3 ts=3723004 size=16 id=0x15dcf2a0 ") +
           "$path=/tmp/a b = c " +
-          "bt=[0x40126e,0x401000,0x401001,0x401002,0x401003,0x401004,0x401005,0x401006]",
+          "bt=[0x40126e,0x401000<main() in /tmp/prog>,"
+          "0x401001<std::vector<int, std::allocator<int> >::push_back(int const&) at vector.h:12>,"
+          "0x401002< in /usr/lib/libc.so.6>,0x401003<?" "?>,0x401004<spec() in /lib/x.so>,"
+          "0x401005<spec2() at x.c:5>,"
+          "0x401006<operator new(unsigned long) in /lib/libstdc++.so>]",
       "call #2 shmdt kind=1 type=5 ctx=0x0 ts=53666319 size=0 id=0x15dcf2a0",
-      "call #3 free kind=1 type=0 ctx=0x0 ts=0 size=0 id=0x0 bt=[0x401000]",
+      "call #3 free kind=1 type=0 ctx=0x0 ts=0 size=0 id=0x0 bt=[0x401000<main() in /tmp/prog>]",
   };
+  // Symbols are announced once each, however many frames name them.
+  EXPECT_EQ(o.sink.symbols().size(), 7U);
   EXPECT_EQ(o.sink.lines(), expected) << o.sink.text();
 }
 
-TEST(TextReader, CompressedGroupsExpandInIndexOrder) {
+// The reader gives a compressed file as it is: each group announced, then its calls with the
+// group's backtrace, then the leak summaries. (`rtrace process` expands it: see ExpandStage.)
+TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lc.txt")), o);
   EXPECT_EQ(o.error, "");
+  std::vector<std::string> structure;
+  for (const std::string& line : o.sink.lines()) {
+    if (line.starts_with("group") || line.starts_with("leaks")) {
+      structure.push_back(line);
+    } else if (line.starts_with("call")) {
+      structure.push_back(line.substr(0, line.find(' ', 6)));
+    }
+  }
+  EXPECT_EQ(structure,
+            (std::vector<std::string>{
+                "group calls=1 blocks=1 size=64", "call #25",
+                "group calls=2 blocks=2 size=200", "call #19", "call #20",
+                "group calls=1 blocks=1 size=240", "call #21",
+                "group calls=1 blocks=1 size=300", "call #24",
+                "group calls=1 blocks=1 size=4096", "call #44",
+                "leaks type=1 memory (memory allocation in bytes) blocks=6 bytes=4900",
+            }))
+      << o.sink.text();
+  EXPECT_EQ(o.sink.lines().front(),
+            "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=lc");
+}
+
+TEST(ExpandStage, CompressedGroupsExpandInIndexOrder) {
+  RTRACE_NEEDS_FIXTURES();
+  Outcome o;
+  {
+    const std::unique_ptr<InputStream> input =
+        open_input(fixture("sp-rtrace/memory/memory.lc.txt").string());
+    CollectingDiagnostics diagnostics;
+    ExpandStage expand(o.sink);
+    read_sprtrace_text(*input, expand, diagnostics);
+  }
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_EQ(calls.size(), 6U);
   EXPECT_TRUE(
-      calls[0].starts_with("call #19 malloc kind=2 type=0 ctx=0x0 ts=438233 size=100 "
+      calls[0].starts_with("call #19 malloc kind=2 type=1 ctx=0x0 ts=438233 size=100 "
                            "id=0x15dd0880 bt=[0x4011ae,0x401303,"))
       << calls[0];
   EXPECT_TRUE(calls[1].starts_with("call #20 malloc ")) << calls[1];
@@ -124,33 +158,37 @@ TEST(TextReader, CompressedGroupsExpandInIndexOrder) {
   EXPECT_TRUE(calls[3].starts_with("call #24 realloc ")) << calls[3];
   EXPECT_TRUE(calls[4].starts_with("call #25 posix_memalign ")) << calls[4];
   EXPECT_TRUE(calls[5].starts_with("call #44 malloc ")) << calls[5];
-  // The handshake drops compress: the calls come out expanded.
+  // The header drops compress: the calls come out expanded; the summaries are gone.
   EXPECT_EQ(o.sink.lines().front(),
             "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=l");
+  for (const std::string& line : o.sink.lines()) {
+    EXPECT_FALSE(line.starts_with("group") || line.starts_with("leaks")) << line;
+  }
 }
 
-TEST(TextReader, SymbolsAnnouncedOncePerAddressBeforeTheirFirstCall) {
+TEST(TextReader, SymbolsAnnouncedOnceEach) {
+  RTRACE_NEEDS_FIXTURES();
   Outcome o;
   read_into(read_file(fixture("sp-rtrace/memory/memory.lcr.txt")), o);
   EXPECT_EQ(o.error, "");
-  std::vector<std::string> symbols_before_first_call;
-  std::size_t symbols = 0;
-  bool seen_call = false;
-  for (const std::string& line : o.sink.lines()) {
-    seen_call = seen_call || line.starts_with("call ");
-    if (line.starts_with("symbol ")) {
-      ++symbols;
-      EXPECT_FALSE(seen_call) << "compressed input: all groups are read before any call";
-      symbols_before_first_call.push_back(line);
-    }
-  }
-  // The distinct resolved addresses of the file (`grep -P '^\t0x[0-9a-f]+ ' | sort -u`).
-  EXPECT_EQ(symbols, 27U);
-  EXPECT_EQ(symbols_before_first_call.front(),
-            "symbol 0x401239 leaf_memalign_leak() where=0 /tmp/ref/progs/memory");
+  // The distinct resolved names of the file (`grep -oP '^\t0x[0-9a-f]+ \K.*' | sort -u`).
+  EXPECT_EQ(o.sink.symbols().size(), 16U);
+  const std::vector<std::string> calls = calls_of(o.sink);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_TRUE(calls.front().ends_with(
+      "bt=[0x401239<leaf_memalign_leak() in /tmp/ref/progs/memory>,"
+      "0x401389<level3_c() in /tmp/ref/progs/memory>,"
+      "0x4013a8<level2_c() in /tmp/ref/progs/memory>,"
+      "0x4013b4<level1_c() in /tmp/ref/progs/memory>,"
+      "0x401414<main() in /tmp/ref/progs/memory>,"
+      "0x7f756905424a< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+      "0x7f7569054305< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+      "0x4010d1<_start() in /tmp/ref/progs/memory>]"))
+      << calls.front();
 }
 
 TEST(TextReader, EveryOriginalTextOutputReads) {
+  RTRACE_NEEDS_FIXTURES();
   for (const char* name :
        {"memory/memory.txt", "memory/memory.c.txt", "memory/memory.r.txt",
         "memory/memory.lc.resolve-default.txt", "memory/memory.c.b4.txt", "fd/fd.c.txt",
@@ -252,6 +290,7 @@ TEST(TextReaderDamage, BadHeaderNumbers) {
 // Random damage (bytes overwritten, lines cut, NULs): the reader either reads the result or
 // reports an InputError, always calls finish() exactly once, and never crashes or hangs.
 TEST(TextReaderDamage, RandomDamageIsReportedNotFatal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::vector<std::string> originals = {
       read_file(fixture("sp-rtrace/fd/fd.lcr.txt")),
       read_file(fixture("sp-rtrace/memory/memory.lc.txt")),
@@ -311,6 +350,7 @@ TEST(TextReaderTruncation, RecordWithoutItsEmptyLine) {
 }
 
 TEST(TextReaderTruncation, CompressedTraceCutInAGroupKeepsTheGroupsBefore) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string text = read_file(fixture("sp-rtrace/memory/memory.lc.txt"));
   const std::size_t cut = text.find("21. [00:07:18.233] calloc");
   ASSERT_NE(cut, std::string::npos);
@@ -367,17 +407,33 @@ TEST(ResolvedFrame, PrintsBackWhatItRead) {
 }
 
 TEST(ResolvedFrame, InlinedCallsInnermostFirst) {
-  const SymbolInfo symbol = parse_resolved_frame(
+  const Symbol symbol = parse_resolved_frame(
       "inner(int) at a.c:3 (inlined by outer() at a.c:10) (inlined by "
       "main() at m.c:4)");
-  EXPECT_EQ(symbol.function, "inner(int)");
-  EXPECT_EQ(symbol.where, SymbolInfo::Where::Source);
-  EXPECT_EQ(symbol.location, "a.c:3");
+  EXPECT_EQ(symbol.where.function, "inner");
+  EXPECT_EQ(symbol.where.parameters, "(int)");
+  EXPECT_EQ(symbol.where.file, "a.c");
+  EXPECT_EQ(symbol.where.line, 3U);
   ASSERT_EQ(symbol.inlined_by.size(), 2U);
-  EXPECT_EQ(symbol.inlined_by[0].function, "outer()");
-  EXPECT_EQ(symbol.inlined_by[0].location, "a.c:10");
-  EXPECT_EQ(symbol.inlined_by[1].function, "main()");
-  EXPECT_EQ(symbol.inlined_by[1].location, "m.c:4");
+  EXPECT_EQ(symbol.inlined_by[0].qualified_name(), "outer()");
+  EXPECT_EQ(symbol.inlined_by[0].file, "a.c");
+  EXPECT_EQ(symbol.inlined_by[0].line, 10U);
+  EXPECT_EQ(symbol.inlined_by[1].qualified_name(), "main()");
+  EXPECT_EQ(symbol.inlined_by[1].file, "m.c");
+  EXPECT_EQ(symbol.inlined_by[1].line, 4U);
+}
+
+TEST(ResolvedFrame, StructuredFields) {
+  const Symbol source = parse_resolved_frame("ns::Foo<int>::bar(int) const at /src/foo.cc:77");
+  EXPECT_EQ(source.where.function, "ns::Foo<int>::bar");
+  EXPECT_EQ(source.where.parameters, "(int) const");
+  EXPECT_EQ(source.where.file, "/src/foo.cc");
+  EXPECT_EQ(source.where.line, 77U);
+  const Symbol module = parse_resolved_frame("operator()(int) from /lib/x.so");
+  EXPECT_EQ(module.where.function, "operator()");
+  EXPECT_EQ(module.where.parameters, "(int)");
+  EXPECT_EQ(module.module, "/lib/x.so");
+  EXPECT_TRUE(parse_resolved_frame("in ??").unknown());
 }
 
 }  // namespace

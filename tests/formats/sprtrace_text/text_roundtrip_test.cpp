@@ -4,6 +4,7 @@
 #include <string>
 
 #include "formats/sprtrace_text/text_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -20,27 +21,33 @@ void expect_rerun(const std::string& input, const std::string& expected) {
 }
 
 TEST(TextToText, MemoryTrace) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("memory/memory.txt", "memory/memory.txt.txt");
 }
 
 TEST(TextToText, CompressedTraceExpandsToOneRecordPerCall) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("memory/memory.lc.txt", "memory/memory.lc.txt.txt");
 }
 
 TEST(TextToText, ResolvedFramesAreKept) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("memory/memory.lcr.txt", "memory/memory.lcr.txt.txt");
 }
 
 TEST(TextToText, UpstreamSample) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("upstream-tests/sample.txt", "upstream-tests/sample.txt.");
   expect_rerun("upstream-tests/sample.txt.", "upstream-tests/sample.txt..");
 }
 
 TEST(TextToText, UpstreamSampleWithArgumentsAndResolvedNames) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("upstream-tests/sample.txt.r", "upstream-tests/sample.txt.r.");
 }
 
 TEST(TextToText, UpstreamCompressedSamples) {
+  RTRACE_NEEDS_FIXTURES();
   expect_rerun("upstream-tests/sample.txt.lc", "upstream-tests/sample.txt.lc.");
   expect_rerun("upstream-tests/sample.txt.lcr", "upstream-tests/sample.txt.lcr.");
 }
@@ -49,6 +56,7 @@ TEST(TextToText, UpstreamCompressedSamples) {
 // text (printing `@ 0 : (null)`); we keep them. The expected text is the original's output with
 // those lines replaced by the input's registry lines.
 TEST(TextToText, UpstreamContextKeepsContextNames) {
+  RTRACE_NEEDS_FIXTURES();
   std::string expected = fixture_text("upstream-tests/context.txt..");
   const std::string null_line = "@ 0 : (null)\n";
   for (const char* real : {"@ 1 : first context\n", "@ 2 : second context\n"}) {
@@ -63,6 +71,7 @@ TEST(TextToText, UpstreamContextKeepsContextNames) {
 }
 
 TEST(TextToText, OtherOriginalOutputsReadBackUnchanged) {
+  RTRACE_NEEDS_FIXTURES();
   // Uncompressed outputs of the original without `##` lines round-trip exactly.
   for (const char* name : {"fd/fd.R2.txt", "shmsysv/shmsysv.R4.txt"}) {
     const std::string text = fixture_text(name);

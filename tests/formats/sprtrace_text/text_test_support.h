@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "filters/expand_stage.h"
 #include "formats/sprtrace_text/text_reader.h"
 #include "formats/sprtrace_text/text_writer.h"
 #include "io/byte_source.h"
@@ -55,11 +56,14 @@ std::string write_text(Feed&& feed, const std::string& origin = kTestOrigin) {
 }
 
 // Text in, text out, as `rtrace process` does without options.
+// Text in, text out as the post-processor does it: the derived records of the input (groups,
+// leak summaries) go, and compressed calls come back in index order.
 inline std::string text_to_text(const std::string& text) {
   return write_text([&](TraceSink& sink) {
     CollectingDiagnostics diagnostics;
     const std::unique_ptr<InputStream> input = input_from(text);
-    read_sprtrace_text(*input, sink, diagnostics);
+    ExpandStage expand(sink);
+    read_sprtrace_text(*input, expand, diagnostics);
   });
 }
 

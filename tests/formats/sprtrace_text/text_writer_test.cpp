@@ -9,6 +9,7 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_text/text_test_support.h"
+#include "support/test_paths.h"
 
 namespace rtrace::test {
 namespace {
@@ -32,13 +33,14 @@ std::vector<std::vector<std::uint64_t>> group_layout(const std::string& text) {
 // as groups laid out like the fixture.
 class GroupingSink final : public ForwardingSink {
  public:
-  GroupingSink(TraceSink& next, std::vector<std::vector<std::uint64_t>> layout, FilterSet filters)
+  GroupingSink(TraceSink& next, std::vector<std::vector<std::uint64_t>> layout,
+               AppliedStages filters)
       : ForwardingSink(next), layout_(std::move(layout)), filters_(filters) {}
 
-  void handshake(const Handshake& handshake) override {
-    Handshake changed = handshake;
-    changed.filters = filters_;
-    next().handshake(changed);
+  void header(const TraceHeader& header) override {
+    TraceHeader changed = header;
+    changed.applied = filters_;
+    next().header(changed);
   }
   void call(const CallRecord& record) override {
     Kept& kept = calls_[record.call.index];
@@ -62,29 +64,29 @@ class GroupingSink final : public ForwardingSink {
     std::string function;
     std::vector<std::pair<std::string, std::string>> argument_text;
     std::vector<Argument> arguments;
-    std::vector<Address> frames;
+    std::vector<Frame> frames;
   };
 
   void emit_group(const std::vector<std::uint64_t>& indices) {
-    std::vector<CallRecord> records;
-    CallGroup group;
+    CallGroup group{.call_count = indices.size()};
+    for (const std::uint64_t index : indices) {
+      ++group.block_count;
+      group.total_size += calls_.at(index).call.size;
+    }
+    next().group(group);
+    const std::vector<Frame>& frames = calls_.at(indices.front()).frames;
     for (const std::uint64_t index : indices) {
       Kept& kept = calls_.at(index);
       kept.arguments.clear();
       for (const auto& [name, value] : kept.argument_text) {
         kept.arguments.push_back({name, value});
       }
-      records.push_back({kept.call, kept.function, kept.arguments, {}});
-      ++group.block_count;
-      group.total_size += kept.call.size;
+      next().call({kept.call, kept.function, kept.arguments, frames});
     }
-    group.frames = calls_.at(indices.front()).frames;
-    group.calls = records;
-    next().call_group(group);
   }
 
   std::vector<std::vector<std::uint64_t>> layout_;
-  FilterSet filters_;
+  AppliedStages filters_;
   std::map<std::uint64_t, Kept> calls_;
 };
 
@@ -100,7 +102,8 @@ std::string without_leak_summary(const std::string& text) {
   return at == std::string::npos ? text : text.substr(0, at);
 }
 
-std::string grouped(const std::string& raw, const std::string& expected_text, FilterSet filters) {
+std::string grouped(const std::string& raw, const std::string& expected_text,
+                    AppliedStages filters) {
   return write_text([&](TraceSink& writer) {
     GroupingSink grouping(writer, group_layout(expected_text), filters);
     CollectingDiagnostics diagnostics;
@@ -110,58 +113,72 @@ std::string grouped(const std::string& raw, const std::string& expected_text, Fi
 }
 
 TEST(TextWriterGroups, CompressedLikeTheOriginal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/memory/memory.c.txt"));
   EXPECT_EQ(grouped("sp-rtrace/memory/memory.raw", expected, {.compress = true}),
             with_our_origin(expected));
 }
 
 TEST(TextWriterGroups, LeaksCompressedLikeTheOriginal) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/memory/memory.lc.txt"));
   EXPECT_EQ(grouped("sp-rtrace/memory/memory.raw", expected, {.leaks = true, .compress = true}),
             with_our_origin(without_leak_summary(expected)));
 }
 
 TEST(TextWriterGroups, GroupsWithArgumentLines) {
+  RTRACE_NEEDS_FIXTURES();
   const std::string expected = read_file(fixture("sp-rtrace/fd/fd.c.txt"));
   EXPECT_EQ(grouped("sp-rtrace/fd/fd.raw", expected, {.compress = true}),
             with_our_origin(expected));
 }
 
 // Builders, since partial designated initializers trip -Wmissing-field-initializers.
-Handshake handshake_of(std::string arch, std::string origin = {}, FilterSet filters = {}) {
-  Handshake h;
+TraceHeader header_of(std::string arch, std::string origin = {}, AppliedStages filters = {},
+                      std::string start_text = {}) {
+  TraceHeader h;
   h.arch = std::move(arch);
   h.origin = std::move(origin);
-  h.filters = filters;
+  h.applied = filters;
+  if (!start_text.empty()) {
+    h.metadata.set("sprtrace.timestamp", start_text);
+  }
   return h;
 }
 
-ProcessInfo process_of(std::uint32_t pid, std::string name, std::string start_text,
-                       std::optional<std::uint32_t> depth) {
+ProcessInfo process_of(std::uint32_t pid, std::string name, std::optional<std::uint32_t> depth) {
   ProcessInfo p;
   p.pid = pid;
   p.name = std::move(name);
-  p.start_text = std::move(start_text);
   p.backtrace_depth = depth;
   return p;
 }
 
-SymbolInfo symbol_of(std::string function, SymbolInfo::Where where, std::string location) {
-  SymbolInfo s;
-  s.function = std::move(function);
-  s.where = where;
-  s.location = std::move(location);
+Symbol symbol_of(std::string function, std::string parameters, std::string module) {
+  Symbol s;
+  s.where.function = std::move(function);
+  s.where.parameters = std::move(parameters);
+  s.module = std::move(module);
   return s;
+}
+
+SourcePosition source_of(std::string function, std::string parameters, std::string file,
+                         std::uint32_t line) {
+  return {.function = std::move(function),
+          .parameters = std::move(parameters),
+          .file = std::move(file),
+          .line = line,
+          .column = 0};
 }
 
 // A small trace built by hand that uses every kind of record.
 void feed_everything(TraceSink& sink) {
-  sink.handshake(handshake_of("armel"));
-  ProcessInfo process = process_of(42, "./app", "", std::nullopt);
+  sink.header(header_of("armel"));
+  ProcessInfo process = process_of(42, "./app", std::nullopt);
   process.start = {.seconds = 1'300'000'000, .microseconds = 5};
-  sink.process_info(process);
+  sink.process(process);
   sink.output_settings({.path = "/tmp", .options = "-l"});
-  sink.comment("## first comment");
+  sink.note({"## first comment"});
   sink.module({.id = 0x1a, .version_major = 1, .version_minor = 12, .name = "memory"});
   sink.mapping({.from = 0x1000, .to = 0x2000, .path = "/bin/app"});
   sink.context({.id = 0x10, .name = "painting the screen"});
@@ -178,26 +195,32 @@ void feed_everything(TraceSink& sink) {
                   .fordblks = 104952,
                   .keepcost = 0xffffffff});
   sink.attachment({.name = "maps", .path = "/tmp/maps.txt"});
-  sink.symbol(0x1100, symbol_of("main()", SymbolInfo::Where::Module, "/bin/app"));
-  sink.symbol(0x1200, symbol_of("", SymbolInfo::Where::Module, "/bin/app"));
-  SymbolInfo inlined = symbol_of("inner(int)", SymbolInfo::Where::Source, "a.c:3");
-  inlined.inlined_by = {{"outer()", "a.c:10"}, {"main()", "main.c:4"}};
-  sink.symbol(0x1300, inlined);
-  sink.symbol(0x9000, symbol_of("", SymbolInfo::Where::Unknown, ""));
+  sink.symbol(1, symbol_of("main", "()", "/bin/app"));
+  sink.symbol(2, symbol_of("", "", "/bin/app"));
+  Symbol inlined;
+  inlined.module = "/bin/app";
+  inlined.where = source_of("inner", "(int)", "a.c", 3);
+  inlined.inlined_by = {source_of("outer", "()", "a.c", 10), source_of("main", "()", "main.c", 4)};
+  sink.symbol(3, inlined);
+  sink.symbol(4, Symbol{});
+  Symbol named;  // an mpatrol or apitrace frame: a name, no address
+  named.where = source_of("alloc_node", "()", "list.c", 12);
+  sink.symbol(5, named);
 
-  const Address frames[] = {0x1100, 0x1200, 0x1300, 0x9000, 0x1400};
+  const Frame frames[] = {{0x1100, 1}, {0x1200, 2}, {0x1300, 3}, {0x9000, 4}, {0x1400, 0}, {0, 5}};
   const Argument arguments[] = {{"path", "/tmp/a b"}, {"flags", "0x241"}};
   sink.call({.call = {.index = 1,
                       .resource_id = 0xabc,
                       .size = 100,
-                      .timestamp_ms = 86'400'000 + 3'723'004,  // a day and 01:02:03.004
+                      .timestamp_ns = (86'400'000 + 3'723'004) * 1'000'000ULL + 999'999,
+                      // a day and 01:02:03.004999999: cut to 01:02:03.004
                       .context = 0x10,
                       .resource_type = 1,
                       .kind = CallKind::Alloc},
              .function = "malloc",
              .arguments = arguments,
              .frames = frames});
-  sink.comment("## between calls");
+  sink.note({"## between calls"});
   sink.mapping({.from = 0x5000, .to = 0x6000, .path = "/lib/late.so"});
   sink.call({.call = {.index = 2, .resource_id = 0, .resource_type = 5, .kind = CallKind::Free},
              .function = "shmdt",
@@ -245,6 +268,7 @@ TEST(TextWriter, EveryRecordKind) {
       "main.c:4)\n"
       "\t0x9000 in ??\n"
       "\t0x1400\n"
+      "\t0x0 alloc_node() at list.c:12\n"
       "\n"
       "## between calls\n"
       ": /lib/late.so => 0x5000-0x6000\n"
@@ -258,8 +282,9 @@ TEST(TextWriter, EveryRecordKind) {
 
 TEST(TextWriter, EveryRecordKindReadsBackToItself) {
   const std::string output = write_text(feed_everything);
-  // The heap block and module line come back as comments (printed after the maps), so compare
-  // the second and third generation.
+  // Read back from text, the heap block and module line print after the maps, where the
+  // original post-processor prints its text input's `##` lines; so compare the second and third
+  // generation.
   const std::string again = text_to_text(output);
   EXPECT_EQ(text_to_text(again), again);
   EXPECT_NE(again.find("\t0x1300 inner(int) at a.c:3 (inlined by outer() at a.c:10)"),
@@ -268,8 +293,9 @@ TEST(TextWriter, EveryRecordKindReadsBackToItself) {
 
 TEST(TextWriter, NoTypeTagWithASingleResourceType) {
   const std::string output = write_text([](TraceSink& sink) {
-    sink.handshake(handshake_of("x86_64", "", {.leaks = true, .compress = false, .resolve = true}));
-    sink.process_info(process_of(1, "p", "2026.1.2 03:04:05", 3));
+    sink.header(header_of("x86_64", "", {.leaks = true, .compress = false, .resolve = true},
+                          "2026.1.2 03:04:05"));
+    sink.process(process_of(1, "p", 3));
     sink.resource_type({.id = 1, .type = "fd", .description = "file descriptor"});
     sink.call(
         {.call =
@@ -291,8 +317,8 @@ TEST(TextWriter, NoTypeTagWithASingleResourceType) {
 // original post-processor, the writer fills them in from the allocations it wrote.
 TEST(TextWriter, HeapInfoAfterTheCallsNamesTheLowestAndHighestBlock) {
   const std::string output = write_text([](TraceSink& sink) {
-    sink.handshake(handshake_of("x86_64"));
-    sink.process_info(process_of(1, "p", "2026.1.2 03:04:05", 3));
+    sink.header(header_of("x86_64", "", {}, "2026.1.2 03:04:05"));
+    sink.process(process_of(1, "p", 3));
     const auto call = [&](std::uint64_t index, Address id, CallKind kind) {
       sink.call({.call = {.index = index, .resource_id = id, .size = 8, .kind = kind},
                  .function = kind == CallKind::Alloc ? "malloc" : "free",
@@ -317,9 +343,9 @@ TEST(TextWriter, HeapInfoAfterTheCallsNamesTheLowestAndHighestBlock) {
 
 TEST(TextWriter, TraceWithoutCallsStillPrintsItsPreamble) {
   const std::string output = write_text([](TraceSink& sink) {
-    sink.handshake(handshake_of("x86_64", "sp-rtrace 1.6"));
-    sink.process_info(process_of(9, "q", "2011.6.16 15:49:48", std::nullopt));
-    sink.comment("## only a comment");
+    sink.header(header_of("x86_64", "sp-rtrace 1.6", {}, "2011.6.16 15:49:48"));
+    sink.process(process_of(9, "q", std::nullopt));
+    sink.note({"## only a comment"});
     sink.finish();
   });
   EXPECT_EQ(output,

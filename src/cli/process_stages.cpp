@@ -1,0 +1,50 @@
+#include "cli/process_stages.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "pipeline/pipeline.h"
+
+namespace rtrace::cli {
+
+std::vector<StageSpec> process_stages(const ProcessOptions& o) {
+  if (o.sort && !o.compress) {
+    throw StageOptionError("-s/--sort needs -c/--compress");
+  }
+  std::vector<StageSpec> stages{{"expand", ""}};
+  const auto add = [&stages](bool wanted, std::string name, std::string argument = {}) {
+    if (wanted) {
+      stages.push_back({std::move(name), std::move(argument)});
+    }
+  };
+  add(o.context_mask.has_value(), "context", o.context_mask.value_or(""));
+  add(o.resource_mask.has_value(), "resource", o.resource_mask.value_or(""));
+  add(o.include_file.has_value(), "include", o.include_file.value_or(""));
+  add(o.exclude_file.has_value(), "exclude", o.exclude_file.value_or(""));
+  add(o.call_address.has_value(), "call-address", o.call_address.value_or(""));
+  add(o.backtrace_depth.has_value(), "depth",
+      o.backtrace_depth ? std::to_string(*o.backtrace_depth) : "");
+  add(o.remove_args, "remove-args");
+  add(o.leaks, "leaks");
+  add(o.compress, "compress", o.sort.value_or(""));
+  add(o.resolve, "resolve");
+  return stages;
+}
+
+StageContext process_stage_context(const ProcessOptions& o) {
+  StageContext context;
+  context.resolve.method = symbols::ResolveMethod::SymbolTable;
+  context.warn = [quiet = o.quiet](std::string_view message) {
+    if (!quiet) {
+      fmt::print(stderr, "rtrace: warning: {}\n", message);
+    }
+  };
+  return context;
+}
+
+void check_process_options(const ProcessOptions& o) {
+  check_stages(process_stages(o), process_stage_context(o));
+}
+
+}  // namespace rtrace::cli

@@ -1,0 +1,75 @@
+#include "formats/format_registry.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "formats/sprtrace_binary/binary_format.h"
+#include "formats/sprtrace_text/text_format.h"
+
+namespace rtrace {
+namespace {
+
+// Recognised by their first bytes; readers are on their way (src/formats/<name>/).
+TraceFormatInfo pending_format(std::string_view name, std::string_view description,
+                               bool (*detect)(std::span<const std::uint8_t>)) {
+  return {.name = name, .description = description, .suffix = {}, .detect = detect, .read = nullptr,
+          .open_writer = nullptr, .losses = kLosesNothing};
+}
+
+const auto kFormats = std::to_array<TraceFormatInfo>({
+    sprtrace_binary_format(),
+    sprtrace_text_format(),
+    pending_format("mpatrol", "mpatrol tracing file",
+                   [](std::span<const std::uint8_t> head) { return starts_with(head, "MTRC"); }),
+    pending_format("apitrace", "apitrace trace",
+                   [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
+});
+
+}  // namespace
+
+bool starts_with(std::span<const std::uint8_t> head, std::string_view prefix) {
+  return head.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), head.begin(),
+                    [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; });
+}
+
+std::span<const TraceFormatInfo> trace_formats() {
+  return kFormats;
+}
+
+const TraceFormatInfo* detect_format(std::span<const std::uint8_t> head) {
+  for (const TraceFormatInfo& format : kFormats) {
+    if (format.detect(head)) {
+      return &format;
+    }
+  }
+  return nullptr;
+}
+
+const TraceFormatInfo* find_format(std::string_view name) {
+  for (const TraceFormatInfo& format : kFormats) {
+    if (format.name == name) {
+      return &format;
+    }
+  }
+  return nullptr;
+}
+
+const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
+  const TraceFormatInfo* format = detect_format(input.peek(kDetectBytes));
+  if (format != nullptr && format->read != nullptr) {
+    format->read(input, sink, diagnostics);
+    return *format;
+  }
+  if (format != nullptr) {
+    throw InputError(input.name(), 0,
+                     "reading " + std::string(format->description) + "s is not supported yet");
+  }
+  if (input.at_end()) {
+    throw InputError(input.name(), 0, "empty input");
+  }
+  throw InputError(input.name(), 0, "not a trace in any format rtrace reads");
+}
+
+}  // namespace rtrace

@@ -1,0 +1,77 @@
+// The table of trace formats: what each is called, how it is recognised by its first bytes,
+// how it is read into the model and (if it can be) written from it.
+//
+// Adding a format: a folder src/formats/<format>/ with its reader (and writer), a function that
+// returns its TraceFormatInfo (see sprtrace_text/text_format.cpp), and ONE line in the table in
+// format_registry.cpp. Nothing else in rtrace names formats: `rtrace process`, `resolve` and
+// `report` read whatever the table recognises.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "io/output_stream.h"
+#include "pipeline/export_options.h"
+#include "pipeline/trace_sink.h"
+
+namespace rtrace {
+
+// What a format cannot hold, so that writing a trace in it and reading it back loses exactly
+// these and nothing else (tests/formats/roundtrip_test.cpp holds every format to it).
+enum Loss : std::uint32_t {
+  kLosesNothing = 0,
+  kLosesSymbols = 1U << 0,             // frames keep only their addresses
+  kLosesHeapBlockRange = 1U << 1,      // heap info's lowest and highest block
+  kLosesStartSubseconds = 1U << 2,     // the process start is kept to the second
+  kLosesGroupsAndSummaries = 1U << 3,  // call groups and leak summaries (-c, -l make them again)
+  kLosesNotes = 1U << 4,               // free-text notes
+  kLosesOutputSettings = 1U << 5,      // the recorder's output settings
+  kLosesThreads = 1U << 6,             // calls' thread ids
+  kLosesSubmilliseconds = 1U << 7,     // timestamps are kept to the millisecond
+  kLosesScopes = 1U << 8,              // enter and exit calls become "other" calls
+  kLosesHistory = 1U << 9,             // the header's origin and applied stages
+  kLosesCallIndices = 1U << 10,        // calls are numbered by their position in the file
+};
+
+struct TraceFormatInfo {
+  std::string_view name;         // short, for options and messages: "text", "binary", "mpatrol"
+  std::string_view description;  // "sp-rtrace text protocol"
+  std::string_view suffix;       // of files written in this format: ".rtrace.txt"
+  // True when `head` (up to the first 64 bytes of the input; fewer when it is shorter) starts
+  // like this format. Formats are tried in table order.
+  bool (*detect)(std::span<const std::uint8_t> head) = nullptr;
+  // Pushes every record of `input` into `sink`, then calls sink.finish(), also when it throws
+  // InputError for damaged input (after delivering everything before the damage). Null: the
+  // format is recognised but not readable yet.
+  void (*read)(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) = nullptr;
+  // A writer of this format, or null when the format is read-only.
+  std::unique_ptr<TraceSink> (*open_writer)(OutputStream& out,
+                                            const ExportOptions& options) = nullptr;
+  // For formats with a writer: what a trace loses when written in this format (Loss bits).
+  std::uint32_t losses = kLosesNothing;
+};
+
+// Every format, in detection order.
+std::span<const TraceFormatInfo> trace_formats();
+
+// How many bytes detect() is shown.
+inline constexpr std::size_t kDetectBytes = 64;
+
+// The format `head` is in, or null.
+const TraceFormatInfo* detect_format(std::span<const std::uint8_t> head);
+// The format called `name`, or null.
+const TraceFormatInfo* find_format(std::string_view name);
+
+// Detects the format of `input` and reads it into `sink` (see TraceFormatInfo::read). Throws
+// InputError for empty, unknown or unreadable input; the sink then receives nothing at all (not
+// even finish()): there is no trace to write.
+const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnostics);
+
+// For detect(): whether `head` starts with `prefix`.
+bool starts_with(std::span<const std::uint8_t> head, std::string_view prefix);
+
+}  // namespace rtrace

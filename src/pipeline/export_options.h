@@ -1,0 +1,18 @@
+// What every output writer (a format's writer or an export) may be told.
+#pragma once
+
+#include <string>
+
+namespace rtrace {
+
+struct ExportOptions {
+  // Who we are, for formats that record the tool that wrote a trace (the text header's
+  // origin= when the input does not name one).
+  std::string origin;
+  // When the input was in this same format, keep its layout (the order of the records before
+  // the first call) instead of the format's usual order: rtrace resolve changes nothing but
+  // names.
+  bool keep_input_order = false;
+};
+
+}  // namespace rtrace
