@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "formats/apitrace/apitrace_format.h"
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
 
@@ -13,8 +14,13 @@ namespace {
 // Recognised by their first bytes; readers are on their way (src/formats/<name>/).
 TraceFormatInfo pending_format(std::string_view name, std::string_view description,
                                bool (*detect)(std::span<const std::uint8_t>)) {
-  return {.name = name, .description = description, .suffix = {}, .detect = detect, .read = nullptr,
-          .open_writer = nullptr, .losses = kLosesNothing};
+  return {.name = name,
+          .description = description,
+          .suffix = {},
+          .detect = detect,
+          .read = nullptr,
+          .open_writer = nullptr,
+          .losses = kLosesNothing};
 }
 
 const auto kFormats = std::to_array<TraceFormatInfo>({
@@ -22,8 +28,7 @@ const auto kFormats = std::to_array<TraceFormatInfo>({
     sprtrace_text_format(),
     pending_format("mpatrol", "mpatrol tracing file",
                    [](std::span<const std::uint8_t> head) { return starts_with(head, "MTRC"); }),
-    pending_format("apitrace", "apitrace trace",
-                   [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
+    apitrace_format(),
 });
 
 }  // namespace

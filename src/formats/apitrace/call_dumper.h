@@ -34,6 +34,11 @@ class CallDumper {
   void properties(const TraceHeader& header, std::string& out) const;
   // The call, ending with its newline (and backtrace and frame break when multiline).
   void call(const Call& call, std::string& out);
+  // One value of `call` (an argument or the return value), as call() prints it.
+  void value_of(const Call& call, const Value& v, std::string& out) {
+    call_number_ = call.number;
+    value(call, v, out);
+  }
 
  private:
   void value(const Call& call, const Value& v, std::string& out);
