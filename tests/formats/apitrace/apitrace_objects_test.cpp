@@ -41,9 +41,12 @@ class Calls {
  public:
   Calls() : trace_(6, {{"process.name", "/usr/bin/app"}}) {}
 
-  void gen(const FunctionDef& f, const std::vector<std::uint64_t>& names,
-           std::uint64_t thread = 0) {
+  void gen(const FunctionDef& f, const std::vector<std::uint64_t>& names, std::uint64_t thread = 0,
+           const std::vector<FrameDef>& backtrace = {}) {
     const std::uint64_t n = trace_.enter(f, thread);
+    if (!backtrace.empty()) {
+      trace_.backtrace(backtrace);
+    }
     trace_.arg(0), trace_.sint(static_cast<std::int64_t>(names.size())), trace_.end();
     trace_.leave(n);
     trace_.arg(1), array(names), trace_.end();
@@ -304,6 +307,58 @@ TEST(ApitraceObjectsFixtures, GlxCallsCreatesAndDeletesEverything) {
             "118 glDeleteSync free sync 0x5557f62ccac0\n"
             "127 glDeleteProgram free program 0x100000003\n"
             "129 glXDestroyContext free context 0x5557f5484560\n");
+}
+
+}  // namespace
+}  // namespace rtrace::apitrace::test
+
+namespace rtrace::apitrace::test {
+namespace {
+
+// `rtrace process -l` and `rtrace report` as a user runs them on an application's trace: a
+// texture made with a backtrace and never deleted, its context destroyed while it was alive.
+TEST(ApitraceObjectsCli, LeaksListTheObjectsNeverDeletedWithTheirCreatingCall) {
+  Calls calls;
+  calls.create_context(0xc1, 0);  // 0
+  calls.make_current(0xc1);       // 1
+  const FrameDef load{1, "/usr/bin/app", "load_scene(int)", "scene.c", 42, 0x1234};
+  const FrameDef main_frame{2, "/usr/bin/app", "main", "main.c", 7, 0x99};
+  calls.gen(kGenTextures, {1, 2}, 0, {load, main_frame});  // 2
+  calls.del(kDeleteTextures, {2});                         // 3
+  calls.make_current(0);                                   // 4
+  calls.destroy_context(0xc1);                             // 5
+  rtrace::test::ScratchDir scratch;
+  const auto trace = scratch / "app.trace";
+  rtrace::test::write_file(trace, calls.file());
+  const std::string rtrace = (rtrace::test::build_dir() / "bin" / "rtrace").string();
+
+  const auto leaks = rtrace::test::run_command(rtrace + " process -l -i '" + trace.string() + "'");
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  EXPECT_EQ(leaks.err, "");
+  // The leaked texture 1 of share group 1, with the call that created it and its backtrace.
+  EXPECT_NE(leaks.out.find("2. glGenTextures<texture>(1) = 0x100000001\n"
+                           "\t$n = 2\n"
+                           "\t$textures = {1, 2}\n"
+                           "\t0x0 load_scene(int) at scene.c:42\n"
+                           "\t0x0 main at main.c:7\n"),
+            std::string::npos)
+      << leaks.out;
+  EXPECT_EQ(leaks.out.find("0x100000002"), std::string::npos) << leaks.out;  // deleted
+  EXPECT_NE(leaks.out.find("# Resource - texture (GL texture object):\n"
+                           "# 1 block(s) leaked with total size of 1 bytes\n"),
+            std::string::npos)
+      << leaks.out;
+  EXPECT_NE(leaks.out.find("# Resource - context (EGL or GLX rendering context (handle)):\n"
+                           "# 0 block(s) leaked"),
+            std::string::npos)
+      << leaks.out;
+
+  const auto report = rtrace::test::run_command(rtrace + " report -i '" + trace.string() + "'");
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("texture: 2 bytes alive after call 2"), std::string::npos)
+      << report.out;
+  EXPECT_NE(report.out.find("2 allocations of 2 bytes, 1 releases"), std::string::npos)
+      << report.out;
 }
 
 }  // namespace
