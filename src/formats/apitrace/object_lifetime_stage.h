@@ -3,8 +3,9 @@
 // every other consumer of the model see objects the way they see memory blocks.
 //
 // It works on the model's call records (function name and arguments as `apitrace dump` prints
-// them, the return value as the argument `return`), so it applies to apitrace traces read
-// directly (the apitrace reader applies it) and to their text conversions (stage "gl-objects").
+// them, the return value as the argument `return`), not on the decoder's value trees: the
+// apitrace reader applies it, and the stage table offers it as "gl-objects" for any source of
+// such records. Only calls of no kind (CallKind::Other) are looked at.
 //
 // Resource ids: an EGL/GLX handle or sync pointer is its own id. A GL name is per share group:
 // the id is (share group << 32) | name, where share groups are numbered 1, 2, ... in the order
