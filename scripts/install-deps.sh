@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   g++ make cmake ninja-build pkg-config
-  libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev
+  libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev libsnappy-dev libbrotli-dev
   libdw-dev libelf-dev libunwind-dev
   libgtest-dev libgmock-dev
   elfutils binutils gzip zstd

@@ -3,6 +3,7 @@
 #include <array>
 #include <memory>
 
+#include "cli/apitrace_command.h"
 #include "cli/mptrace_command.h"
 #include "cli/process_command.h"
 #include "cli/record_command.h"
@@ -32,8 +33,8 @@ const auto kSubcommands = std::to_array<Subcommand>({
      setup_report},
     {"mptrace", "mpatrol's mptrace on an mpatrol tracing file: statistics, events, HATF",
      setup_mptrace},
-
     {"stacktrack", "Boost StackTrack raw event files: expand (as expand_events)", setup_stacktrack},
+    {"apitrace", "Read apitrace traces: `dump` and `info` as apitrace prints them", setup_apitrace},
 });
 
 }  // namespace

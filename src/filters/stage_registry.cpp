@@ -14,6 +14,7 @@
 #include "filters/leaks_filter.h"
 #include "filters/remove_args_filter.h"
 #include "filters/resource_filter.h"
+#include "formats/apitrace/object_lifetime_stage.h"
 #include "symbols/resolve_stage.h"
 
 namespace rtrace {
@@ -115,6 +116,10 @@ const auto kStages = std::to_array<StageInfo>({
     {"compress", "group calls by backtrace; argument: size, size-asc, count, count-asc (-c, -s)",
      [](TraceSink& next, std::string_view order, const StageContext&) {
        return make<CompressStage>(next, group_order(order));
+     }},
+    {"gl-objects", "GL/EGL/GLX object creations and deletions as allocations and frees",
+     [](TraceSink& next, std::string_view, const StageContext&) {
+       return make<apitrace::ObjectLifetimeStage>(next);
      }},
     {"resolve", "attach symbols to address frames",
      [](TraceSink& next, std::string_view, const StageContext& context) {

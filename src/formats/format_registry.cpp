@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "formats/apitrace/apitrace_format.h"
 #include "formats/mpatrol/mpatrol_format.h"
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
@@ -12,24 +13,11 @@
 namespace rtrace {
 namespace {
 
-// Recognised by their first bytes; readers are on their way (src/formats/<name>/).
-TraceFormatInfo pending_format(std::string_view name, std::string_view description,
-                               bool (*detect)(std::span<const std::uint8_t>)) {
-  return {.name = name,
-          .description = description,
-          .suffix = {},
-          .detect = detect,
-          .read = nullptr,
-          .open_writer = nullptr,
-          .losses = kLosesNothing};
-}
-
 const auto kFormats = std::to_array<TraceFormatInfo>({
     sprtrace_binary_format(),
     sprtrace_text_format(),
     mpatrol_format(),
-    pending_format("apitrace", "apitrace trace",
-                   [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); }),
+    apitrace_format(),
     stacktrack::trace_format(),
 });
 

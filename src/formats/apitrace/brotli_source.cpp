@@ -1,0 +1,84 @@
+// Brotli container: the whole call stream as one Brotli stream (apitrace repack --brotli).
+#include <brotli/decode.h>
+#include <fmt/format.h>
+
+#include <array>
+
+#include "formats/apitrace/container.h"
+#include "io/diagnostics.h"
+
+namespace rtrace::apitrace {
+namespace {
+
+class BrotliSource final : public ByteSource {
+ public:
+  BrotliSource(std::unique_ptr<ByteSource> file, std::string name, Diagnostics& diagnostics)
+      : file_(std::move(file)),
+        name_(std::move(name)),
+        diagnostics_(diagnostics),
+        state_(BrotliDecoderCreateInstance(nullptr, nullptr, nullptr)) {
+    if (state_ == nullptr) {
+      throw std::runtime_error("cannot start the Brotli decoder");
+    }
+  }
+  ~BrotliSource() override { BrotliDecoderDestroyInstance(state_); }
+  BrotliSource(const BrotliSource&) = delete;
+  BrotliSource& operator=(const BrotliSource&) = delete;
+
+  std::size_t read(std::span<std::uint8_t> buffer) override {
+    std::size_t available_out = buffer.size();
+    std::uint8_t* next_out = buffer.data();
+    while (!done_ && available_out == buffer.size()) {
+      if (available_in_ == 0 && !file_ended_) {
+        available_in_ = file_->read(input_);
+        next_in_ = input_.data();
+        file_ended_ = available_in_ == 0;
+      }
+      const std::size_t before = available_in_;
+      const BrotliDecoderResult result = BrotliDecoderDecompressStream(
+          state_, &available_in_, &next_in_, &available_out, &next_out, nullptr);
+      consumed_ += before - available_in_;
+      if (result == BROTLI_DECODER_RESULT_ERROR) {
+        throw InputError(
+            name_, consumed_,
+            produced_ == 0 && next_out == buffer.data()
+                ? "not an apitrace trace (no Snappy, gzip or zstd magic number, "
+                  "and not Brotli data)"
+                : fmt::format("corrupt Brotli data ({})",
+                              BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state_))));
+      }
+      if (result == BROTLI_DECODER_RESULT_SUCCESS) {
+        done_ = true;
+      } else if (result == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT && file_ended_) {
+        // A cut file: what decompressed is kept, as for a cut Snappy chunk.
+        diagnostics_.warning(name_, consumed_, "the Brotli stream ends early (truncated file)");
+        done_ = true;
+      }
+    }
+    const std::size_t n = buffer.size() - available_out;
+    produced_ += n;
+    return n;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> file_;
+  std::string name_;
+  Diagnostics& diagnostics_;
+  BrotliDecoderState* state_;
+  std::array<std::uint8_t, 65536> input_{};
+  const std::uint8_t* next_in_ = nullptr;
+  std::size_t available_in_ = 0;
+  std::uint64_t consumed_ = 0;
+  std::uint64_t produced_ = 0;
+  bool file_ended_ = false;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> make_brotli_source(std::unique_ptr<ByteSource> file, std::string name,
+                                               Diagnostics& diagnostics) {
+  return std::make_unique<BrotliSource>(std::move(file), std::move(name), diagnostics);
+}
+
+}  // namespace rtrace::apitrace
