@@ -3,6 +3,7 @@
 #include <array>
 #include <memory>
 
+#include "cli/export_command.h"
 #include "cli/process_command.h"
 #include "cli/record_command.h"
 #include "cli/report_command.h"
@@ -28,6 +29,8 @@ const auto kSubcommands = std::to_array<Subcommand>({
      setup_resolve},
     {"report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes",
      setup_report},
+    {"export", "Write a trace for other tools: folded, flamegraph, callgraph, massif, chrome",
+     setup_export},
 });
 
 }  // namespace
