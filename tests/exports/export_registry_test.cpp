@@ -1,9 +1,10 @@
 // The export table: a new export is one file (record_counter_export.cpp) and one registry line,
 // and then `rtrace process --to NAME` (the same library path) writes with it.
+#include "exports/export_registry.h"
+
 #include <gtest/gtest.h>
 
 #include "cli/process_command.h"
-#include "exports/export_registry.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {
