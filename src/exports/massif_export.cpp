@@ -49,6 +49,10 @@ class MassifExport final : public AllocationProfile {
       }
       write_snapshot(number++, time_of(point.time_ns, point.index, timed), point.value, nullptr);
     }
+    if (points.empty()) {
+      // Nothing allocated: one empty snapshot, so that ms_print still reads the file.
+      write_snapshot(0, 0, 0, nullptr);
+    }
     out_.flush();
   }
 
