@@ -1,6 +1,7 @@
 // `rtrace export` as a user runs it, each output opened by the tool it is for: ms_print reads
 // the massif file, dot renders the call graph, python's json and xml parsers load the Chrome
 // trace and the flame graph; the figures must be those of `rtrace report`.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -177,6 +178,35 @@ TEST(ExportCli, FlameGraphIsValidSvgWithTheFrames) {
   EXPECT_EQ(parsed.out,
             "all (4.8 KiB, 100.00%)\nmain (4.8 KiB, 100.00%)\nlevel3_c (364 B, 7.43%)\n"
             "leaf_realloc_leak (300 B, 6.12%)\nTrue\n");
+}
+
+// A trace of two resource types (fd.raw: file descriptors and FILE pointers): Chrome gets a
+// counter track each, ending at what the report says leaked; --type picks one for the others.
+TEST(ExportCli, EveryResourceTypeHasItsCounterTrack) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string trace = fixture_arg("fd/fd.raw");
+  const test::CommandResult report = test::run_command(rtrace() + " report --no-resolve " + trace);
+  const std::uint64_t fd_leaked =
+      report_figure(report.out, R"(fd: \d+ block\(s\) leaked, (\d+) bytes)");
+  const std::uint64_t fp_leaked =
+      report_figure(report.out, R"(fp: \d+ block\(s\) leaked, (\d+) bytes)");
+  const std::uint64_t fd_peak = report_figure(report.out, R"(fd: (\d+) bytes alive after call)");
+  const test::ScratchDir dir;
+  ASSERT_EQ(export_of("chrome --no-resolve -i " + trace + " -o " + quoted(dir / "t.json")).status,
+            0);
+  const test::CommandResult loaded = test::run_command(
+      "python3 -c \"import sys, json; e = json.load(open(sys.argv[1]))['traceEvents']; "
+      "t = lambda n: [x['args']['live'] for x in e if x['name'] == n]; "
+      "print(t('live fd')[-1], t('live fp')[-1], max(t('live fd')), "
+      "sum(1 for x in e if x['ph'] == 'i' and x['cat'] == 'fp'))\" " +
+      quoted(dir / "t.json"));
+  ASSERT_EQ(loaded.status, 0) << loaded.err;
+  EXPECT_EQ(loaded.out, fmt::format("{} {} {} 3\n", fd_leaked, fp_leaked, fd_peak));
+  const test::CommandResult fp = export_of("folded --no-resolve -w count --type fp -i " + trace);
+  ASSERT_EQ(fp.status, 0) << fp.err;
+  EXPECT_EQ(folded_total(fp.out), 2U);  // fp: 2 allocations
+  const test::CommandResult fd = export_of("folded --no-resolve -w count -i " + trace);
+  EXPECT_EQ(folded_total(fd.out), 9U);  // the first type, fd: 9 allocations
 }
 
 // The whole path on a program of ours: record it, export its leaks resolved to source names.
