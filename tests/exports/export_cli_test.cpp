@@ -119,6 +119,32 @@ TEST(ExportCli, MassifIsReadByMsPrintWithTheReportsPeak) {
       << printed.out;
 }
 
+// Exact massif file of a small trace without a moving clock (the call numbers are the time):
+// one snapshot per change, the last the peak with its tree, innermost frame first.
+TEST(ExportCli, MassifOfTheResolvedFixtureExactly) {
+  RTRACE_NEEDS_FIXTURES();
+  const test::CommandResult r = export_of("massif -i " + fixture_arg("memory/memory.lcr.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string expected = "desc: rtrace export massif (memory)\ncmd: ./memory\ntime_unit: i\n";
+  const std::vector<std::pair<int, int>> snapshots{{19, 100}, {20, 200}, {21, 440},
+                                                   {24, 740}, {25, 804}, {44, 4900}};
+  for (std::size_t i = 0; i < snapshots.size(); ++i) {
+    expected += fmt::format(
+        "#-----------\nsnapshot={}\n#-----------\ntime={}\nmem_heap_B={}\nmem_heap_extra_B=0\n"
+        "mem_stacks_B=0\nheap_tree={}\n",
+        i, snapshots[i].first, snapshots[i].second, i + 1 < snapshots.size() ? "empty" : "peak");
+  }
+  expected +=
+      "n5: 4900 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
+      " n1: 4096 0x7F75690A28CC: ??? (in libc.so.6)\n";
+  EXPECT_EQ(r.out.substr(0, expected.size()), expected);
+  EXPECT_NE(r.out.find("\n n1: 300 0x401209: leaf_realloc_leak() (in /tmp/ref/progs/memory)\n"
+                       "  n1: 300 0x401371: level3_c() (in /tmp/ref/progs/memory)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(r.out.ends_with("        n0: 64 0x4010D1: _start() (in /tmp/ref/progs/memory)\n"));
+}
+
 TEST(ExportCli, CallGraphIsRenderedByDot) {
   RTRACE_NEEDS_FIXTURES();
   const test::ScratchDir dir;
