@@ -90,8 +90,7 @@ ProcessOptions postproc_options(const std::string& text) {
 recorder::TraceConverter text_converter(const ProcessOptions& options) {
   return [options](InputStream& input, OutputStream& out, Diagnostics& diagnostics) {
     std::uint32_t pid = 0;
-    if (std::optional<InputError> damage =
-            process_stream(options, input, out, diagnostics, &pid)) {
+    if (std::optional<InputError> damage = process_stream(options, input, out, diagnostics, &pid)) {
       throw *damage;
     }
     return pid;

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 

@@ -19,8 +19,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Declared> declared;
   for (const rtrace::cli::Subcommand& command : rtrace::cli::subcommands()) {
-    CLI::App* sub =
-        app.add_subcommand(std::string(command.name), std::string(command.description));
+    CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.description));
     declared.push_back({sub, command.setup(*sub)});
   }
 

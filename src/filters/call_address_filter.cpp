@@ -96,10 +96,9 @@ void CallAddressFilter::call(const CallRecord& record) {
     return;
   }
   const Address start = *absolute_start_;
-  const bool inside = std::ranges::any_of(
-      record.frames, [&](const Frame& frame) {
-        return frame.address >= start && frame.address - start < range_.size;
-      });
+  const bool inside = std::ranges::any_of(record.frames, [&](const Frame& frame) {
+    return frame.address >= start && frame.address - start < range_.size;
+  });
   if (inside) {
     next().call(record);
   }

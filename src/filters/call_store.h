@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "model/backtrace_table.h"
-#include "model/sequence_table.h"
 #include "model/records.h"
+#include "model/sequence_table.h"
 #include "model/string_table.h"
 
 namespace rtrace {

@@ -70,7 +70,9 @@ std::unique_ptr<TraceSink> make(TraceSink& next, Args&&... args) {
 // One line per stage.
 const auto kStages = std::to_array<StageInfo>({
     {"expand", "drop derived records (groups, leak summaries); calls back in index order",
-     [](TraceSink& next, std::string_view, const StageContext&) { return make<ExpandStage>(next); }},
+     [](TraceSink& next, std::string_view, const StageContext&) {
+       return make<ExpandStage>(next);
+     }},
     {"context", "keep calls in the contexts of the hexadecimal mask (-C)",
      [](TraceSink& next, std::string_view mask, const StageContext&) {
        return make<ContextFilter>(next, parse_mask("-C/--context", mask));
@@ -107,7 +109,9 @@ const auto kStages = std::to_array<StageInfo>({
        return make<RemoveArgsFilter>(next);
      }},
     {"leaks", "keep only resources never released, then a leak summary (-l)",
-     [](TraceSink& next, std::string_view, const StageContext&) { return make<LeaksFilter>(next); }},
+     [](TraceSink& next, std::string_view, const StageContext&) {
+       return make<LeaksFilter>(next);
+     }},
     {"compress", "group calls by backtrace; argument: size, size-asc, count, count-asc (-c, -s)",
      [](TraceSink& next, std::string_view order, const StageContext&) {
        return make<CompressStage>(next, group_order(order));

@@ -26,8 +26,8 @@ class StageOptionError : public std::runtime_error {
 
 // What stages may need besides their argument.
 struct StageContext {
-  symbols::ResolveOptions resolve;                  // for "resolve"
-  std::function<void(std::string_view)> warn;       // a warning for the user (may be empty)
+  symbols::ResolveOptions resolve;             // for "resolve"
+  std::function<void(std::string_view)> warn;  // a warning for the user (may be empty)
 };
 
 struct StageSpec {

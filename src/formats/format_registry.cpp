@@ -13,8 +13,13 @@ namespace {
 // Recognised by their first bytes; readers are on their way (src/formats/<name>/).
 TraceFormatInfo pending_format(std::string_view name, std::string_view description,
                                bool (*detect)(std::span<const std::uint8_t>)) {
-  return {.name = name, .description = description, .suffix = {}, .detect = detect, .read = nullptr,
-          .open_writer = nullptr, .losses = kLosesNothing};
+  return {.name = name,
+          .description = description,
+          .suffix = {},
+          .detect = detect,
+          .read = nullptr,
+          .open_writer = nullptr,
+          .losses = kLosesNothing};
 }
 
 const auto kFormats = std::to_array<TraceFormatInfo>({

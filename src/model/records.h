@@ -38,8 +38,9 @@ struct AppliedStages {
 
 // The first record of every trace.
 struct TraceHeader {
-  std::string arch;    // machine of the traced process, e.g. "x86_64"; may be empty
-  std::string origin;  // the tool that first wrote the trace; empty when the format has no such field
+  std::string arch;  // machine of the traced process, e.g. "x86_64"; may be empty
+  std::string
+      origin;  // the tool that first wrote the trace; empty when the format has no such field
   AppliedStages applied;
   Metadata metadata;  // format-specific fields; keys are "<format>.<field>"
 };
@@ -106,13 +107,13 @@ enum class CallKind : std::uint8_t { Other = 0, Free = 1, Alloc = 2, Enter = 3, 
 
 // One traced call, small and fixed-size.
 struct Call {
-  std::uint64_t index = 0;         // 1-based position in the raw stream; survives filtering
-  Address resource_id = 0;         // what the allocator returned or the release was given
-  std::uint64_t size = 0;          // allocations only
-  std::uint64_t timestamp_ns = 0;  // monotonic clock in nanoseconds; 0 = none
-  std::uint32_t pid = 0;           // 0: unknown (the stream's only process)
-  std::uint32_t thread = 0;        // thread id; 0: unknown
-  std::uint32_t context = 0;       // mask of active contexts
+  std::uint64_t index = 0;          // 1-based position in the raw stream; survives filtering
+  Address resource_id = 0;          // what the allocator returned or the release was given
+  std::uint64_t size = 0;           // allocations only
+  std::uint64_t timestamp_ns = 0;   // monotonic clock in nanoseconds; 0 = none
+  std::uint32_t pid = 0;            // 0: unknown (the stream's only process)
+  std::uint32_t thread = 0;         // thread id; 0: unknown
+  std::uint32_t context = 0;        // mask of active contexts
   std::uint32_t resource_type = 0;  // ResourceType::id; 0 when the trace has a single type
   CallKind kind = CallKind::Other;
 };

@@ -10,8 +10,7 @@ class DiscardingSink final : public TraceSink {
 
 }  // namespace
 
-Pipeline::Pipeline(std::span<const StageSpec> stages, const StageContext& context,
-                   TraceSink& sink)
+Pipeline::Pipeline(std::span<const StageSpec> stages, const StageContext& context, TraceSink& sink)
     : head_(&sink) {
   // Built from the sink backwards: the last stage to run is made first.
   for (auto spec = stages.rbegin(); spec != stages.rend(); ++spec) {

@@ -58,8 +58,8 @@ class AddressResolver {
   DebugSearch search_;
   std::unordered_map<std::string, std::unique_ptr<Module>> modules_;
   std::map<Address, Region> regions_;  // by start address, never overlapping
-  Symbol unknown_;    // outside every mapping: nothing known
-  Symbol described_;  // what describe() returns for answers from a file
+  Symbol unknown_;                     // outside every mapping: nothing known
+  Symbol described_;                   // what describe() returns for answers from a file
 };
 
 }  // namespace rtrace::symbols

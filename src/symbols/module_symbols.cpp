@@ -158,8 +158,8 @@ bool ModuleSymbols::source_answer(std::uint64_t address, Answer& answer) {
   answer.first_inlined = static_cast<std::uint32_t>(inlined_.size());
   answer.inlined_count = static_cast<std::uint32_t>(frames_.size() - 1);
   for (std::size_t i = 1; i < frames_.size(); ++i) {
-    inlined_.push_back(
-        {frames_[i].function, source_file(frames_[i]), static_cast<std::uint32_t>(frames_[i].line)});
+    inlined_.push_back({frames_[i].function, source_file(frames_[i]),
+                        static_cast<std::uint32_t>(frames_[i].line)});
   }
   return true;
 }

@@ -59,9 +59,7 @@ class ResolveStage final : public ForwardingSink {
     return interned.id;
   }
 
-  SymbolId incoming(SymbolId id) const {
-    return id < incoming_.size() ? incoming_[id] : kNoSymbol;
-  }
+  SymbolId incoming(SymbolId id) const { return id < incoming_.size() ? incoming_[id] : kNoSymbol; }
 
   SymbolId symbol_for(const Frame& frame) {
     const bool has_name = frame.symbol != kNoSymbol;

@@ -114,8 +114,7 @@ TEST(LeaksFilter, ManyLiveBlocksSurviveTableGrowthInIndexOrder) {
   ASSERT_EQ(kept.size(), 2500U + 1);
   EXPECT_EQ(kept[0], "call #2 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x1020 bt=[0x1]");
   EXPECT_EQ(kept[2499], "call #5000 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x14880 bt=[0x1]");
-  EXPECT_EQ(kept.back(),
-            "leaks type=1 memory (memory allocation in bytes) blocks=2500 bytes=2500");
+  EXPECT_EQ(kept.back(), "leaks type=1 memory (memory allocation in bytes) blocks=2500 bytes=2500");
 }
 
 }  // namespace

@@ -51,10 +51,10 @@ class ContentSink final : public TraceSink {
                                     h.applied.resolve ? "r" : ""));
   }
   void process(const ProcessInfo& p) override {
-    add("process", fmt::format("pid={} name={} start={} {} depth={}", p.pid, p.name,
-                               p.start.seconds,
-                               lost(kLosesStartSubseconds) ? 0 : p.start.microseconds,
-                               p.backtrace_depth ? std::to_string(*p.backtrace_depth) : "-"));
+    add("process",
+        fmt::format("pid={} name={} start={} {} depth={}", p.pid, p.name, p.start.seconds,
+                    lost(kLosesStartSubseconds) ? 0 : p.start.microseconds,
+                    p.backtrace_depth ? std::to_string(*p.backtrace_depth) : "-"));
   }
   void output_settings(const OutputSettings& s) override {
     if (!lost(kLosesOutputSettings)) {
@@ -67,7 +67,9 @@ class ContentSink final : public TraceSink {
   void mapping(const Mapping& m) override {
     add("mapping", fmt::format("{:#x}-{:#x} {} pid={}", m.from, m.to, m.path, m.pid));
   }
-  void context(const ContextInfo& c) override { add("context", fmt::format("{} {}", c.id, c.name)); }
+  void context(const ContextInfo& c) override {
+    add("context", fmt::format("{} {}", c.id, c.name));
+  }
   void resource_type(const ResourceType& t) override {
     add("type", fmt::format("{} {} {} ({})", t.id, t.flags, t.type, t.description));
   }
@@ -80,8 +82,8 @@ class ContentSink final : public TraceSink {
     }
     std::string line = fmt::format(
         "#{} {} kind={} type={} ctx={:#x} ts={} pid={} thread={} size={} id={:#x}",
-        lost(kLosesCallIndices) ? 0 : c.index,
-        r.function, static_cast<int>(kind), c.resource_type, c.context,
+        lost(kLosesCallIndices) ? 0 : c.index, r.function, static_cast<int>(kind), c.resource_type,
+        c.context,
         lost(kLosesSubmilliseconds) ? c.timestamp_ns / 1'000'000 * 1'000'000 : c.timestamp_ns,
         c.pid, lost(kLosesThreads) ? 0 : c.thread, c.size, c.resource_id);
     for (const Argument& a : r.arguments) {
@@ -102,16 +104,16 @@ class ContentSink final : public TraceSink {
   }
   void leak_summary(const LeakSummary& s) override {
     if (!lost(kLosesGroupsAndSummaries)) {
-      add("leaks", fmt::format("{} {} ({}) {} {}", s.resource_type, s.type, s.description,
-                               s.blocks, s.bytes));
+      add("leaks", fmt::format("{} {} ({}) {} {}", s.resource_type, s.type, s.description, s.blocks,
+                               s.bytes));
     }
   }
   void heap_info(const HeapInfo& h) override {
     const bool range = !lost(kLosesHeapBlockRange);
-    add("heap", fmt::format("{:#x} {:#x} {:#x} {:#x} {} {} {} {} {} {} {} {} {} {}",
-                            h.heap_bottom, h.heap_top, range ? h.lowest_block : 0,
-                            range ? h.highest_block : 0, h.arena, h.ordblks, h.smblks, h.hblks,
-                            h.hblkhd, h.usmblks, h.fsmblks, h.uordblks, h.fordblks, h.keepcost));
+    add("heap", fmt::format("{:#x} {:#x} {:#x} {:#x} {} {} {} {} {} {} {} {} {} {}", h.heap_bottom,
+                            h.heap_top, range ? h.lowest_block : 0, range ? h.highest_block : 0,
+                            h.arena, h.ordblks, h.smblks, h.hblks, h.hblkhd, h.usmblks, h.fsmblks,
+                            h.uordblks, h.fordblks, h.keepcost));
   }
   void attachment(const Attachment& a) override { add("attachment", a.name + " " + a.path); }
   void note(const Note& n) override {
@@ -207,8 +209,8 @@ std::vector<std::filesystem::path> fixtures_in(std::string_view format, std::str
       continue;
     }
     const std::string head = read_file(entry.path()).substr(0, kDetectBytes);
-    const TraceFormatInfo* detected = detect_format(
-        {reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
+    const TraceFormatInfo* detected =
+        detect_format({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
     if (detected != nullptr && detected->name == format) {
       files.push_back(entry.path());
     }

@@ -72,11 +72,11 @@ void RecordingSink::header(const TraceHeader& h) {
   start_text_ = m.get_or("sprtrace.timestamp", "");
   const std::string_view version =
       m.get_or("sprtrace.protocol_version", m.get_or("sprtrace.text_version", "2.0"));
-  lines_.push_back(fmt::format("handshake {} arch={} {} ptr={} origin={} filters={}{}{}", version,
-                               h.arch, m.get_or("sprtrace.byte_order", "little") == "big" ? "BE" : "LE",
-                               m.get_or("sprtrace.pointer_size", "8"), h.origin,
-                               h.applied.leaks ? "l" : "", h.applied.compress ? "c" : "",
-                               h.applied.resolve ? "r" : ""));
+  lines_.push_back(
+      fmt::format("handshake {} arch={} {} ptr={} origin={} filters={}{}{}", version, h.arch,
+                  m.get_or("sprtrace.byte_order", "little") == "big" ? "BE" : "LE",
+                  m.get_or("sprtrace.pointer_size", "8"), h.origin, h.applied.leaks ? "l" : "",
+                  h.applied.compress ? "c" : "", h.applied.resolve ? "r" : ""));
 }
 
 void RecordingSink::process(const ProcessInfo& i) {
@@ -120,8 +120,8 @@ void RecordingSink::call(const CallRecord& r) {
 }
 
 void RecordingSink::group(const CallGroup& g) {
-  lines_.push_back(fmt::format("group calls={} blocks={} size={}", g.call_count, g.block_count,
-                               g.total_size));
+  lines_.push_back(
+      fmt::format("group calls={} blocks={} size={}", g.call_count, g.block_count, g.total_size));
 }
 
 void RecordingSink::leak_summary(const LeakSummary& s) {

@@ -46,8 +46,8 @@ class RecordingSink final : public TraceSink {
   std::vector<std::string> lines_;
   int finishes_ = 0;
   std::size_t calls_ = 0;
-  std::uint32_t pid_ = 0;     // of the first process
-  std::string start_text_;    // the text header's verbatim timestamp
+  std::uint32_t pid_ = 0;   // of the first process
+  std::string start_text_;  // the text header's verbatim timestamp
   std::unordered_map<SymbolId, Symbol> symbols_;
 };
 

@@ -46,9 +46,9 @@ CommandResult run_command(const std::string& command);
 
 // First statement of a test (or SetUp) that reads the fixtures: skips it, saying why, when the
 // fixtures are not there.
-#define RTRACE_NEEDS_FIXTURES()                                                   \
-  do {                                                                            \
-    if (!::rtrace::test::have_fixtures()) {                                       \
+#define RTRACE_NEEDS_FIXTURES()                                                      \
+  do {                                                                               \
+    if (!::rtrace::test::have_fixtures()) {                                          \
       GTEST_SKIP() << "needs the fixtures in ../shared/fixtures beside the project"; \
-    }                                                                             \
+    }                                                                                \
   } while (false)

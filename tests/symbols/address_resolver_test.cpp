@@ -1,7 +1,6 @@
 // The resolver on real programs: the programs report return addresses of known call sites and
 // their own memory map; every answer must name the right function, file and line.
 #include "symbols/address_resolver.h"
-#include "symbol_view.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,7 @@
 
 #include "probe_output.h"
 #include "support/test_paths.h"
+#include "symbol_view.h"
 
 namespace rtrace::symbols {
 namespace {
@@ -145,7 +145,8 @@ TEST(AddressResolver, SysrootAndBuildIdDebugFile) {
 TEST(AddressResolver, StrippedProgramWithoutDebugInformationNamesNoFunction) {
   const ProbeOutput output = test::run_probe(RESOLVE_C_NOLINK);
   const auto resolver = resolver_for(output);
-  const test::SymbolView info = test::view(resolver->resolve(test::frame_of(output, "leaf_static()").address));
+  const test::SymbolView info =
+      test::view(resolver->resolve(test::frame_of(output, "leaf_static()").address));
   EXPECT_EQ(info.where, Where::Module);
   EXPECT_EQ(info.function, "");
   EXPECT_EQ(info.location, RESOLVE_C_NOLINK);
@@ -160,7 +161,8 @@ TEST(AddressResolver, SymbolTableMethodNamesFunctionAndModule) {
   EXPECT_EQ(grow.function, "shapes::Widget::grow(int)");
   EXPECT_EQ(grow.location, RESOLVE_CXX_O2);
   // The symbol table knows only the function the inlined code ended up in.
-  const test::SymbolView inlined = test::view(resolver->resolve(test::frame_of(output, "innermost()").address));
+  const test::SymbolView inlined =
+      test::view(resolver->resolve(test::frame_of(output, "innermost()").address));
   EXPECT_EQ(inlined.function, "outer()");
   EXPECT_TRUE(inlined.inlined_by.empty());
 }

@@ -125,8 +125,7 @@ TEST_F(ResolveStageTest, KeepsSymbolOnlyFrames) {
   start({});
   stage_->symbol(3, named);
   call(1, {{.address = 0, .symbol = 3}});
-  EXPECT_TRUE(after_maps().front().ends_with("bt=[0x0<alloc_node at list.c:12>]"))
-      << sink_->text();
+  EXPECT_TRUE(after_maps().front().ends_with("bt=[0x0<alloc_node at list.c:12>]")) << sink_->text();
 }
 
 // A library unloaded and another loaded at the same place: the same address means something
@@ -140,8 +139,8 @@ TEST_F(ResolveStageTest, FollowsTheMapWhenItChanges) {
   const std::vector<std::string> lines = after_maps();
   ASSERT_EQ(lines.size(), 3U) << sink_->text();
   EXPECT_TRUE(lines[0].ends_with(fmt::format("bt=[{}]", source_frame("middle()")))) << lines[0];
-  EXPECT_TRUE(lines[2].ends_with(
-      fmt::format("bt=[{:#x}< in /nonexistent/replacement.so>]", frame.address)))
+  EXPECT_TRUE(
+      lines[2].ends_with(fmt::format("bt=[{:#x}< in /nonexistent/replacement.so>]", frame.address)))
       << lines[2];
 }
 

@@ -11,9 +11,10 @@ TraceFormatInfo sprtrace_binary_format() {
       .name = "binary",
       .description = "sp-rtrace binary trace",
       .suffix = ".rtrace",
-      .detect = [](std::span<const std::uint8_t> head) {
-        return !head.empty() && head[0] == sprtrace::kHandshakeId;
-      },
+      .detect =
+          [](std::span<const std::uint8_t> head) {
+            return !head.empty() && head[0] == sprtrace::kHandshakeId;
+          },
       .read = read_sprtrace_binary,
       .open_writer = [](OutputStream& out, const ExportOptions& /*options*/)
           -> std::unique_ptr<TraceSink> { return std::make_unique<BinaryWriter>(out); },

@@ -69,7 +69,8 @@ bool parse_module_line(std::string_view line, ModuleInfo& module) {
   }
   std::string_view version = line.substr(open + 2, line.size() - open - 3);
   const std::size_t dot = version.find('.');
-  if (dot == std::string_view::npos || !parse_decimal(version.substr(0, dot), module.version_major) ||
+  if (dot == std::string_view::npos ||
+      !parse_decimal(version.substr(0, dot), module.version_major) ||
       !parse_decimal(version.substr(dot + 1), module.version_minor)) {
     return false;
   }
@@ -85,19 +86,20 @@ bool parse_heap_field(std::string_view line, std::size_t field, HeapInfo& info) 
   if (!take(line, "##   ") || !take(line, kHeapLabels.at(field)) || !take(line, " ")) {
     return false;
   }
-  const std::array<Address*, 4> addresses = {&info.heap_bottom, &info.heap_top,
-                                             &info.lowest_block, &info.highest_block};
+  const std::array<Address*, 4> addresses = {&info.heap_bottom, &info.heap_top, &info.lowest_block,
+                                             &info.highest_block};
   if (field < addresses.size()) {
     return take(line, "0x") && parse_hex(line, *addresses[field]);
   }
   const std::array<std::uint32_t*, 10> counters = {
-      &info.arena,   &info.ordblks,  &info.smblks,   &info.hblks,    &info.hblkhd,
-      &info.usmblks, &info.fsmblks,  &info.uordblks, &info.fordblks, &info.keepcost};
+      &info.arena,   &info.ordblks, &info.smblks,   &info.hblks,    &info.hblkhd,
+      &info.usmblks, &info.fsmblks, &info.uordblks, &info.fordblks, &info.keepcost};
   return parse_counter(line, *counters[field - addresses.size()]);
 }
 
 bool parse_group_summary(std::string_view line, CallGroup& group) {
-  return take(line, kGroupPrefix) && take_decimal(line, " block(s) with total size ", group.block_count) &&
+  return take(line, kGroupPrefix) &&
+         take_decimal(line, " block(s) with total size ", group.block_count) &&
          parse_decimal(line, group.total_size);
 }
 
@@ -116,7 +118,8 @@ bool parse_leak_type_line(std::string_view line, LeakSummary& summary) {
 }
 
 bool parse_leak_total_line(std::string_view line, LeakSummary& summary) {
-  return take(line, "# ") && take_decimal(line, " block(s) leaked with total size of ", summary.blocks) &&
+  return take(line, "# ") &&
+         take_decimal(line, " block(s) leaked with total size of ", summary.blocks) &&
          take_decimal(line, " bytes", summary.bytes) && line.empty();
 }
 

@@ -229,6 +229,7 @@ class TextWriter::Printer {
       if (--group_calls_left_ == 0) {
         print_group_end(record.frames);
       }
+      out_.maybe_flush();
       return;
     }
     print_frames(record.frames);

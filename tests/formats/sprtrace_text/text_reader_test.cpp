@@ -93,7 +93,8 @@ TEST(TextReader, EveryLineForm) {
           "$path=/tmp/a b = c " +
           "bt=[0x40126e,0x401000<main() in /tmp/prog>,"
           "0x401001<std::vector<int, std::allocator<int> >::push_back(int const&) at vector.h:12>,"
-          "0x401002< in /usr/lib/libc.so.6>,0x401003<?" "?>,0x401004<spec() in /lib/x.so>,"
+          "0x401002< in /usr/lib/libc.so.6>,0x401003<?"
+          "?>,0x401004<spec() in /lib/x.so>,"
           "0x401005<spec2() at x.c:5>,"
           "0x401006<operator new(unsigned long) in /lib/libstdc++.so>]",
       "call #2 shmdt kind=1 type=5 ctx=0x0 ts=53666319 size=0 id=0x15dcf2a0",
@@ -119,15 +120,20 @@ TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
       structure.push_back(line.substr(0, line.find(' ', 6)));
     }
   }
-  EXPECT_EQ(structure,
-            (std::vector<std::string>{
-                "group calls=1 blocks=1 size=64", "call #25",
-                "group calls=2 blocks=2 size=200", "call #19", "call #20",
-                "group calls=1 blocks=1 size=240", "call #21",
-                "group calls=1 blocks=1 size=300", "call #24",
-                "group calls=1 blocks=1 size=4096", "call #44",
-                "leaks type=1 memory (memory allocation in bytes) blocks=6 bytes=4900",
-            }))
+  EXPECT_EQ(structure, (std::vector<std::string>{
+                           "group calls=1 blocks=1 size=64",
+                           "call #25",
+                           "group calls=2 blocks=2 size=200",
+                           "call #19",
+                           "call #20",
+                           "group calls=1 blocks=1 size=240",
+                           "call #21",
+                           "group calls=1 blocks=1 size=300",
+                           "call #24",
+                           "group calls=1 blocks=1 size=4096",
+                           "call #44",
+                           "leaks type=1 memory (memory allocation in bytes) blocks=6 bytes=4900",
+                       }))
       << o.sink.text();
   EXPECT_EQ(o.sink.lines().front(),
             "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=lc");
@@ -175,15 +181,15 @@ TEST(TextReader, SymbolsAnnouncedOnceEach) {
   EXPECT_EQ(o.sink.symbols().size(), 16U);
   const std::vector<std::string> calls = calls_of(o.sink);
   ASSERT_FALSE(calls.empty());
-  EXPECT_TRUE(calls.front().ends_with(
-      "bt=[0x401239<leaf_memalign_leak() in /tmp/ref/progs/memory>,"
-      "0x401389<level3_c() in /tmp/ref/progs/memory>,"
-      "0x4013a8<level2_c() in /tmp/ref/progs/memory>,"
-      "0x4013b4<level1_c() in /tmp/ref/progs/memory>,"
-      "0x401414<main() in /tmp/ref/progs/memory>,"
-      "0x7f756905424a< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
-      "0x7f7569054305< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
-      "0x4010d1<_start() in /tmp/ref/progs/memory>]"))
+  EXPECT_TRUE(
+      calls.front().ends_with("bt=[0x401239<leaf_memalign_leak() in /tmp/ref/progs/memory>,"
+                              "0x401389<level3_c() in /tmp/ref/progs/memory>,"
+                              "0x4013a8<level2_c() in /tmp/ref/progs/memory>,"
+                              "0x4013b4<level1_c() in /tmp/ref/progs/memory>,"
+                              "0x401414<main() in /tmp/ref/progs/memory>,"
+                              "0x7f756905424a< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+                              "0x7f7569054305< in /usr/lib/x86_64-linux-gnu/libc.so.6>,"
+                              "0x4010d1<_start() in /tmp/ref/progs/memory>]"))
       << calls.front();
 }
 
