@@ -12,6 +12,8 @@ packages=(
   elfutils binutils gzip zstd
   # tests: libc's separate debug file (resolver); real third-party programs to trace
   libc6-dbg python3 git
+  # tests of rtrace export: the consumers that open its files (dot, ms_print)
+  graphviz valgrind
 )
 if [[ "${1:-}" == "--bench" ]]; then
   # what the benchmarks compare with: llvm-symbolizer, heaptrack; bc for the scripts

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/apitrace_command.h"
+#include "cli/export_command.h"
 #include "cli/mptrace_command.h"
 #include "cli/process_command.h"
 #include "cli/record_command.h"
@@ -31,6 +32,8 @@ const auto kSubcommands = std::to_array<Subcommand>({
      setup_resolve},
     {"report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes",
      setup_report},
+    {"export", "Write a trace for other tools: folded, flamegraph, callgraph, massif, chrome",
+     setup_export},
     {"mptrace", "mpatrol's mptrace on an mpatrol tracing file: statistics, events, HATF",
      setup_mptrace},
     {"stacktrack", "Boost StackTrack raw event files: expand (as expand_events)", setup_stacktrack},

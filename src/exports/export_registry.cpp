@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "exports/stack_exports.h"
 #include "formats/format_registry.h"
 
 namespace rtrace {
@@ -10,7 +11,10 @@ namespace {
 
 // Exports that are not a trace format, one line each.
 std::vector<ExportInfo> builtin_exports() {
-  return {};
+  return {
+      exporters::folded_export(), exporters::flamegraph_export(), exporters::callgraph_export(),
+      exporters::massif_export(), exporters::chrome_export(),
+  };
 }
 
 std::vector<ExportInfo>& table() {

@@ -13,6 +13,12 @@ struct ExportOptions {
   // the first call) instead of the format's usual order: rtrace resolve changes nothing but
   // names.
   bool keep_input_order = false;
+  // Stack exports (folded, flamegraph, callgraph): what a stack weighs, "leaked", "allocated",
+  // "peak" or "count"; empty: the export's default.
+  std::string weight{};
+  // Exports about one resource type (all but chrome): its name; empty: the first type that
+  // allocates.
+  std::string resource_type{};
 };
 
 }  // namespace rtrace

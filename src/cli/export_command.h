@@ -1,0 +1,32 @@
+// `rtrace export FORMAT`: any trace (any format the format table reads) written as a file other
+// tools open: folded stacks, a flame graph SVG, a Graphviz call graph, valgrind massif, Chrome
+// trace-event JSON (every export of the export table).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace rtrace::cli {
+
+struct ExportCommandOptions {
+  std::string format;
+  std::string input = "-";
+  std::string output;         // empty: standard output
+  std::string weight;         // folded, flamegraph, callgraph: leaked|allocated|peak|count
+  std::string resource_type;  // empty: the first type that allocates
+  bool quiet = false;
+  // Name frames (debug information, else symbol tables) first, as `rtrace report` does.
+  bool resolve = true;
+  std::string root;  // sysroot for a trace taken on another system
+};
+
+void add_export_options(CLI::App& app, ExportCommandOptions& options);
+
+// Writes the export; returns the exit status.
+int run_export(const ExportCommandOptions& options);
+
+// The subcommand table's entry point: declares the options on `app`, returns the command.
+std::function<int()> setup_export(CLI::App& app);
+
+}  // namespace rtrace::cli
