@@ -92,6 +92,24 @@ OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
   return open_trace(std::make_unique<FdSource>(fd, owned), name, file_size, diagnostics);
 }
 
+namespace {
+
+// A cut gzip/zstd stream is a warning (as a cut plain file is), corrupt data an error; both at
+// the compressed offset.
+void report_decompressor_damage(const ByteSource* decompressor, const std::string& name,
+                                Diagnostics& diagnostics) {
+  if (decompressor == nullptr || !decompressor->damage()) {
+    return;
+  }
+  const StreamDamage& damage = *decompressor->damage();
+  if (damage.fatal) {
+    throw InputError(name, damage.offset, damage.message);
+  }
+  diagnostics.warning(name, damage.offset, damage.message);
+}
+
+}  // namespace
+
 OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name,
                        std::uint64_t file_size, Diagnostics& diagnostics) {
   OpenedTrace opened;
@@ -113,15 +131,20 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
   }
   opened.container = sniff(head);
   file = std::make_unique<PrefixedSource>(std::move(head), std::move(file));
+  // The project's gzip and zstd sources end the stream at damage and describe it afterwards
+  // (ByteSource::damage); check_end reports it, after every call decoded before it.
+  const ByteSource* decompressor = nullptr;
   switch (opened.container) {
     case Container::Snappy:
       file = make_snappy_chunk_source(std::move(file), name, diagnostics);
       break;
     case Container::Gzip:
       file = make_gzip_source(std::move(file));
+      decompressor = file.get();
       break;
     case Container::Zstd:
       file = make_zstd_source(std::move(file));
+      decompressor = file.get();
       break;
     case Container::Brotli:
       file = make_brotli_source(std::move(file), name, diagnostics);
@@ -130,8 +153,9 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
   auto failure = std::make_shared<Failure>();
   opened.stream = std::make_unique<StreamWindow>(
       std::make_unique<DeferringSource>(std::move(file), failure), name);
-  opened.check_end = [failure, name, stream = opened.stream.get()] {
+  opened.check_end = [failure, name, stream = opened.stream.get(), decompressor, &diagnostics] {
     if (!failure->error) {
+      report_decompressor_damage(decompressor, name, diagnostics);
       return;
     }
     try {
