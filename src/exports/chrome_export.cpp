@@ -9,27 +9,13 @@
 
 #include "exports/allocation_profile.h"
 #include "exports/stack_exports.h"
+#include "io/json_string.h"
 
 namespace rtrace::exporters {
 namespace {
 
 constexpr std::uint64_t kMaxInstantEvents = 100'000;
 constexpr std::size_t kMaxCounterSamples = 1'000;
-
-std::string json_string(std::string_view text) {
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      quoted += '\\';
-      quoted += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      quoted += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + '"';
-}
 
 std::string_view kind_name(CallKind kind) {
   switch (kind) {

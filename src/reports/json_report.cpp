@@ -4,40 +4,15 @@
 
 #include <iterator>
 
+#include "io/json_string.h"
+
 namespace rtrace::reports {
 namespace {
-
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + '"';
-}
 
 std::string frames_json(const std::vector<std::string>& frames) {
   std::string out = "[";
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + quoted(frames[i]);
+    out += (i == 0 ? "" : ", ") + json_string(frames[i]);
   }
   return out + "]";
 }
@@ -47,7 +22,7 @@ std::string site_json(const ReportData& data, const SiteStats& s) {
       R"({{"type": {}, "allocations": {}, "bytes_allocated": {}, "temporary": {}, )"
       R"("leaked_blocks": {}, "leaked_bytes": {}, "peak_bytes": {}, "suppressed": {}, )"
       R"("backtrace": {}}})",
-      quoted(site_type_name(data, s)), s.allocations, s.bytes_allocated, s.temporary,
+      json_string(site_type_name(data, s)), s.allocations, s.bytes_allocated, s.temporary,
       s.leaked_blocks, s.leaked_bytes, s.peak_bytes, s.suppressed ? "true" : "false",
       frames_json(s.frame_names));
 }
@@ -81,7 +56,7 @@ std::string type_json(const ReportData& data, const TypeTotals& t, const RenderO
       R"("bytes_allocated": {}, "temporary": {}, "leaked_blocks": {}, "leaked_bytes": {}, )"
       R"("peak": {{"bytes": {}, "call": {}, "timestamp_ms": {}, "sites": {}}}, )"
       R"("size_histogram": {}}})",
-      quoted(t.type.type), quoted(t.type.description), t.calls, t.allocations, t.releases,
+      json_string(t.type.type), json_string(t.type.description), t.calls, t.allocations, t.releases,
       t.bytes_allocated, t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes, t.peak_index,
       t.peak_timestamp_ms, sites_json(data, peak_sites(data, type, options.top)),
       histogram_json(t.histogram));
@@ -98,14 +73,14 @@ std::string diff_json(const ReportDiff& diff, const RenderOptions& options) {
   std::string out = R"({"types": [)";
   for (std::size_t i = 0; i < diff.types.size(); ++i) {
     fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, "growth": {}}})", i == 0 ? "" : ", ",
-                   quoted(diff.types[i].type), growth_json(diff.types[i].growth));
+                   json_string(diff.types[i].type), growth_json(diff.types[i].growth));
   }
   out += R"(], "sites": [)";
   const std::size_t shown = std::min(diff.sites.size(), options.top);
   for (std::size_t i = 0; i < shown; ++i) {
     const SiteGrowth& s = diff.sites[i];
     fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, "growth": {}, "backtrace": {}}})",
-                   i == 0 ? "" : ", ", quoted(s.type), growth_json(s.growth),
+                   i == 0 ? "" : ", ", json_string(s.type), growth_json(s.growth),
                    frames_json(s.frame_names));
   }
   return out + "]}";
@@ -124,7 +99,7 @@ std::string render_json(const ReportData& data, const ReportDiff* diff,
       "{{\n  \"process\": {},\n  \"pid\": {},\n  \"calls\": {},\n  \"types\": {},\n"
       "  \"suppressed\": {{\"blocks\": {}, \"bytes\": {}}},\n  \"leaks\": {},\n"
       "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"diff\": {}\n}}\n",
-      quoted(data.process), data.pid, data.calls, types, data.suppressed_blocks,
+      json_string(data.process), data.pid, data.calls, types, data.suppressed_blocks,
       data.suppressed_bytes, sites_json(data, leak_sites(data, options.top)),
       sites_json(data, allocating_sites(data, options.top)),
       sites_json(data, temporary_sites(data, options.top)),

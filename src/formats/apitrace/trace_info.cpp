@@ -2,38 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "io/json_string.h"
+
 namespace rtrace::apitrace {
-namespace {
-
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-}  // namespace
 
 TraceInfo collect_info(const std::string& file_name, const OpenedTrace& opened, Decoder& decoder) {
   TraceInfo info;
