@@ -1,6 +1,7 @@
 #include "cli/report_command.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -8,10 +9,12 @@
 #include "cli/exit_status.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/json_string.h"
 #include "io/option_file.h"
 #include "pipeline/pipeline.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
+#include "reports/report_inputs.h"
 #include "reports/text_report.h"
 
 namespace rtrace::cli {
@@ -41,26 +44,53 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
   return builder.data();
 }
 
-int report(const ReportOptions& o) {
-  StderrDiagnostics diagnostics(o.quiet);
-  reports::Suppressions suppressions;
-  if (o.suppressions) {
-    suppressions = reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
-  }
-  std::optional<InputError> damage;
-  const reports::ReportData data = build(o.input, o, suppressions, diagnostics, damage);
-  std::optional<reports::ReportDiff> diff;
-  if (o.diff) {
-    diff = reports::diff_reports(data, build(*o.diff, o, suppressions, diagnostics, damage));
-  }
-
-  const reports::RenderOptions render{.top = o.top};
-  const reports::ReportDiff* shown_diff = diff ? &*diff : nullptr;
-  const std::string text = o.json ? reports::render_json(data, shown_diff, render)
-                                  : reports::render_text(data, shown_diff, render);
+void write_out(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     throw std::runtime_error("cannot write the report to standard output");
   }
+}
+
+// A bad combination of inputs: `rtrace: report: ...`, status 2 (as bad options).
+int usage_error(const std::string& what) {
+  fmt::print(stderr, "rtrace: report: {}\n", what);
+  constexpr int kBadOptions = 2;
+  return kBadOptions;
+}
+
+class Reporter {
+ public:
+  explicit Reporter(const ReportOptions& o) : o_(o), diagnostics_(o.quiet) {
+    if (o.suppressions) {
+      suppressions_ =
+          reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
+    }
+    render_ = {.top = o.top, .wrappers = o.wrappers, .short_templates = o.short_templates};
+  }
+
+  // The report of `path` (with the diff against the baseline, if any), rendered; the damage of
+  // a damaged input in `damage`.
+  std::string report(const std::string& path, std::optional<InputError>& damage) {
+    const reports::ReportData data = build(path, o_, suppressions_, diagnostics_, damage);
+    std::optional<reports::ReportDiff> diff;
+    if (o_.diff) {
+      diff = reports::diff_reports(data, build(*o_.diff, o_, suppressions_, diagnostics_, damage));
+    }
+    const reports::ReportDiff* shown_diff = diff ? &*diff : nullptr;
+    return o_.json ? reports::render_json(data, shown_diff, render_)
+                   : reports::render_text(data, shown_diff, render_);
+  }
+
+ private:
+  const ReportOptions& o_;
+  StderrDiagnostics diagnostics_;
+  reports::Suppressions suppressions_;
+  reports::RenderOptions render_;
+};
+
+// One trace named on the command line: its report alone, as it always was.
+int report_one(Reporter& reporter, const std::string& path) {
+  std::optional<InputError> damage;
+  write_out(reporter.report(path, damage));
   // Damaged input: the report of what came before the damage is out; now the damage.
   if (damage) {
     throw *damage;
@@ -68,16 +98,92 @@ int report(const ReportOptions& o) {
   return 0;
 }
 
+// Several traces (or a directory): each trace's report in turn, headed by its name; a damaged
+// trace's error follows its report and the next trace is still reported.
+int report_many(Reporter& reporter, const reports::ReportInputs& inputs, bool json) {
+  int status = 0;
+  if (json) {
+    std::string notes;
+    for (const std::string& note : inputs.notes) {
+      notes += (notes.empty() ? "" : ", ") + json_string(note);
+    }
+    write_out(fmt::format("{{\"inputs\": [{}],\n\"traces\": [\n", notes));
+  } else {
+    for (const std::string& note : inputs.notes) {
+      write_out(fmt::format("rtrace report: {}\n", note));
+    }
+  }
+  for (std::size_t i = 0; i < inputs.traces.size(); ++i) {
+    const std::string& path = inputs.traces[i];
+    std::optional<InputError> damage;
+    const std::string report = reporter.report(path, damage);
+    if (json) {
+      write_out(fmt::format("{}{{\"trace\": {}, \"report\": {}}}", i == 0 ? "" : ",\n",
+                            json_string(path), report.substr(0, report.size() - 1)));
+    } else {
+      write_out(
+          fmt::format("\n== {} ({} of {}) ==\n{}", path, i + 1, inputs.traces.size(), report));
+    }
+    if (damage) {
+      status = report_error(*damage);
+    }
+  }
+  if (json) {
+    write_out("\n]}\n");
+  }
+  return status;
+}
+
+int report(const ReportOptions& o) {
+  const std::vector<std::string> paths =
+      o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+  if (std::ranges::count(paths, "-") > 0 && ::isatty(STDIN_FILENO) == 1) {
+    return usage_error(
+        "no trace to read: name a trace or a directory of traces, or pipe a trace into "
+        "standard input (rtrace report --help)");
+  }
+  if (std::ranges::count(paths, "-") > 1) {
+    return usage_error("standard input ('-') can be read only once");
+  }
+  const reports::ReportInputs inputs = reports::expand_report_inputs(paths, o.newest);
+  if (o.diff && inputs.traces.size() != 1) {
+    return usage_error(
+        fmt::format("--diff compares one trace with its baseline, and {} traces were given",
+                    inputs.traces.size()));
+  }
+  if (!o.quiet) {
+    for (const std::string& skipped : inputs.skipped) {
+      fmt::print(stderr, "rtrace: {}: not a trace, skipped\n", skipped);
+    }
+  }
+  Reporter reporter(o);
+  // A single trace named as such is reported exactly as before; a directory or several traces
+  // get their names in the output.
+  if (inputs.traces.size() == 1 && inputs.notes.empty()) {
+    return report_one(reporter, inputs.traces.front());
+  }
+  return report_many(reporter, inputs, o.json);
+}
+
 }  // namespace
 
 void add_report_options(CLI::App& app, ReportOptions& o) {
-  app.add_option("input,-i,--input-file", o.input, "Trace to report on (any format); - = stdin")
-      ->option_text("PATH");
+  app.add_option("inputs,-i,--input-file", o.inputs,
+                 "Traces (any format) or directories of traces; - or none = stdin")
+      ->option_text("PATH...");
+  app.add_flag("--newest", o.newest, "A directory stands for its newest trace only, not all");
   app.add_option("--diff", o.diff, "Baseline trace: show what grew from it to the input")
-      ->option_text("OTHER");
+      ->option_text("OLD");
   app.add_option("--suppressions", o.suppressions,
                  "Leak suppressions, one leak:PATTERN per line (LeakSanitizer format)")
       ->option_text("FILE");
+  app.add_option("--wrapper", o.wrappers,
+                 "A function (glob) wrapping the allocator, e.g. xmalloc or 'g_*alloc*': "
+                 "allocation sites are its callers; repeatable")
+      ->option_text("PATTERN")
+      ->allow_extra_args(false);  // --wrapper X TRACE: TRACE is a trace, not a pattern
+  app.add_flag("--short-templates", o.short_templates,
+               "Leave C++ template arguments out of names (std::vector<>::push_back)");
   app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
   app.add_flag("--json", o.json, "JSON output for scripts");
   app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
@@ -85,8 +191,11 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
       ->option_text("DIR");
   app.footer(
+      "Several traces, or a directory (every trace in it, or --newest), are reported one after\n"
+      "the other, each headed by its path. Without a trace, standard input is read unless it is\n"
+      "a terminal.\n"
       "Exit status: 0 success, 1 unreadable or corrupt input, a bad suppression file or a\n"
-      "write error, 2 bad options.");
+      "write error, 2 bad options or no input.");
 }
 
 int run_report(const ReportOptions& options) {

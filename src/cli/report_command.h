@@ -6,16 +6,21 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rtrace::cli {
 
 struct ReportOptions {
-  std::string input = "-";
+  // Traces or directories of traces; none: standard input (never a terminal).
+  std::vector<std::string> inputs;
+  bool newest = false;                      // a directory stands for its newest trace only
   std::optional<std::string> diff;          // the baseline trace
   std::optional<std::string> suppressions;  // LSan-style leak:PATTERN file
+  std::vector<std::string> wrappers;        // the program's allocation wrappers (globs)
   std::size_t top = 10;
   bool json = false;
   bool quiet = false;
+  bool short_templates = false;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.
   bool resolve = true;
   std::string root;  // sysroot for a trace taken on another system

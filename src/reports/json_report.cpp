@@ -5,32 +5,34 @@
 #include <iterator>
 
 #include "io/json_string.h"
+#include "reports/sites_json.h"
 
 namespace rtrace::reports {
 namespace {
 
-std::string frames_json(const std::vector<std::string>& frames) {
+std::string frames_json(const std::vector<std::string>& frames, const RenderOptions& options) {
   std::string out = "[";
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + json_string(frames[i]);
+    out += (i == 0 ? "" : ", ") + json_string(shown_name(frames[i], options));
   }
   return out + "]";
 }
 
-std::string site_json(const ReportData& data, const SiteStats& s) {
+std::string site_json(const ReportData& data, const SiteStats& s, const RenderOptions& options) {
   return fmt::format(
       R"({{"type": {}, "allocations": {}, "bytes_allocated": {}, "temporary": {}, )"
       R"("leaked_blocks": {}, "leaked_bytes": {}, "peak_bytes": {}, "suppressed": {}, )"
       R"("backtrace": {}}})",
       json_string(site_type_name(data, s)), s.allocations, s.bytes_allocated, s.temporary,
       s.leaked_blocks, s.leaked_bytes, s.peak_bytes, s.suppressed ? "true" : "false",
-      frames_json(s.frame_names));
+      frames_json(s.frame_names, options));
 }
 
-std::string sites_json(const ReportData& data, const std::vector<const SiteStats*>& sites) {
+std::string sites_json(const ReportData& data, const std::vector<const SiteStats*>& sites,
+                       const RenderOptions& options) {
   std::string out = "[";
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    out += std::string(i == 0 ? "\n    " : ",\n    ") + site_json(data, *sites[i]);
+    out += std::string(i == 0 ? "\n    " : ",\n    ") + site_json(data, *sites[i], options);
   }
   return out + (sites.empty() ? "]" : "\n  ]");
 }
@@ -58,7 +60,7 @@ std::string type_json(const ReportData& data, const TypeTotals& t, const RenderO
       R"("size_histogram": {}}})",
       json_string(t.type.type), json_string(t.type.description), t.calls, t.allocations, t.releases,
       t.bytes_allocated, t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes, t.peak_index,
-      t.peak_timestamp_ms, sites_json(data, peak_sites(data, type, options.top)),
+      t.peak_timestamp_ms, sites_json(data, peak_sites(data, type, options.top), options),
       histogram_json(t.histogram));
 }
 
@@ -81,7 +83,7 @@ std::string diff_json(const ReportDiff& diff, const RenderOptions& options) {
     const SiteGrowth& s = diff.sites[i];
     fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, "growth": {}, "backtrace": {}}})",
                    i == 0 ? "" : ", ", json_string(s.type), growth_json(s.growth),
-                   frames_json(s.frame_names));
+                   frames_json(s.frame_names, options));
   }
   return out + "]}";
 }
@@ -98,11 +100,13 @@ std::string render_json(const ReportData& data, const ReportDiff* diff,
   return fmt::format(
       "{{\n  \"process\": {},\n  \"pid\": {},\n  \"calls\": {},\n  \"types\": {},\n"
       "  \"suppressed\": {{\"blocks\": {}, \"bytes\": {}}},\n  \"leaks\": {},\n"
-      "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"diff\": {}\n}}\n",
+      "  \"allocation_sites\": {},\n  \"mismatched_releases\": {},\n"
+      "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"heap\": {},\n  \"diff\": {}\n}}\n",
       json_string(data.process), data.pid, data.calls, types, data.suppressed_blocks,
-      data.suppressed_bytes, sites_json(data, leak_sites(data, options.top)),
-      sites_json(data, allocating_sites(data, options.top)),
-      sites_json(data, temporary_sites(data, options.top)),
+      data.suppressed_bytes, sites_json(data, leak_sites(data, options.top), options),
+      allocation_sites_json(data, options), mismatched_releases_json(data, options),
+      sites_json(data, allocating_sites(data, options.top), options),
+      sites_json(data, temporary_sites(data, options.top), options), heap_json(data),
       diff == nullptr ? "null" : diff_json(*diff, options));
 }
 

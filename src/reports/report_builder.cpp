@@ -94,14 +94,27 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   // An id allocated again without a release in between starts a new block; the earlier one
   // stays counted as alive (a leak).
   const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
-  *block = LiveBlock{.site = site_index, .size = record.call.size};
+  *block = LiveBlock{
+      .site = site_index, .size = record.call.size, .allocator = function_id(record.function)};
   Site& site = sites_[site_index];
   ++site.allocations;
   site.bytes_allocated += record.call.size;
   change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call);
 }
 
-void ReportBuilder::release(const ResourceKey& key, const Call& call) {
+std::uint32_t ReportBuilder::function_id(std::string_view function) {
+  const auto known = function_ids_.find(function);
+  if (known != function_ids_.end()) {
+    return known->second;
+  }
+  const auto id = static_cast<std::uint32_t>(functions_.size());
+  functions_.emplace_back(function);
+  function_families_.push_back(allocation_family(function));
+  function_ids_.emplace(functions_.back(), id);
+  return id;
+}
+
+void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   ++type_state(key.type).totals.releases;
   const std::optional<LiveBlock> block = live_.release(key);
   if (!block) {
@@ -112,7 +125,13 @@ void ReportBuilder::release(const ResourceKey& key, const Call& call) {
     ++site.temporary;
     ++types_[key.type].totals.temporary;
   }
-  change_live(site, -1, -static_cast<std::int64_t>(block->size), call);
+  change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
+  if (mismatched(function_families_[block->allocator], release_family(record.function))) {
+    MismatchCount& count = mismatches_[{block->site, block->allocator, function_id(record.function),
+                                        backtraces_.intern(record.frames)}];
+    ++count.blocks;
+    count.bytes += block->size;
+  }
 }
 
 void ReportBuilder::call(const CallRecord& record) {
@@ -126,7 +145,7 @@ void ReportBuilder::call(const CallRecord& record) {
       just_allocated_ = key;
       return;
     case CallKind::Free:
-      release(key, record.call);
+      release(record, key);
       break;
     case CallKind::Other:
     case CallKind::Enter:
@@ -139,6 +158,29 @@ void ReportBuilder::call(const CallRecord& record) {
 const Symbol* ReportBuilder::symbol_of(const Frame& frame) const {
   const auto known = symbols_.find(frame.symbol);
   return known == symbols_.end() ? nullptr : &known->second;
+}
+
+const Mapping* ReportBuilder::mapping_of(Address address) const {
+  // The latest mapping wins: libraries come and go, the report describes the end state.
+  for (auto m = mappings_.rbegin(); m != mappings_.rend(); ++m) {
+    if (address >= m->from && address < m->to) {
+      return &*m;
+    }
+  }
+  return nullptr;
+}
+
+FrameDetail ReportBuilder::frame_detail(const Frame& frame) const {
+  FrameDetail detail{.address = frame.address};
+  if (const Symbol* s = symbol_of(frame)) {
+    detail.symbol = *s;
+    detail.module = s->module;
+  }
+  if (const Mapping* m = frame.address == 0 ? nullptr : mapping_of(frame.address)) {
+    detail.module = m->path;
+    detail.offset = frame.address - m->from;
+  }
+  return detail;
 }
 
 // A frame as a reader of the report wants it: the address, then the function and where it is.
@@ -163,11 +205,8 @@ std::string ReportBuilder::frame_name(const Frame& frame) const {
     }
     return name;
   }
-  // The latest mapping wins: libraries come and go, the report describes the end state.
-  for (auto m = mappings_.rbegin(); m != mappings_.rend(); ++m) {
-    if (frame.address >= m->from && frame.address < m->to) {
-      return fmt::format("{:#x} in {}", frame.address, m->path);
-    }
+  if (const Mapping* m = mapping_of(frame.address)) {
+    return fmt::format("{:#x} in {}", frame.address, m->path);
   }
   return fmt::format("{:#x}", frame.address);
 }
@@ -209,6 +248,7 @@ void ReportBuilder::finish() {
     for (const Frame& frame : frames) {
       stats.frames.push_back(frame.address);
       stats.frame_names.push_back(frame_name(frame));
+      stats.frame_details.push_back(frame_detail(frame));
     }
     stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
@@ -224,6 +264,26 @@ void ReportBuilder::finish() {
     data_.sites.push_back(std::move(stats));
   }
   data_.checkpoints = checkpoints_.result();
+  finish_mismatches();
+}
+
+void ReportBuilder::finish_mismatches() {
+  for (const auto& [key, count] : mismatches_) {
+    const auto& [site, allocator, releaser, backtrace] = key;
+    MismatchedRelease mismatch{.site = site,
+                               .allocated_by = functions_[allocator],
+                               .released_by = functions_[releaser],
+                               .blocks = count.blocks,
+                               .bytes = count.bytes};
+    for (const Frame& frame : backtraces_.frames(backtrace)) {
+      mismatch.release_frame_names.push_back(frame_name(frame));
+    }
+    data_.mismatched_releases.push_back(std::move(mismatch));
+  }
+  // Most blocks first; equal counts in order of the allocating site's first allocation.
+  std::ranges::stable_sort(
+      data_.mismatched_releases,
+      [](const MismatchedRelease& a, const MismatchedRelease& b) { return a.blocks > b.blocks; });
 }
 
 }  // namespace rtrace::reports

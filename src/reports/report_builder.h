@@ -8,13 +8,19 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "filters/live_resources.h"
 #include "model/backtrace_table.h"
 #include "pipeline/trace_sink.h"
+#include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
 #include "reports/report_data.h"
 #include "reports/suppressions.h"
@@ -30,6 +36,7 @@ class ReportBuilder final : public TraceSink {
   void resource_type(const ResourceType& type) override;
   void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
+  void heap_info(const HeapInfo& info) override { data_.heap = info; }
   void finish() override;
 
   // The report; valid after finish().
@@ -51,6 +58,13 @@ class ReportBuilder final : public TraceSink {
   struct LiveBlock {
     std::uint32_t site = 0;
     std::uint64_t size = 0;
+    std::uint32_t allocator = 0;  // interned name of the allocating function
+  };
+  // A mismatched release: (allocating site, allocator, releaser, release backtrace).
+  using MismatchKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, BacktraceId>;
+  struct MismatchCount {
+    std::uint64_t blocks = 0;
+    std::uint64_t bytes = 0;
   };
   struct TypeState {
     TypeTotals totals;
@@ -63,7 +77,11 @@ class ReportBuilder final : public TraceSink {
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
   void allocate(const CallRecord& record, const ResourceKey& key);
-  void release(const ResourceKey& key, const Call& call);
+  void release(const CallRecord& record, const ResourceKey& key);
+  std::uint32_t function_id(std::string_view function);
+  void finish_mismatches();
+  FrameDetail frame_detail(const Frame& frame) const;
+  const Mapping* mapping_of(Address address) const;
   const Symbol* symbol_of(const Frame& frame) const;
   std::string frame_name(const Frame& frame) const;
   bool suppressed(std::span<const Frame> frames) const;
@@ -81,6 +99,17 @@ class ReportBuilder final : public TraceSink {
   std::unordered_map<SymbolId, Symbol> symbols_;
   CheckpointProfile checkpoints_;
   std::vector<Mapping> mappings_;
+  // Allocating and releasing function names, interned: live blocks and mismatches hold ids.
+  std::vector<std::string> functions_;
+  std::vector<AllocatorFamily> function_families_;  // as allocator, by id
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
+  std::map<MismatchKey, MismatchCount> mismatches_;
 };
 
 }  // namespace rtrace::reports

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,22 @@ struct TypeTotals {
   SizeHistogram histogram{};
 };
 
+// One backtrace frame as the report knows it: where it lies (the module the trace's memory maps
+// put it in, and its offset there, which survive address randomisation) and what the resolver
+// named it (empty when it did not).
+struct FrameDetail {
+  Address address = 0;
+  std::string module{};             // the mapping's path, else the symbol's module; may be empty
+  std::optional<Address> offset{};  // from the start of the mapping holding the address
+  Symbol symbol{};                  // where, and the calls that inlined it
+};
+
 // Everything allocated from one backtrace, of one resource type.
 struct SiteStats {
   std::uint32_t type = 0;
   std::vector<Address> frames{};
-  std::vector<std::string> frame_names{};  // as the text protocol would print each frame
+  std::vector<std::string> frame_names{};    // as the text protocol would print each frame
+  std::vector<FrameDetail> frame_details{};  // parallel to `frames`
   std::uint64_t allocations = 0;
   std::uint64_t bytes_allocated = 0;
   std::uint64_t temporary = 0;
@@ -45,6 +57,18 @@ struct SiteStats {
   std::uint64_t peak_bytes = 0;  // alive from here when its type reached its peak
   std::uint64_t first_index = 0;
   bool suppressed = false;  // its leaks match a suppression
+};
+
+// Blocks released by a function of another family than the one that allocated them (`new[]`
+// freed by `free` or `delete`, `malloc` freed by `delete`, ...), one entry per allocating
+// backtrace, allocator, releasing function and release backtrace.
+struct MismatchedRelease {
+  std::size_t site = 0;  // index in ReportData::sites: where the blocks were allocated
+  std::string allocated_by{};
+  std::string released_by{};
+  std::vector<std::string> release_frame_names{};  // empty when the trace has no free backtraces
+  std::uint64_t blocks = 0;
+  std::uint64_t bytes = 0;
 };
 
 struct ReportData {
@@ -56,6 +80,8 @@ struct ReportData {
   std::uint64_t suppressed_blocks = 0;
   std::uint64_t suppressed_bytes = 0;
   std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release
+  std::optional<HeapInfo> heap;              // the trace's last heap statistics (HINF), if any
+  std::vector<MismatchedRelease> mismatched_releases;  // most blocks first
 };
 
 }  // namespace rtrace::reports

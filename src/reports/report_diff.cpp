@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "reports/frame_text.h"
+
 namespace rtrace::reports {
 namespace {
 
@@ -46,10 +48,29 @@ std::string type_name(const ReportData& data, std::uint32_t type) {
 
 using SiteKey = std::pair<std::string, std::vector<std::string>>;
 
-std::map<SiteKey, Growth> sites_by_key(const ReportData& data) {
-  std::map<SiteKey, Growth> sites;
+// What identifies a backtrace in either trace: its resource type and each frame's identity
+// across runs (module and offset, else resolved names; see frame_key).
+SiteKey site_key(const ReportData& data, const SiteStats& site) {
+  SiteKey key{type_name(data, site.type), {}};
+  for (const FrameDetail& frame : site.frame_details) {
+    key.second.push_back(frame_key(frame));
+  }
+  return key;
+}
+
+struct KeyedSite {
+  Growth amounts;
+  const SiteStats* first = nullptr;  // shown for the key
+};
+
+std::map<SiteKey, KeyedSite> sites_by_key(const ReportData& data) {
+  std::map<SiteKey, KeyedSite> sites;
   for (const SiteStats& site : data.sites) {
-    Growth& g = sites[{type_name(data, site.type), site.frame_names}];
+    KeyedSite& keyed = sites[site_key(data, site)];
+    if (keyed.first == nullptr) {
+      keyed.first = &site;
+    }
+    Growth& g = keyed.amounts;
     const Growth a = amounts(site);
     g.allocations += a.allocations;
     g.bytes_allocated += a.bytes_allocated;
@@ -89,12 +110,12 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     add_type(t.type.type);
   }
 
-  const std::map<SiteKey, Growth> before = sites_by_key(baseline);
+  const std::map<SiteKey, KeyedSite> before = sites_by_key(baseline);
   for (const auto& [key, now] : sites_by_key(current)) {
     const auto old = before.find(key);
-    const Growth growth = old == before.end() ? now : now - old->second;
+    const Growth growth = old == before.end() ? now.amounts : now.amounts - old->second.amounts;
     if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
-      diff.sites.push_back({key.first, key.second, growth});
+      diff.sites.push_back({key.first, now.first->frame_names, growth});
     }
   }
   std::ranges::stable_sort(diff.sites, [](const SiteGrowth& a, const SiteGrowth& b) {

@@ -1,8 +1,9 @@
 // `rtrace report --diff OTHER`: what grew from the OTHER (baseline) trace to this one.
 //
-// Backtraces are matched by resource type and frame names (resolved names when the traces
-// carry them, else addresses with their modules), so two runs of one binary without address
-// randomisation, or two resolved traces, line up.
+// Backtraces are matched by resource type and, frame by frame, by what stays the same across
+// runs under address randomisation: the module and the offset in it where the trace's memory
+// maps place the frame (binary traces, text traces with maps), else the resolved function,
+// file and line (resolved text traces), never the raw address unless nothing else is known.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "reports/frame_text.h"
+
 namespace rtrace::reports {
 namespace {
 
@@ -54,6 +56,10 @@ std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_
   return select(
       data, top, [](const SiteStats& s) { return s.temporary; },
       [](const SiteStats& s) { return s.temporary > 0; });
+}
+
+std::string shown_name(const std::string& name, const RenderOptions& options) {
+  return options.short_templates ? shorten_templates(name) : name;
 }
 
 std::string site_type_name(const ReportData& data, const SiteStats& site) {

@@ -13,7 +13,14 @@ namespace rtrace::reports {
 
 struct RenderOptions {
   std::size_t top = 10;  // entries per list
+  // Glob patterns of the program's own allocation wrappers (xmalloc, g_malloc...): allocation
+  // sites are the first frame outside the allocator and these.
+  std::vector<std::string> wrappers{};
+  bool short_templates = false;  // C++ template arguments left out of names
 };
+
+// A frame or function name as the options want it shown.
+std::string shown_name(const std::string& name, const RenderOptions& options);
 
 // Unsuppressed leaks, most leaked bytes first.
 std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top);

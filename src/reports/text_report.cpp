@@ -6,6 +6,8 @@
 #include <iterator>
 
 #include "reports/checkpoint_text.h"
+#include "reports/human_units.h"
+#include "reports/sites_text.h"
 
 namespace rtrace::reports {
 namespace {
@@ -17,14 +19,33 @@ std::string clock_text(std::uint32_t ms) {
                      day % 1000);
 }
 
-void append_frames(std::string& out, const std::vector<std::string>& frames) {
+void append_frames(std::string& out, const std::vector<std::string>& frames,
+                   const RenderOptions& options) {
   if (frames.empty()) {
     out += "      (no backtrace)\n";
     return;
   }
   for (const std::string& frame : frames) {
-    fmt::format_to(std::back_inserter(out), "      {}\n", frame);
+    fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
   }
+}
+
+// What the trace says about the process beyond its calls: its command line, its memory.
+void append_process(std::string& out, const ReportData& data) {
+  // sp-rtrace's process information names the program (argv[0]); its arguments are not sent.
+  fmt::format_to(std::back_inserter(out), "command line: {} (arguments are not recorded)\n",
+                 data.process);
+  out += "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not RSS)\n";
+  if (!data.heap) {
+    out += "heap statistics: none in the trace\n";
+    return;
+  }
+  const HeapInfo& h = *data.heap;
+  fmt::format_to(std::back_inserter(out),
+                 "heap when tracing stopped: {} in use, {} free, arena {}, {} in {} mmapped "
+                 "region(s)\n",
+                 human_bytes(h.uordblks), human_bytes(h.fordblks), human_bytes(h.arena),
+                 human_bytes(h.hblkhd), h.hblks);
 }
 
 void append_totals(std::string& out, const ReportData& data) {
@@ -50,7 +71,7 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
     const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
     for (const SiteStats* site : peak_sites(data, type, options.top)) {
       fmt::format_to(std::back_inserter(out), "    {} bytes held from:\n", site->peak_bytes);
-      append_frames(out, site->frame_names);
+      append_frames(out, site->frame_names, options);
     }
   }
 }
@@ -68,7 +89,7 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
   for (const SiteStats* site : leak_sites(data, options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} bytes in {} block(s) of {} from:\n",
                    site->leaked_bytes, site->leaked_blocks, site_type_name(data, *site));
-    append_frames(out, site->frame_names);
+    append_frames(out, site->frame_names, options);
   }
 }
 
@@ -77,7 +98,7 @@ void append_allocating(std::string& out, const ReportData& data, const RenderOpt
   for (const SiteStats* site : allocating_sites(data, options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} allocations of {} bytes ({}) from:\n",
                    site->allocations, site->bytes_allocated, site_type_name(data, *site));
-    append_frames(out, site->frame_names);
+    append_frames(out, site->frame_names, options);
   }
 }
 
@@ -86,7 +107,7 @@ void append_temporary(std::string& out, const ReportData& data, const RenderOpti
   for (const SiteStats* site : temporary_sites(data, options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} of {} allocations ({}) from:\n",
                    site->temporary, site->allocations, site_type_name(data, *site));
-    append_frames(out, site->frame_names);
+    append_frames(out, site->frame_names, options);
   }
 }
 
@@ -127,7 +148,7 @@ void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& 
                    "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
                    site.growth.leaked_bytes, site.growth.bytes_allocated, site.growth.allocations,
                    site.type);
-    append_frames(out, site.frame_names);
+    append_frames(out, site.frame_names, options);
   }
 }
 
@@ -136,10 +157,14 @@ void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& 
 std::string render_text(const ReportData& data, const ReportDiff* diff,
                         const RenderOptions& options) {
   std::string out =
-      fmt::format("rtrace report: {} (pid {}), {} calls\n\n", data.process, data.pid, data.calls);
+      fmt::format("rtrace report: {} (pid {}), {} calls\n", data.process, data.pid, data.calls);
+  append_process(out, data);
+  out += '\n';
   append_totals(out, data);
   append_peaks(out, data, options);
   append_leaks(out, data, options);
+  out += render_allocation_sites(data, options);
+  out += render_mismatched_releases(data, options);
   append_allocating(out, data, options);
   append_temporary(out, data, options);
   append_histogram(out, data);

@@ -22,7 +22,10 @@ TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
       test::run_command(report(fixture_arg("memory/memory.raw") + " -n 1 --no-resolve"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find("\nPEAK")),
-            "rtrace report: ./memory (pid 778), 44 calls\n\nTOTALS\n"
+            "rtrace report: ./memory (pid 778), 44 calls\n"
+            "command line: ./memory (arguments are not recorded)\n"
+            "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not RSS)\n"
+            "heap statistics: none in the trace\n\nTOTALS\n"
             "  memory (memory allocation in bytes): 44 calls, 25 allocations of 7554 bytes, 19 "
             "releases, 19 temporary\n");
   // The same numbers the leak filter prints (memory.l.txt).
