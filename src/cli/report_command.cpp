@@ -59,7 +59,8 @@ int usage_error(const std::string& what) {
 
 class Reporter {
  public:
-  explicit Reporter(const ReportOptions& o) : o_(o), diagnostics_(o.quiet) {
+  Reporter(const ReportOptions& o, std::optional<std::string> baseline)
+      : o_(o), baseline_(std::move(baseline)), diagnostics_(o.quiet) {
     if (o.suppressions) {
       suppressions_ =
           reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
@@ -72,8 +73,9 @@ class Reporter {
   std::string report(const std::string& path, std::optional<InputError>& damage) {
     const reports::ReportData data = build(path, o_, suppressions_, diagnostics_, damage);
     std::optional<reports::ReportDiff> diff;
-    if (o_.diff) {
-      diff = reports::diff_reports(data, build(*o_.diff, o_, suppressions_, diagnostics_, damage));
+    if (baseline_) {
+      diff =
+          reports::diff_reports(data, build(*baseline_, o_, suppressions_, diagnostics_, damage));
     }
     const reports::ReportDiff* shown_diff = diff ? &*diff : nullptr;
     return o_.json ? reports::render_json(data, shown_diff, render_)
@@ -82,6 +84,7 @@ class Reporter {
 
  private:
   const ReportOptions& o_;
+  std::optional<std::string> baseline_;  // --diff's trace
   StderrDiagnostics diagnostics_;
   reports::Suppressions suppressions_;
   reports::RenderOptions render_;
@@ -145,7 +148,16 @@ int report(const ReportOptions& o) {
   if (std::ranges::count(paths, "-") > 1) {
     return usage_error("standard input ('-') can be read only once");
   }
-  const reports::ReportInputs inputs = reports::expand_report_inputs(paths, o.newest);
+  // With --diff a directory stands for its newest trace, on either side.
+  reports::ReportInputs inputs = reports::expand_report_inputs(paths, o.newest || o.diff);
+  std::optional<std::string> baseline;
+  if (o.diff) {
+    reports::ReportInputs old = reports::expand_report_inputs({*o.diff}, true);
+    baseline = old.traces.front();
+    for (std::string& note : old.notes) {
+      inputs.notes.insert(inputs.notes.begin(), "baseline " + note);
+    }
+  }
   if (o.diff && inputs.traces.size() != 1) {
     return usage_error(
         fmt::format("--diff compares one trace with its baseline, and {} traces were given",
@@ -156,7 +168,7 @@ int report(const ReportOptions& o) {
       fmt::print(stderr, "rtrace: {}: not a trace, skipped\n", skipped);
     }
   }
-  Reporter reporter(o);
+  Reporter reporter(o, baseline);
   // A single trace named as such is reported exactly as before; a directory or several traces
   // get their names in the output.
   if (inputs.traces.size() == 1 && inputs.notes.empty()) {
