@@ -1,0 +1,116 @@
+// The small parts of the report's text: human units, short templates, allocator families, and
+// the allocation sites of a hand-made report (wrappers, inlined frames, caller trees).
+#include <gtest/gtest.h>
+
+#include "reports/allocation_sites.h"
+#include "reports/allocator_family.h"
+#include "reports/frame_text.h"
+#include "reports/human_units.h"
+
+namespace rtrace::reports {
+namespace {
+
+TEST(HumanUnits, DecimalUnitsWithOneDecimal) {
+  EXPECT_EQ(human_bytes(0), "0 B");
+  EXPECT_EQ(human_bytes(999), "999 B");
+  EXPECT_EQ(human_bytes(1000), "1.0 KB");
+  EXPECT_EQ(human_bytes(4096), "4.1 KB");
+  EXPECT_EQ(human_bytes(8'500'000), "8.5 MB");
+  EXPECT_EQ(human_bytes(999'960), "1.0 MB");  // never "1000.0 KB"
+  EXPECT_EQ(human_bytes(~std::uint64_t{0}), "18.4 EB");
+  EXPECT_EQ(percent(1, 3), "33.3%");
+  EXPECT_EQ(percent(5, 0), "");
+}
+
+TEST(ShortTemplates, ArgumentListsEmptiedOperatorsKept) {
+  EXPECT_EQ(shorten_templates("std::vector<int, std::allocator<int> >::push_back(int const&)"),
+            "std::vector<>::push_back(int const&)");
+  EXPECT_EQ(shorten_templates("std::map<K, std::vector<V> >::operator[](K const&)"),
+            "std::map<>::operator[](K const&)");
+  EXPECT_EQ(shorten_templates("operator<<(std::ostream&, Foo<int> const&)"),
+            "operator<<(std::ostream&, Foo<> const&)");
+  EXPECT_EQ(shorten_templates("Ptr<T>::operator->() const"), "Ptr<>::operator->() const");
+  EXPECT_EQ(shorten_templates("bool operator< <A>(A, A)"), "bool operator< <>(A, A)");
+  EXPECT_EQ(shorten_templates("plain(int) at file.c:3"), "plain(int) at file.c:3");
+}
+
+TEST(AllocatorFamily, WhatMismatches) {
+  EXPECT_TRUE(
+      mismatched(allocation_family("operator new[](unsigned long)"), release_family("free")));
+  EXPECT_TRUE(mismatched(allocation_family("operator new[](unsigned long)"),
+                         release_family("operator delete(void*)")));
+  EXPECT_TRUE(mismatched(allocation_family("malloc"), release_family("operator delete(void*)")));
+  EXPECT_TRUE(
+      mismatched(allocation_family("operator new(unsigned long)"), release_family("realloc")));
+  EXPECT_FALSE(mismatched(allocation_family("calloc"), release_family("realloc")));
+  EXPECT_FALSE(mismatched(allocation_family("operator new(unsigned long, std::align_val_t)"),
+                          release_family("operator delete(void*, std::align_val_t)")));
+  EXPECT_FALSE(mismatched(allocation_family("operator new[](unsigned long)"),
+                          release_family("operator delete[](void*, unsigned long)")));
+  EXPECT_FALSE(mismatched(allocation_family("open"), release_family("free")));  // not memory
+}
+
+FrameDetail named(Address address, const std::string& function, std::uint32_t line,
+                  std::vector<SourcePosition> inlined_by = {}) {
+  return {
+      .address = address,
+      .module = "/bin/prog",
+      .offset = address - 0x400000,
+      .symbol = {.module = "/bin/prog",
+                 .where = {.function = function, .parameters = "", .file = "prog.c", .line = line},
+                 .inlined_by = std::move(inlined_by)}};
+}
+
+SiteStats stats(std::vector<FrameDetail> frames, std::uint64_t allocations, std::uint64_t bytes,
+                std::uint64_t leaked) {
+  SiteStats site{.type = 1,
+                 .allocations = allocations,
+                 .bytes_allocated = bytes,
+                 .leaked_blocks = leaked == 0 ? 0U : 1U,
+                 .leaked_bytes = leaked};
+  site.frame_details = std::move(frames);
+  return site;
+}
+
+TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
+  ReportData data;
+  // g_malloc (a wrapper) inlined into load(), called from two lines of main.
+  const FrameDetail wrapper =
+      named(0x401000, "g_malloc", 5,
+            {{.function = "load", .parameters = "", .file = "prog.c", .line = 12}});
+  data.sites.push_back(stats({wrapper, named(0x402000, "main", 30)}, 2, 200, 100));
+  data.sites.push_back(stats({wrapper, named(0x402100, "main", 31)}, 1, 50, 0));
+  data.sites.push_back(stats({named(0x403000, "other", 7)}, 1, 10, 0));
+
+  std::vector<AllocationSite> sites = allocation_sites(data, {"g_*"});
+  ASSERT_EQ(sites.size(), 2U);
+  EXPECT_EQ(sites[0].frame.label, "load at prog.c:12");
+  EXPECT_FALSE(sites[0].frame.inlined);
+  EXPECT_EQ(
+      sites[0].amounts,
+      (SiteAmounts{
+          .allocations = 3, .bytes_allocated = 250, .leaked_blocks = 1, .leaked_bytes = 100}));
+  ASSERT_EQ(sites[0].callers.size(), 2U);
+  EXPECT_EQ(sites[0].callers[0].frame.label, "main at prog.c:30");  // leaked the most
+  EXPECT_EQ(sites[0].callers[1].frame.label, "main at prog.c:31");
+  EXPECT_EQ(sites[1].frame.label, "other at prog.c:7");
+
+  // Without the wrapper pattern, the wrapper is the site, shown as inlined into load().
+  sites = allocation_sites(data, {});
+  EXPECT_EQ(sites[0].frame.label, "g_malloc at prog.c:5 [inlined]");
+  EXPECT_TRUE(sites[0].frame.inlined);
+  ASSERT_EQ(sites[0].callers.size(), 1U);
+  EXPECT_EQ(sites[0].callers[0].frame.label, "load at prog.c:12");
+  EXPECT_EQ(sites[0].callers[0].callers.size(), 2U);
+}
+
+TEST(FrameKey, ModuleOffsetElseNamesElseAddress) {
+  EXPECT_EQ(frame_key(named(0x401234, "f", 3)), "/bin/prog+0x1234");
+  FrameDetail no_maps = named(0x401234, "f", 3);
+  no_maps.offset.reset();
+  EXPECT_EQ(frame_key(no_maps), "f at prog.c:3\n");
+  EXPECT_EQ(frame_key(FrameDetail{.address = 0x1234}), "0x1234");
+}
+
+}  // namespace
+}  // namespace rtrace::reports
