@@ -184,7 +184,9 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "Traces (any format) or directories of traces; - or none = stdin")
       ->option_text("PATH...");
   app.add_flag("--newest", o.newest, "A directory stands for its newest trace only, not all");
-  app.add_option("--diff", o.diff, "Baseline trace: show what grew from it to the input")
+  app.add_option("--diff", o.diff,
+                 "Baseline trace (a directory: its newest): what grew from it to the input, frames "
+                 "matched by module+offset or source line, not address")
       ->option_text("OLD");
   app.add_option("--suppressions", o.suppressions,
                  "Leak suppressions, one leak:PATTERN per line (LeakSanitizer format)")

@@ -30,7 +30,9 @@ const auto kSubcommands = std::to_array<Subcommand>({
      setup_record},
     {"resolve", "Name backtrace addresses: function, source file and line (text protocol out)",
      setup_resolve},
-    {"report", "Summarise a trace: totals, peak, leaks, hot backtraces, temporaries, sizes",
+    {"report",
+     "Summarise traces: totals, peak, leaks, allocation sites and their callers, mismatched "
+     "releases, temporaries, sizes, diffs",
      setup_report},
     {"export", "Write a trace for other tools: folded, flamegraph, callgraph, massif, chrome",
      setup_export},
