@@ -39,21 +39,51 @@ void sort_callers(std::vector<CallerNode>& callers) {
   }
 }
 
-// Adds the path of callers (innermost first) to the tree under `callers`.
-void add_path(std::vector<CallerNode>& callers, std::span<const LogicalFrame> path,
-              const SiteStats& stats) {
-  if (path.empty()) {
-    return;
+// The caller trees of every site, built in one flat table where a caller is found by hash
+// rather than by a scan of its siblings (a site may have many thousands of callers), then turned
+// into nested CallerNodes.
+class CallerTrees {
+ public:
+  // A new tree (one per site); returns its root.
+  std::size_t add_root() {
+    nodes_.emplace_back();
+    return nodes_.size() - 1;
   }
-  auto node = std::ranges::find_if(
-      callers, [&](const CallerNode& c) { return c.frame.key == path.front().key; });
-  if (node == callers.end()) {
-    callers.push_back(CallerNode{.frame = path.front()});
-    node = std::prev(callers.end());
+
+  // Adds the path of callers (innermost first) beneath `root`.
+  void add_path(std::size_t root, std::span<const LogicalFrame> path, const SiteStats& stats) {
+    std::size_t parent = root;
+    for (const LogicalFrame& frame : path) {
+      const auto [child, added] =
+          child_of_.try_emplace(std::to_string(parent) + '\n' + frame.key, nodes_.size());
+      if (added) {
+        nodes_.push_back(Node{.frame = frame});
+        nodes_[parent].children.push_back(child->second);
+      }
+      parent = child->second;
+      nodes_[parent].amounts.add(stats);
+    }
   }
-  node->amounts.add(stats);
-  add_path(node->callers, path.subspan(1), stats);
-}
+
+  std::vector<CallerNode> callers(std::size_t node) const {
+    std::vector<CallerNode> callers;
+    for (const std::size_t child : nodes_[node].children) {
+      callers.push_back(CallerNode{.frame = nodes_[child].frame,
+                                   .amounts = nodes_[child].amounts,
+                                   .callers = this->callers(child)});
+    }
+    return callers;
+  }
+
+ private:
+  struct Node {
+    LogicalFrame frame{};
+    SiteAmounts amounts{};
+    std::vector<std::size_t> children{};
+  };
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, std::size_t> child_of_;  // "parent\nkey" -> node
+};
 
 std::vector<LogicalFrame> logical_backtrace(const SiteStats& stats) {
   std::vector<LogicalFrame> frames;
@@ -92,6 +122,8 @@ std::vector<AllocationSite> allocation_sites(const ReportData& data,
                                              const std::vector<std::string>& wrappers) {
   std::vector<AllocationSite> sites;
   std::unordered_map<std::string, std::size_t> index_of;  // "type key" -> index in sites
+  CallerTrees trees;
+  std::vector<std::size_t> roots;  // by index in sites
   for (const SiteStats& stats : data.sites) {
     if (stats.allocations == 0) {
       continue;
@@ -109,10 +141,13 @@ std::vector<AllocationSite> allocation_sites(const ReportData& data,
         index_of.try_emplace(std::to_string(stats.type) + ' ' + site_frame.key, sites.size());
     if (added) {
       sites.push_back(AllocationSite{.type = stats.type, .frame = site_frame});
+      roots.push_back(trees.add_root());
     }
-    AllocationSite& site = sites[index->second];
-    site.amounts.add(stats);
-    add_path(site.callers, callers, stats);
+    sites[index->second].amounts.add(stats);
+    trees.add_path(roots[index->second], callers, stats);
+  }
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    sites[i].callers = trees.callers(roots[i]);
   }
   std::ranges::stable_sort(sites, [](const AllocationSite& a, const AllocationSite& b) {
     return rank(a.amounts) > rank(b.amounts);
