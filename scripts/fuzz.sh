@@ -42,7 +42,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   echo "== $target: ${seconds}s" >&2
   if ! "$build/fuzz/$target" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=1048576 -artifact_prefix="$findings/" -print_final_stats=1 \
+      -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 \
       2> "$build/fuzz-findings/$target.log"; then
     failed+=("$target")
   fi
