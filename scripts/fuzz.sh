@@ -5,13 +5,23 @@
 # BUILD/fuzz-findings/<target>/ and makes the script fail; add it to tests/fuzz-regressions/ with
 # the fix.
 #
-# Usage: scripts/fuzz.sh [BUILD] [TARGET...]      (FUZZ_SECONDS, FUZZ_JOBS from the environment)
+# Usage: scripts/fuzz.sh [BUILD] [TARGET...]   (FUZZ_SECONDS or FUZZ_RUNS from the environment)
+#
+# FUZZ_RUNS=N runs each target for N inputs from a fixed seed instead (CI: the same inputs on
+# every machine, however fast).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build-fuzz}
 shift || true
 seconds=${FUZZ_SECONDS:-60}
+if [[ -n "${FUZZ_RUNS:-}" ]]; then
+  limit=(-runs="$FUZZ_RUNS" -seed=1)
+  budget="$FUZZ_RUNS runs"
+else
+  limit=(-max_total_time="$seconds")
+  budget="${seconds}s"
+fi
 fixtures=${RTRACE_FIXTURES:-$root/../shared/fixtures}
 
 if [[ ! -f "$build/build.ninja" ]]; then
@@ -40,8 +50,8 @@ for target in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$target"
   findings="$build/fuzz-findings/$target"
   mkdir -p "$corpus" "$findings"
-  echo "== $target: ${seconds}s" >&2
-  if ! "$build/fuzz/$target" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 \
+  echo "== $target: $budget" >&2
+  if ! "$build/fuzz/$target" "$corpus" "$seeds" "${limit[@]}" -timeout=10 \
       -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 \
       2> "$build/fuzz-findings/$target.log"; then
     failed+=("$target")
@@ -53,4 +63,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
   echo "rtrace fuzz: findings in ${failed[*]} (see $build/fuzz-findings/)" >&2
   exit 1
 fi
-echo "rtrace fuzz: ${#targets[@]} targets, ${seconds}s each, no findings" >&2
+echo "rtrace fuzz: ${#targets[@]} targets, $budget each, no findings" >&2
