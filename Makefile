@@ -4,9 +4,13 @@
 #   make check   install what is missing, build everything, run the whole test suite
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
+#   make fuzz          build the libFuzzer targets with clang and run each FUZZ_SECONDS (60)
+#   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 60
+SANITIZE_BUILD ?= build-sanitize
 
 # What ships, and what `make demo` runs: the commands, the tracer modules, the context library
 # and (for the demo) the example program. Tests and benchmarks are not needed for either.
@@ -14,7 +18,7 @@ SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
                   rtrace_tracer_main rtrace_tracer_memory rtrace_context
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
-.PHONY: all deps build demo check install release bench format clean
+.PHONY: all deps build demo check install release bench format clean fuzz check-sanitize
 
 all: build
 
@@ -42,6 +46,18 @@ release: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	      -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
 	cmake --build $(BUILD) -j $(JOBS)
+
+fuzz:
+	@scripts/install-deps.sh --fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh build-fuzz
+
+# The sanitizers' runtime must come first in a process: the tracer libraries and the programs the
+# tests trace stay uninstrumented (cmake/Sanitize.cmake).
+check-sanitize: deps
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DRTRACE_SANITIZE=ON -DRTRACE_BUILD_BENCH=OFF
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	@scripts/install-deps.sh --bench

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rtrace needs to build and test (with --bench: also to run the
-# benchmarks), when they are missing. Runs apt-get only if something is missing; needs root (or
-# sudo) then.
+# benchmarks; with --fuzz: to build the fuzzers), when they are missing. Runs apt-get only if
+# something is missing; needs root (or sudo) then.
 set -euo pipefail
 
 packages=(
@@ -15,10 +15,15 @@ packages=(
   # tests of rtrace export: the consumers that open its files (dot, ms_print)
   graphviz valgrind
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  # what the benchmarks compare with: llvm-symbolizer, heaptrack; bc for the scripts
-  packages+=(llvm heaptrack bc time)
-fi
+for option in "$@"; do
+  case "$option" in
+    # what the benchmarks compare with: llvm-symbolizer, heaptrack; bc for the scripts
+    --bench) packages+=(llvm heaptrack bc time) ;;
+    # make fuzz: clang with libFuzzer and the sanitizer runtimes
+    --fuzz) packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev llvm-14) ;;
+    *) echo "install-deps.sh: unknown option $option" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -45,6 +45,18 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   return sizes;
 }
 
+// The -S signal, by number or name; one that cannot toggle (SIGKILL, SIGSTOP) is refused.
+int toggle_signal(const std::string& text) {
+  const std::optional<int> signal = recorder::parse_signal(text);
+  if (!signal) {
+    throw UsageError("-S: unknown signal '" + text + "'");
+  }
+  if (const std::optional<std::string> why = recorder::unusable_toggle_signal(*signal)) {
+    throw UsageError("-S: " + *why);
+  }
+  return *signal;
+}
+
 recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   recorder::TracerSettings s;
   s.depth = o.depth;
@@ -55,11 +67,7 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.buffered = !o.no_buffering;
   s.follow_forks = o.follow_forks;
   s.arguments = o.arguments;
-  const std::optional<int> signal = recorder::parse_signal(o.signal);
-  if (!signal) {
-    throw UsageError("-S: unknown signal '" + o.signal + "'");
-  }
-  s.signal = *signal;
+  s.signal = toggle_signal(o.signal);
   return s;
 }
 
@@ -158,18 +166,16 @@ int launch(const RecordOptions& o, std::vector<std::string> command) {
 }
 
 int toggle(const RecordOptions& o) {
-  const std::optional<int> signal = recorder::parse_signal(o.signal);
-  if (!signal) {
-    throw UsageError("-S: unknown signal '" + o.signal + "'");
-  }
+  const int signal = toggle_signal(o.signal);
   if (*o.toggle_pid <= 0) {
     throw UsageError(fmt::format("-t: invalid pid {}", *o.toggle_pid));
   }
-  const std::vector<pid_t> signalled =
-      recorder::toggle_tracing(*o.toggle_pid, *signal, o.follow_forks);
+  const std::vector<recorder::Toggled> toggled =
+      recorder::toggle_tracing(*o.toggle_pid, signal, o.follow_forks);
   if (!o.quiet) {
-    for (const pid_t pid : signalled) {
-      fmt::print(stderr, "rtrace: toggled tracing of process {}\n", pid);
+    for (const recorder::Toggled& process : toggled) {
+      fmt::print(stderr, "rtrace: tracing of process {} is now {}\n", process.pid,
+                 process.tracing ? "on" : "off");
     }
   }
   return 0;

@@ -2,9 +2,11 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
@@ -69,6 +71,14 @@ std::optional<int> parse_signal(const std::string& text) {
   return std::nullopt;
 }
 
+std::optional<std::string> unusable_toggle_signal(int signal) {
+  if (signal == SIGKILL || signal == SIGSTOP) {
+    return std::string("SIG") + ::sigabbrev_np(signal) +
+           " cannot toggle tracing: a process cannot catch it";
+  }
+  return std::nullopt;
+}
+
 bool is_traced(pid_t pid) {
   std::ifstream maps(proc(pid, "maps"));
   std::string line;
@@ -129,22 +139,85 @@ std::vector<pid_t> traced_processes(pid_t pid) {
 
 }  // namespace
 
-std::vector<pid_t> toggle_tracing(pid_t pid, int signal, bool follow_forks) {
-  std::vector<pid_t> signalled;
-  for (const pid_t target : traced_processes(pid)) {
-    if (::kill(target, signal) != 0) {
-      throw std::runtime_error("process " + std::to_string(target) + ": " + ::strerror(errno));
+namespace {
+
+// Whether `pid` has a handler for `signal` (SigCgt of /proc/<pid>/status, a hexadecimal mask).
+bool catches(pid_t pid, int signal) {
+  std::ifstream status(proc(pid, "status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("SigCgt:")) {
+      const std::uint64_t mask = std::stoull(line.substr(7), nullptr, 16);
+      return ((mask >> (signal - 1)) & 1U) != 0;
     }
-    signalled.push_back(target);
+  }
+  return false;
+}
+
+// What the tracer's control thread says: tracing on, off, or nothing (no control thread).
+std::optional<bool> tracing_state(pid_t pid) {
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator(proc(pid, "task"), error)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "rtrace:on" || name == "rtrace:off") {
+      return name == "rtrace:on";
+    }
+  }
+  return std::nullopt;
+}
+
+std::string process_name(pid_t pid) {
+  return "process " + std::to_string(pid);
+}
+
+Toggled toggle_one(pid_t pid, int signal, int patience_ms) {
+  const std::optional<bool> before = tracing_state(pid);
+  if (!before) {
+    throw std::runtime_error(process_name(pid) +
+                             ": its tracer has no control thread (it is exiting, or it was "
+                             "started by an older rtrace): not signalled");
+  }
+  if (!catches(pid, signal)) {
+    throw std::runtime_error(process_name(pid) + " does not catch SIG" + ::sigabbrev_np(signal) +
+                             " (it was started with another -S signal, or the program reset "
+                             "the handler): not signalled, it would have been killed or stopped");
+  }
+  if (::kill(pid, signal) != 0) {
+    throw std::runtime_error(process_name(pid) + ": " + ::strerror(errno));
+  }
+  for (int waited_ms = 0; waited_ms < patience_ms; waited_ms += 10) {
+    const std::optional<bool> now = tracing_state(pid);
+    if (now && *now != *before) {
+      return {pid, *now};
+    }
+    if (::kill(pid, 0) != 0) {
+      throw std::runtime_error(process_name(pid) + " ended before its tracer answered");
+    }
+    ::usleep(10 * 1000);
+  }
+  throw std::runtime_error(process_name(pid) + ": tracing did not switch within " +
+                           std::to_string(patience_ms / 1000) + " s of SIG" +
+                           ::sigabbrev_np(signal) + " (the program handles that signal itself)");
+}
+
+}  // namespace
+
+std::vector<Toggled> toggle_tracing(pid_t pid, int signal, bool follow_forks, int patience_ms) {
+  std::vector<Toggled> toggled;
+  for (const pid_t target : traced_processes(pid)) {
+    // Children first: a child that ends when its parent stops tracing is toggled all the same.
     if (follow_forks) {
       for (const pid_t child : descendants(target)) {
-        if (is_traced(child) && ::kill(child, signal) == 0) {
-          signalled.push_back(child);
+        if (is_traced(child)) {
+          toggled.push_back(toggle_one(child, signal, patience_ms));
         }
       }
     }
+    toggled.push_back(toggle_one(target, signal, patience_ms));
   }
-  return signalled;
+  return toggled;
 }
 
 }  // namespace rtrace::recorder

@@ -12,16 +12,29 @@ namespace rtrace::recorder {
 // A signal by number ("12") or name ("SIGUSR2", "USR2", case-insensitive); nothing when unknown.
 std::optional<int> parse_signal(const std::string& text);
 
+// Why `signal` cannot toggle tracing (SIGKILL and SIGSTOP cannot be caught), or nothing.
+std::optional<std::string> unusable_toggle_signal(int signal);
+
 // Whether `pid` has the main tracing module loaded (it was started under rtrace record).
 bool is_traced(pid_t pid);
 
 // The children of `pid`, and theirs, from /proc/<pid>/task/*/children.
 std::vector<pid_t> descendants(pid_t pid);
 
-// Sends `signal` to `pid` and, with `follow_forks`, to its traced descendants. `pid` may also be
-// the recorder's (or any untraced parent's): its traced children are signalled then. Returns the
-// processes signalled. Throws std::runtime_error when `pid` does not exist ("no such process"),
-// neither is nor has a traced child, or cannot be signalled.
-std::vector<pid_t> toggle_tracing(pid_t pid, int signal, bool follow_forks);
+// A toggled process and whether it traces now.
+struct Toggled {
+  pid_t pid;
+  bool tracing;
+};
+
+// Sends `signal` to `pid` and, with `follow_forks`, to its traced descendants, and waits until
+// each says (by its tracer's control thread name, "rtrace:on"/"rtrace:off") that tracing
+// switched. `pid` may also be the recorder's (or any untraced parent's): its traced children are
+// toggled then. Throws std::runtime_error naming the process when it does not exist ("no such
+// process"), neither is nor has a traced child, does not catch `signal` (it would be killed or
+// stopped: it was started with another -S, or the program reset the handler; nothing is sent
+// then), or did not switch within `patience_ms` (the program handles the signal itself).
+std::vector<Toggled> toggle_tracing(pid_t pid, int signal, bool follow_forks,
+                                    int patience_ms = 3000);
 
 }  // namespace rtrace::recorder

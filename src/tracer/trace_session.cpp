@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -259,11 +260,26 @@ void drain_pass() {
   drain_unlock();
 }
 
+// The control thread's name says whether tracing is on ("rtrace:on") or off ("rtrace:off"), so
+// that `rtrace record -t` can see from /proc/<pid>/task/*/comm that a toggle took effect (or did
+// not: the program replaced our handler). A thread names itself without locks or allocation.
+// `shown` is what the name says now (-1: nothing yet).
+void publish_tracing_state(int& shown) {
+  const State state = g_state.load();
+  const int on = state == State::Tracing || state == State::Pending ? 1 : 0;
+  if (on != shown) {
+    ::prctl(PR_SET_NAME, on != 0 ? "rtrace:on" : "rtrace:off", 0, 0, 0);
+    shown = on;
+  }
+}
+
 void* control_thread_main(void*) {
   rtrace_guard = 1;  // nothing this thread does is the program's doing
   std::uint64_t last_sequence = 0;
   bool busy = false;
+  int shown_state = -1;
   for (;;) {
+    publish_tracing_state(shown_state);
     const bool tracing = g_state.load() == State::Tracing;
     // While calls come in: tick every millisecond (timestamps) and drain often; otherwise
     // sleep longer and let the callers read the clock themselves.
@@ -276,6 +292,7 @@ void* control_thread_main(void*) {
         start_session();
       }
     }
+    publish_tracing_state(shown_state);
     if (g_state.load() == State::Finished) {
       break;
     }

@@ -19,6 +19,7 @@
 #include "formats/format_registry.h"
 #include "io/byte_source.h"
 #include "io/input_stream.h"
+#include "io/memory_source.h"
 #include "io/output_stream.h"
 #include "support/test_paths.h"
 
@@ -165,21 +166,6 @@ const TraceFormatInfo& format_named(std::string_view name) {
   }
   return *format;
 }
-
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::string bytes) : bytes_(std::move(bytes)) {}
-  std::size_t read(std::span<std::uint8_t> buffer) override {
-    const std::size_t n = std::min(buffer.size(), bytes_.size() - at_);
-    std::memcpy(buffer.data(), bytes_.data() + at_, n);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::string bytes_;
-  std::size_t at_ = 0;
-};
 
 // Reads `bytes` (any format) into `sink`; the input must be read whole without complaint.
 void read_into(const std::string& bytes, TraceSink& sink) {

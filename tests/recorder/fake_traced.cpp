@@ -11,9 +11,11 @@
 //   silent    connects and closes without a byte
 //   env       writes LD_PRELOAD, RTRACE_OPTIONS, RTRACE_SOCKET and the socket directory's mode
 //             to FILE, then sends
-//   toggle    writes its pid to FILE, waits for SIGUSR1, then sends
+//   toggle    writes its pid to FILE, waits for SIGUSR1, then sends; says "rtrace:off", then
+//             "rtrace:on" in its thread name, as the tracer's control thread does
 //   exit      exits with status 7 without tracing
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -158,10 +160,13 @@ int main(int argc, char** argv) {
     send_trace(trace);
   } else if (mode == "toggle") {
     ::signal(SIGUSR1, on_toggle);
+    ::prctl(PR_SET_NAME, "rtrace:off", 0, 0, 0);
     { std::ofstream(file) << ::getpid() << "\n"; }
     while (g_toggled == 0) {
       ::usleep(10000);
     }
+    ::prctl(PR_SET_NAME, "rtrace:on", 0, 0, 0);
+    ::usleep(300 * 1000);  // a traced program lives on after a toggle: let -t see the change
     send_trace(trace);
   } else if (mode == "exit") {
     return 7;

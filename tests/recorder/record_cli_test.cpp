@@ -281,7 +281,8 @@ TEST(RecordCli, TogglesARunningTracedProcess) {
                              quote(pid_file) + " ] && break; sleep 0.05; done; " +
                              record("sp-rtrace") + " -t $(cat " + quote(pid_file) + "); wait $!");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("rtrace: toggled tracing of process "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
   const std::uint32_t pid = std::stoul(read_file(pid_file));
   EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
 }
@@ -306,7 +307,7 @@ TEST(RecordCli, TogglesThroughTheRecordersPid) {
       " ] && break; sleep 0.05; done; " + record() + " -t $recorder; wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::uint32_t pid = std::stoul(read_file(pid_file));
-  EXPECT_EQ(r.err, "rtrace: toggled tracing of process " + std::to_string(pid) + "\n");
+  EXPECT_EQ(r.err, "rtrace: tracing of process " + std::to_string(pid) + " is now on\n");
   EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
 }
 

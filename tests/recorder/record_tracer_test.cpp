@@ -146,7 +146,8 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
       quote(pid) + " ] && break; sleep 0.05; done; " + bin("sp-rtrace") + " -t $(cat " +
       quote(pid) + ") && sleep 0.3 && echo go >&3; exec 3>&-; wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("rtrace: toggled tracing of process "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
   const fs::path trace = only_file(traces, ".rtrace");
   EXPECT_EQ(trace.filename().string(), std::to_string(std::stoul(read_file(pid))) + "-0.rtrace");
   const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(trace));
@@ -155,6 +156,45 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   ASSERT_FALSE(found.empty()) << leaks.out;
   EXPECT_TRUE(found[0].ends_with(". malloc(111)")) << leaks.out;
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
+}
+
+// A toggle that cannot work is not sent (SIGUSR1 reset to the default would kill the program) or
+// is reported as not taken (the program's own handler took it); the program runs on untouched to
+// its end, and the recorder then says that tracing never started.
+TEST(RecordTracer, ToggleReportsAProgramThatTookTheSignal) {
+  const struct {
+    const char* mode;
+    const char* error;
+  } cases[] = {
+      {"own-handler", "tracing did not switch within 3 s of SIGUSR1"},
+      {"default-handler", "does not catch SIGUSR1"},
+  };
+  for (const auto& c : cases) {
+    const ScratchDir out;
+    const fs::path fifo = out / "in";
+    const fs::path pid = out / "pid";
+    const auto r = run_command(
+        "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q --wait -o " +
+        quote(out.path()) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " " + c.mode + " < " +
+        quote(fifo) + " > " + quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) +
+        "; for i in $(seq 200); do [ -s " + quote(pid) + " ] && break; sleep 0.05; done; " +
+        bin("rtrace") + " record -t $(cat " + quote(pid) + "); echo toggle=$?; echo go >&3; " +
+        "exec 3>&-; wait $recorder; echo program=$?");
+    EXPECT_NE(r.out.find("toggle=1\n"), std::string::npos) << c.mode << r.out << r.err;
+    EXPECT_NE(r.out.find("program=1\n"), std::string::npos) << c.mode << r.out << r.err;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.mode << r.err;
+    EXPECT_NE(r.err.find(" was not traced: tracing was never toggled on"), std::string::npos)
+        << c.mode << r.err;
+  }
+}
+
+TEST(RecordTracer, RefusesSignalsThatCannotToggle) {
+  for (const char* options : {"-S KILL -t 1", "-S SIGSTOP -t 1", "-S 9 -x true"}) {
+    const auto r = run_command(bin("rtrace") + " record " + options);
+    EXPECT_EQ(r.status, 2) << options << r.err;
+    EXPECT_NE(r.err.find("cannot toggle tracing: a process cannot catch it"), std::string::npos)
+        << options << r.err;
+  }
 }
 
 // The simplest form traces memory from the start. bash has its own getenv/setenv, which hid the

@@ -1,11 +1,24 @@
 /* A program traced from the middle: it allocates 222 bytes, prints its pid and waits for a line on
  * standard input (meanwhile the test toggles tracing on), then allocates 111 bytes. Neither block
- * is freed: only the second may appear among the leaks. */
+ * is freed: only the second may appear among the leaks.
+ *
+ * With an argument it first takes SIGUSR1 away from the tracer: "own-handler" installs a handler
+ * of its own, "default-handler" resets it to the default (which would kill it). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-int main(void) {
+static void own_handler(int signal_number) {
+  (void)signal_number;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "own-handler") == 0)
+    signal(SIGUSR1, own_handler);
+  if (argc > 1 && strcmp(argv[1], "default-handler") == 0)
+    signal(SIGUSR1, SIG_DFL);
   void* before = malloc(222);
   printf("%d\n", (int)getpid());
   fflush(stdout);

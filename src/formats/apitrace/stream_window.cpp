@@ -8,7 +8,9 @@ namespace rtrace::apitrace {
 std::span<const std::uint8_t> StreamWindow::peek(std::size_t n) {
   if (end_ - begin_ < n && !eof_) {
     // Move what is left to the front (less than `n` bytes), then read until `n` are there.
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    if (end_ > begin_) {  // the buffer is still unallocated (null) before the first read
+      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    }
     end_ -= begin_;
     begin_ = 0;
     // Grows with what is asked for, which the decoder bounds; never with sizes from the file.

@@ -15,6 +15,7 @@
 #include "io/byte_source.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/memory_source.h"
 #include "support/test_paths.h"
 #include "trace_encoder.h"
 
@@ -106,21 +107,6 @@ class Calls {
     }
   }
   TraceEncoder trace_;
-};
-
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::string bytes) : bytes_(std::move(bytes)) {}
-  std::size_t read(std::span<std::uint8_t> buffer) override {
-    const std::size_t n = std::min(buffer.size(), bytes_.size() - at_);
-    std::memcpy(buffer.data(), bytes_.data() + at_, n);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::string bytes_;
-  std::size_t at_ = 0;
 };
 
 // What the model receives: one line per allocation or free, "index alloc|free type 0xid".

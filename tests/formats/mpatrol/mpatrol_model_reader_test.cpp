@@ -63,7 +63,7 @@ class TotalsSink final : public TraceSink {
 };
 
 std::unique_ptr<InputStream> input_of(std::string bytes, const std::string& name = "t") {
-  return open_input(std::make_unique<test::MpatrolMemorySource>(std::move(bytes)), name);
+  return open_input(std::make_unique<MemorySource>(std::move(bytes)), name);
 }
 
 // The statistics mptrace prints for `bytes`.

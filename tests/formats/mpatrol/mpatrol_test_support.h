@@ -15,26 +15,9 @@
 #include "io/byte_source.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/memory_source.h"
 
 namespace rtrace::test {
-
-// Hands out a string's bytes in pieces of at most `piece` bytes, to exercise buffer refills.
-class MpatrolMemorySource final : public ByteSource {
- public:
-  explicit MpatrolMemorySource(std::string bytes, std::size_t piece = std::size_t{1} << 20)
-      : bytes_(std::move(bytes)), piece_(piece) {}
-  std::size_t read(std::span<std::uint8_t> buffer) override {
-    const std::size_t n = std::min({buffer.size(), bytes_.size() - at_, piece_});
-    std::memcpy(buffer.data(), bytes_.data() + at_, n);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::string bytes_;
-  std::size_t piece_;
-  std::size_t at_ = 0;
-};
 
 // An event with its own copies of the names.
 struct OwnedEvent {
@@ -81,7 +64,7 @@ struct DecodeResult {
 inline std::unique_ptr<DecodeResult> decode_bytes(std::string bytes,
                                                   std::size_t piece = std::size_t{1} << 20) {
   auto result = std::make_unique<DecodeResult>();
-  auto input = open_input(std::make_unique<MpatrolMemorySource>(std::move(bytes), piece), "t");
+  auto input = open_input(std::make_unique<MemorySource>(std::move(bytes), piece), "t");
   CollectingDiagnostics diagnostics;
   try {
     mpatrol::decode(*input, result->visitor, diagnostics);

@@ -67,7 +67,7 @@ ToolRun run_library(const std::filesystem::path& trace, Mode mode) {
                                     .hatf_name = "mptrace-fixed.hatf"};
     const std::string name = trace.filename().string();
     const auto input =
-        open_input(std::make_unique<test::MpatrolMemorySource>(read_file(trace)), name);
+        open_input(std::make_unique<MemorySource>(read_file(trace)), name);
     mpatrol::MptraceReport report(options, out, side ? &hatf : nullptr, side ? &sim : nullptr,
                                   diagnostics, trace.filename().string());
     try {

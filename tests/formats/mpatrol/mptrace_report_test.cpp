@@ -39,7 +39,7 @@ Report report(TraceWriter& writer, bool verbose = true) {
     mpatrol::MptraceReport r(
         {.verbose = verbose, .source = true, .trace_name = "t", .hatf_name = "h"}, out, &hatf, &sim,
         diagnostics, "t");
-    auto input = open_input(std::make_unique<test::MpatrolMemorySource>(writer.bytes()), "t");
+    auto input = open_input(std::make_unique<MemorySource>(writer.bytes()), "t");
     mpatrol::decode(*input, r, diagnostics);
     result.stats = r.statistics();
     out.commit();

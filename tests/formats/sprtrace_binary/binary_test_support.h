@@ -16,29 +16,12 @@
 #include "io/byte_source.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/memory_source.h"
 #include "io/output_stream.h"
 #include "support/recording_sink.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {
-
-// Hands out a string's bytes in pieces of at most `piece` bytes, to exercise buffer refills.
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::string bytes, std::size_t piece = 1 << 20)
-      : bytes_(std::move(bytes)), piece_(piece) {}
-  std::size_t read(std::span<std::uint8_t> buffer) override {
-    const std::size_t n = std::min({buffer.size(), bytes_.size() - at_, piece_});
-    std::memcpy(buffer.data(), bytes_.data() + at_, n);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::string bytes_;
-  std::size_t piece_;
-  std::size_t at_ = 0;
-};
 
 // What reading some bytes gave: the records, the warnings, and the error if one was thrown.
 struct ReadResult {

@@ -12,28 +12,11 @@
 #include "formats/stacktrack/expand_writer.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/memory_source.h"
 #include "raw_encoder.h"
 #include "support/test_paths.h"
 
 namespace rtrace::stacktrack::test {
-
-// Bytes in memory, handed out `piece` bytes at a time (to exercise window boundaries).
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::string bytes, std::size_t piece = 1 << 20)
-      : bytes_(std::move(bytes)), piece_(piece) {}
-  std::size_t read(std::span<std::uint8_t> buffer) override {
-    const std::size_t n = std::min({buffer.size(), bytes_.size() - at_, piece_});
-    std::memcpy(buffer.data(), bytes_.data() + at_, n);
-    at_ += n;
-    return n;
-  }
-
- private:
-  std::string bytes_;
-  std::size_t piece_;
-  std::size_t at_ = 0;
-};
 
 struct Expanded {
   std::string text;      // the expand lines of every entry decoded

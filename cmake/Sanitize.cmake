@@ -1,0 +1,46 @@
+# RTRACE_SANITIZE: ASan+UBSan for rtrace's own code, i.e. the libraries, the command-line tools
+# and the test programs. Two kinds of targets stay uninstrumented, because the sanitizer runtime
+# must come first in a process and cannot share it with our interposers:
+#  * the tracer libraries (src/tracer/), preloaded into other programs;
+#  * the programs the tests trace (built by the tests but not linked with GoogleTest), which run
+#    with those libraries preloaded.
+set(RTRACE_SANITIZER_OPTIONS -fsanitize=address,undefined -fno-sanitize-recover=all
+                             -fno-omit-frame-pointer)
+
+function(rtrace_is_test_program target result)
+  get_target_property(libraries ${target} LINK_LIBRARIES)
+  set(${result} OFF PARENT_SCOPE)
+  if(libraries AND "GTest::gtest_main" IN_LIST libraries)
+    set(${result} ON PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(rtrace_sanitize_target target)
+  get_target_property(type ${target} TYPE)
+  get_target_property(source_dir ${target} SOURCE_DIR)
+  if(source_dir MATCHES "/src/tracer$")
+    return()
+  endif()
+  if(type STREQUAL "EXECUTABLE")
+    rtrace_is_test_program(${target} is_test)
+    if(NOT is_test AND NOT source_dir MATCHES "/src/cli$")
+      return()  # a program the tests trace
+    endif()
+  elseif(NOT type STREQUAL "STATIC_LIBRARY")
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE ${RTRACE_SANITIZER_OPTIONS})
+  target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+endfunction()
+
+# Every target defined in `directory` and below.
+function(rtrace_sanitize_own_code directory)
+  get_property(targets DIRECTORY ${directory} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    rtrace_sanitize_target(${target})
+  endforeach()
+  get_property(subdirectories DIRECTORY ${directory} PROPERTY SUBDIRECTORIES)
+  foreach(subdirectory IN LISTS subdirectories)
+    rtrace_sanitize_own_code(${subdirectory})
+  endforeach()
+endfunction()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make fuzz: builds the libFuzzer targets with clang (ASan+UBSan) in BUILD (default build-fuzz)
+# and runs each for FUZZ_SECONDS (default 60) from a seed corpus made of the fixtures and the
+# regression inputs. Every input that crashes, hangs or trips a sanitizer is kept under
+# BUILD/fuzz-findings/<target>/ and makes the script fail; add it to tests/fuzz-regressions/ with
+# the fix.
+#
+# Usage: scripts/fuzz.sh [BUILD] [TARGET...]   (FUZZ_SECONDS or FUZZ_RUNS from the environment)
+#
+# FUZZ_RUNS=N runs each target for N inputs from a fixed seed instead (CI: the same inputs on
+# every machine, however fast).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build-fuzz}
+shift || true
+seconds=${FUZZ_SECONDS:-60}
+if [[ -n "${FUZZ_RUNS:-}" ]]; then
+  limit=(-runs="$FUZZ_RUNS" -seed=1)
+  budget="$FUZZ_RUNS runs"
+else
+  limit=(-max_total_time="$seconds")
+  budget="${seconds}s"
+fi
+fixtures=${RTRACE_FIXTURES:-$root/../shared/fixtures}
+
+if [[ ! -f "$build/build.ninja" ]]; then
+  CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRTRACE_BUILD_FUZZERS=ON \
+    -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
+fi
+cmake --build "$build" -j "$(nproc)" --target rtrace_fuzzers
+
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  mapfile -t targets < <(cd "$build/fuzz" && ls fuzz_* | grep -v '\.' | sort)
+fi
+
+# The seed corpus: every fixture file (all formats: each reader learns from the others too) and
+# every regression input, copied so that libFuzzer's additions never land in the sources.
+seeds=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-fuzz.XXXXXX")
+trap 'rm -rf "$seeds"' EXIT
+if [[ -d "$fixtures" ]]; then
+  find "$fixtures" -type f -size -4M ! -name '*.md' -exec cp --backup=numbered -t "$seeds" {} +
+fi
+cp -t "$seeds" "$root"/tests/fuzz-regressions/*/* 2>/dev/null || true
+
+failed=()
+for target in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$target"
+  findings="$build/fuzz-findings/$target"
+  mkdir -p "$corpus" "$findings"
+  echo "== $target: $budget" >&2
+  if ! "$build/fuzz/$target" "$corpus" "$seeds" "${limit[@]}" -timeout=10 \
+      -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 \
+      2> "$build/fuzz-findings/$target.log"; then
+    failed+=("$target")
+  fi
+  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done' "$build/fuzz-findings/$target.log" >&2 || true
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "rtrace fuzz: findings in ${failed[*]} (see $build/fuzz-findings/)" >&2
+  exit 1
+fi
+echo "rtrace fuzz: ${#targets[@]} targets, $budget each, no findings" >&2
