@@ -1,4 +1,5 @@
-// `rtrace report`: a summary of any trace for people (text) or scripts (--json).
+// `rtrace report`: a summary of any trace for people (text, or an HTML page with --html) or
+// scripts (--json).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@ struct ReportOptions {
   std::optional<std::string> suppressions;  // LSan-style leak:PATTERN file
   std::size_t top = 10;
   bool json = false;
+  std::optional<std::string> html;  // write the HTML report to this file instead
   bool quiet = false;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.
   bool resolve = true;
