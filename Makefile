@@ -4,6 +4,7 @@
 #   make check   install what is missing, build everything, run the whole test suite
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
+#   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -14,7 +15,7 @@ SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
                   rtrace_tracer_main rtrace_tracer_memory rtrace_context
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
-.PHONY: all deps build demo check install release bench format clean
+.PHONY: all deps build demo check install release bench format clean screenshot
 
 all: build
 
@@ -30,6 +31,15 @@ build: deps $(BUILD)/build.ninja
 demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
+
+# The window is as tall as the summary, the timeline and the flame graph.
+screenshot: demo
+	profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	  --disable-background-networking --disable-component-update --disable-sync \
+	  --hide-scrollbars --user-data-dir="$$profile" --window-size=1280,1250 \
+	  --screenshot=$(CURDIR)/docs/report-screenshot.png \
+	  "file://$$(cd $(BUILD)/demo && pwd)/leaky-report.html#weight=allocated" 2>/dev/null
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
