@@ -15,6 +15,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pid_probe.h"
 #include "pipeline/pid_split.h"
 #include "pipeline/pipeline.h"
@@ -38,7 +39,8 @@ ExportInfo output_export(const ProcessOptions& o) {
 
 int process(const ProcessOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
-  const std::unique_ptr<InputStream> input = open_input(o.input);
+  const std::unique_ptr<InputStream> input =
+      open_input(o.input, Progress::shown_on_stderr(o.quiet));
 
   const bool to_directory = is_directory(o.output);
   OutputStream stream =

@@ -11,6 +11,7 @@
 #include "io/input_stream.h"
 #include "io/option_file.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/tee_sink.h"
 #include "reports/json_report.h"
@@ -29,7 +30,7 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
   std::optional<TeeSink> tee;
   TraceSink& sink =
       also == nullptr ? static_cast<TraceSink&>(builder) : tee.emplace(builder, *also);
-  const std::unique_ptr<InputStream> input = open_input(path);
+  const std::unique_ptr<InputStream> input = open_input(path, Progress::shown_on_stderr(o.quiet));
   // Calls in index order whatever the input's layout; names make a report (and leak:function
   // suppressions) useful, and frames that arrive already resolved are kept as they are.
   std::vector<StageSpec> stages{{"expand", ""}};

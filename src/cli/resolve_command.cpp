@@ -10,6 +10,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pipeline.h"
 #include "rtrace/version.h"
 
@@ -32,7 +33,8 @@ symbols::ResolveOptions stage_options(const ResolveCommandOptions& o) {
 // resolver, which only rewrites backtrace lines, keeps it.
 int resolve(const ResolveCommandOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
-  const std::unique_ptr<InputStream> input = open_input(o.input);
+  const std::unique_ptr<InputStream> input =
+      open_input(o.input, Progress::shown_on_stderr(o.quiet));
   OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
   const std::unique_ptr<TraceSink> writer = find_export("text")->open(
       out, ExportOptions{.origin = std::string(kOrigin), .keep_input_order = true});
