@@ -72,7 +72,8 @@ void add_export_options(CLI::App& app, ExportCommandOptions& o) {
   app.add_option("--type", o.resource_type,
                  "Resource type shown by all but chrome (default: the first that allocates)")
       ->option_text("NAME");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  app.add_flag("-q,--quiet", o.quiet,
+               "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Keep backtraces as raw addresses (faster)");
   app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
       ->option_text("DIR");

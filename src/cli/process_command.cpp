@@ -86,7 +86,7 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
       ->description("Write text output (always the default; kept for compatibility)");
   app.add_option("-f,--format", "Ignored; the input format is detected from its content")
       ->option_text("FORMAT");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings, nor a progress line");
   app.add_flag("--strict", o.strict, "Exit with status 1 when the input was damaged or truncated");
 
   app.add_flag("-l,--filter-leaks", o.leaks, "Keep only resources never released");

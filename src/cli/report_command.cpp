@@ -114,7 +114,8 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "to FILE instead; - = standard output")
       ->option_text("FILE")
       ->excludes(json);
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  app.add_flag("-q,--quiet", o.quiet,
+               "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Show backtraces as raw addresses (faster)");
   app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
       ->option_text("DIR");

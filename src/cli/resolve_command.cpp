@@ -72,7 +72,7 @@ void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
                  "default): `f() at file.c:42` where debug information exists")
       ->check(CLI::IsMember({"dwarf", "bfd", "elf"}))
       ->option_text("dwarf|bfd|elf");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings, nor a progress line");
   app.footer(
       "Frames are looked up at the return address minus one, so that they name the call.\n"
       "Addresses outside every mapping print `in ??`; addresses in a module that cannot be\n"

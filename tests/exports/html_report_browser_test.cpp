@@ -111,7 +111,8 @@ class HtmlReportBrowser : public ::testing::Test {
     const test::BrowserRun run = test::dump_dom(test::file_url(page(), fragment));
     EXPECT_EQ(run.status, 0) << run.log;
     EXPECT_EQ(test::console_messages(run.log), "") << fragment;
-    EXPECT_NE(run.dom.find("<body data-rendered=\"true\">"), std::string::npos) << run.dom;
+    EXPECT_NE(run.dom.find("<body data-rendered=\"true\" data-render-ms=\""), std::string::npos)
+        << run.dom;
     EXPECT_EQ(tag_with(run.dom, "id=\"errors\""), "<pre id=\"errors\" hidden=\"\">")
         << text_of(run.dom, "errors");
     return run.dom;
