@@ -421,6 +421,17 @@ class FlameGraph {
     controls.append(weights, this.search, this.reset, this.matched);
     this.frames = element("div", { id: "flame", class: "flame" });
     this.details = element("div", { id: "flame-details", class: "flame-details", text: " " });
+    // One listener for all frames (there may be thousands).
+    this.frames.addEventListener("click", (event) => {
+      const frame = event.target.closest(".frame");
+      if (frame !== null) {
+        this.zoom(Number(frame.dataset.node));
+      }
+    });
+    this.frames.addEventListener("mouseover", (event) => {
+      const frame = event.target.closest(".frame");
+      this.details.textContent = frame === null ? " " : frame.title.replace("\n", ": ");
+    });
     this.root.append(controls, this.frames, this.details);
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") {
@@ -498,7 +509,9 @@ class FlameGraph {
     const span = values[z];
     const total = values[0];
     const rowHeight = 18;
-    const pixels = Math.max(this.frames.clientWidth, 600);
+    // The window's width, not the graph's: reading an element's size would force a layout of
+    // the whole page here.
+    const pixels = Math.max(Math.min(window.innerWidth, 1200), 600);
     const fragment = document.createDocumentFragment();
     let deepest = 0;
     const draw = (node, left, width, depth, ancestor) => {
@@ -514,8 +527,7 @@ class FlameGraph {
       if (this.pattern !== null && this.pattern.test(label)) {
         div.classList.add("match");
       }
-      div.addEventListener("click", () => this.zoom(node));
-      div.addEventListener("mouseenter", () => { this.details.textContent = div.title.replace("\n", ": "); });
+      div.dataset.node = node;
       fragment.append(div);
       deepest = Math.max(deepest, depth);
     };
