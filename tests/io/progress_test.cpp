@@ -41,13 +41,15 @@ void wait_a_redraw() {
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
 }
 
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
 TEST(Progress, SaysBytesOfTheTotalAndTheRateThenClears) {
   Pipe pipe;
   {
-    Progress progress("reading churn.raw", 4 * 1024 * 1024, true, pipe.writer());
-    progress.advance(1024 * 1024);  // too soon: the first line waits a tenth of a second
+    Progress progress("reading churn.raw", 4 * kMiB, true, pipe.writer());
+    progress.advance(kMiB);  // too soon: the first line waits a tenth of a second
     wait_a_redraw();
-    progress.advance(1024 * 1024);
+    progress.advance(kMiB);
     progress.advance(512);  // too soon after the last line
   }
   const std::string text = pipe.drain();
