@@ -6,6 +6,7 @@
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
 #   make fuzz          build the libFuzzer targets with clang and run each FUZZ_SECONDS (60)
 #   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize)
+#   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -18,7 +19,8 @@ SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
                   rtrace_tracer_main rtrace_tracer_memory rtrace_context
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
-.PHONY: all deps build demo check install release bench format clean fuzz check-sanitize
+.PHONY: all deps build demo check install release bench format clean fuzz check-sanitize \
+        screenshot
 
 all: build
 
@@ -34,6 +36,15 @@ build: deps $(BUILD)/build.ninja
 demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD)
+
+# The window is as tall as the summary, the timeline and the flame graph.
+screenshot: demo
+	profile=$$(mktemp -d) && trap 'rm -rf "$$profile"' EXIT && \
+	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	  --disable-background-networking --disable-component-update --disable-sync \
+	  --hide-scrollbars --user-data-dir="$$profile" --window-size=1280,1250 \
+	  --screenshot=$(CURDIR)/docs/report-screenshot.png \
+	  "file://$$(cd $(BUILD)/demo && pwd)/leaky-report.html#weight=allocated" 2>/dev/null
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

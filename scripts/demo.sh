@@ -18,3 +18,11 @@ echo
 echo "== rtrace report -n 3"
 echo
 "$bin/rtrace" report -n 3 -i "$trace"
+echo
+echo "== rtrace report --html"
+echo "   (the same report as one page: timeline, flame graph, sortable tables; opens offline)"
+mkdir -p "$build/demo"
+html=$(cd "$build/demo" && pwd)/leaky-report.html
+"$bin/rtrace" report -q --html "$html" -i "$trace"
+echo
+echo "   open file://$html"

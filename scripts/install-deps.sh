@@ -14,6 +14,8 @@ packages=(
   libc6-dbg python3 git
   # tests of rtrace export: the consumers that open its files (dot, ms_print)
   graphviz valgrind
+  # tests of rtrace report --html and the SVG flame graph: a headless browser opens them
+  chromium
 )
 for option in "$@"; do
   case "$option" in

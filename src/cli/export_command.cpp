@@ -11,6 +11,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pipeline.h"
 #include "rtrace/version.h"
 
@@ -34,7 +35,8 @@ int export_trace(const ExportCommandOptions& o) {
   check_stages(stages, context);
 
   StderrDiagnostics diagnostics(o.quiet);
-  const std::unique_ptr<InputStream> input = open_input(o.input);
+  const std::unique_ptr<InputStream> input =
+      open_input(o.input, Progress::shown_on_stderr(o.quiet));
   OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
   const std::unique_ptr<TraceSink> writer = info->open(
       out, {.origin = std::string(kOrigin), .weight = o.weight, .resource_type = o.resource_type});
@@ -70,7 +72,8 @@ void add_export_options(CLI::App& app, ExportCommandOptions& o) {
   app.add_option("--type", o.resource_type,
                  "Resource type shown by all but chrome (default: the first that allocates)")
       ->option_text("NAME");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  app.add_flag("-q,--quiet", o.quiet,
+               "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Keep backtraces as raw addresses (faster)");
   app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
       ->option_text("DIR");

@@ -15,6 +15,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pid_probe.h"
 #include "pipeline/pid_split.h"
 #include "pipeline/pipeline.h"
@@ -38,7 +39,8 @@ ExportInfo output_export(const ProcessOptions& o) {
 
 int process(const ProcessOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
-  const std::unique_ptr<InputStream> input = open_input(o.input);
+  const std::unique_ptr<InputStream> input =
+      open_input(o.input, Progress::shown_on_stderr(o.quiet));
 
   const bool to_directory = is_directory(o.output);
   OutputStream stream =
@@ -84,7 +86,7 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
       ->description("Write text output (always the default; kept for compatibility)");
   app.add_option("-f,--format", "Ignored; the input format is detected from its content")
       ->option_text("FORMAT");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings, nor a progress line");
   app.add_flag("--strict", o.strict, "Exit with status 1 when the input was damaged or truncated");
 
   app.add_flag("-l,--filter-leaks", o.leaks, "Keep only resources never released");

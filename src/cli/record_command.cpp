@@ -276,7 +276,7 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                "Trace forked children too; with -t toggle them as well");
   add_end_of_options(app, o);
   app.add_flag("-l,--list", o.list, "List the tracing modules");
-  app.add_flag("-q,--quiet", o.quiet, "No informational messages or warnings");
+  app.add_flag("-q,--quiet", o.quiet, "No informational messages, warnings or progress line");
   app.footer(
       "Exit status: that of the traced program (128+N when signal N ended it); 1 when a trace\n"
       "could not be written or nothing was traced (and the program succeeded) or the recorder\n"

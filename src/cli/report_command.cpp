@@ -7,11 +7,15 @@
 #include <exception>
 
 #include "cli/exit_status.h"
+#include "exports/html_report.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/json_string.h"
 #include "io/option_file.h"
+#include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/tee_sink.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
 #include "reports/report_inputs.h"
@@ -21,12 +25,15 @@ namespace rtrace::cli {
 namespace {
 
 // The report of one trace; `damage` receives what was wrong with a damaged input, whose report
-// covers everything before the damage.
+// covers everything before the damage. `also`, when given, sees the same records (in one pass).
 reports::ReportData build(const std::string& path, const ReportOptions& o,
                           const reports::Suppressions& suppressions, Diagnostics& diagnostics,
-                          std::optional<InputError>& damage) {
+                          std::optional<InputError>& damage, TraceSink* also = nullptr) {
   reports::ReportBuilder builder(suppressions);
-  const std::unique_ptr<InputStream> input = open_input(path);
+  std::optional<TeeSink> tee;
+  TraceSink& sink =
+      also == nullptr ? static_cast<TraceSink&>(builder) : tee.emplace(builder, *also);
+  const std::unique_ptr<InputStream> input = open_input(path, Progress::shown_on_stderr(o.quiet));
   // Calls in index order whatever the input's layout; names make a report (and leak:function
   // suppressions) useful, and frames that arrive already resolved are kept as they are.
   std::vector<StageSpec> stages{{"expand", ""}};
@@ -36,7 +43,7 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
     context.resolve.root = o.root;
     context.resolve.keep_resolved = true;
   }
-  Pipeline pipeline(stages, context, builder);
+  Pipeline pipeline(stages, context, sink);
   std::optional<InputError> read_damage = pipeline.run(*input, diagnostics);
   if (read_damage && !damage) {
     damage = std::move(read_damage);
@@ -82,6 +89,20 @@ class Reporter {
                    : reports::render_text(data, shown_diff, render_);
   }
 
+  // The report of `path` as one HTML page (--html), with the timeline and flame graph that only
+  // the page shows.
+  std::string html(const std::string& path, std::optional<InputError>& damage) {
+    exporters::HtmlProfile profile;
+    const reports::ReportData data = build(path, o_, suppressions_, diagnostics_, damage, &profile);
+    std::optional<reports::ReportDiff> diff;
+    if (baseline_) {
+      diff =
+          reports::diff_reports(data, build(*baseline_, o_, suppressions_, diagnostics_, damage));
+    }
+    return exporters::render_html_report(
+        {.data = data, .profile = profile, .diff = diff ? &*diff : nullptr, .top = o_.top});
+  }
+
  private:
   const ReportOptions& o_;
   std::optional<std::string> baseline_;  // --diff's trace
@@ -95,6 +116,18 @@ int report_one(Reporter& reporter, const std::string& path) {
   std::optional<InputError> damage;
   write_out(reporter.report(path, damage));
   // Damaged input: the report of what came before the damage is out; now the damage.
+  if (damage) {
+    throw *damage;
+  }
+  return 0;
+}
+
+// One trace as an HTML page into `out` (opened before the long read, so that a path that must not
+// be written is refused first).
+int report_html(Reporter& reporter, const std::string& path, OutputStream& out) {
+  std::optional<InputError> damage;
+  out.write(reporter.html(path, damage));
+  out.commit();
   if (damage) {
     throw *damage;
   }
@@ -169,6 +202,18 @@ int report(const ReportOptions& o) {
     }
   }
   Reporter reporter(o, baseline);
+  if (o.html) {
+    if (inputs.traces.size() != 1) {
+      return usage_error(fmt::format("--html writes the page of one trace, and {} were given",
+                                     inputs.traces.size()));
+    }
+    std::vector<std::string> read = inputs.traces;
+    if (baseline) {
+      read.push_back(*baseline);
+    }
+    OutputStream out = *o.html == "-" ? OutputStream() : OutputStream(*o.html, read);
+    return report_html(reporter, inputs.traces.front(), out);
+  }
   // A single trace named as such is reported exactly as before; a directory or several traces
   // get their names in the output.
   if (inputs.traces.size() == 1 && inputs.notes.empty()) {
@@ -199,15 +244,21 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_flag("--short-templates", o.short_templates,
                "Leave C++ template arguments out of names (std::vector<>::push_back)");
   app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
-  app.add_flag("--json", o.json, "JSON output for scripts");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings about damaged input");
+  auto* json = app.add_flag("--json", o.json, "JSON output for scripts");
+  app.add_option("--html", o.html,
+                 "Write a self-contained HTML report (timeline, flame graph, sortable tables) "
+                 "to FILE instead; - = standard output")
+      ->option_text("FILE")
+      ->excludes(json);
+  app.add_flag("-q,--quiet", o.quiet,
+               "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Show backtraces as raw addresses (faster)");
   app.add_option("-r,--root", o.root, "Look for modules and debug files under this sysroot")
       ->option_text("DIR");
   app.footer(
       "Several traces, or a directory (every trace in it, or --newest), are reported one after\n"
       "the other, each headed by its path. Without a trace, standard input is read unless it is\n"
-      "a terminal.\n"
+      "a terminal. --html writes the page of one trace.\n"
       "Exit status: 0 success, 1 unreadable or corrupt input, a bad suppression file or a\n"
       "write error, 2 bad options or no input.");
 }

@@ -1,4 +1,5 @@
-// `rtrace report`: a summary of any trace for people (text) or scripts (--json).
+// `rtrace report`: a summary of any trace for people (text, or an HTML page with --html) or
+// scripts (--json).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@ struct ReportOptions {
   std::vector<std::string> wrappers;        // the program's allocation wrappers (globs)
   std::size_t top = 10;
   bool json = false;
+  std::optional<std::string> html;  // write the HTML report to this file instead
   bool quiet = false;
   bool short_templates = false;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.

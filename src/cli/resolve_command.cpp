@@ -10,6 +10,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/progress.h"
 #include "pipeline/pipeline.h"
 #include "rtrace/version.h"
 
@@ -32,7 +33,8 @@ symbols::ResolveOptions stage_options(const ResolveCommandOptions& o) {
 // resolver, which only rewrites backtrace lines, keeps it.
 int resolve(const ResolveCommandOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
-  const std::unique_ptr<InputStream> input = open_input(o.input);
+  const std::unique_ptr<InputStream> input =
+      open_input(o.input, Progress::shown_on_stderr(o.quiet));
   OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
   const std::unique_ptr<TraceSink> writer = find_export("text")->open(
       out, ExportOptions{.origin = std::string(kOrigin), .keep_input_order = true});
@@ -70,7 +72,7 @@ void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
                  "default): `f() at file.c:42` where debug information exists")
       ->check(CLI::IsMember({"dwarf", "bfd", "elf"}))
       ->option_text("dwarf|bfd|elf");
-  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings");
+  app.add_flag("-q,--quiet", o.quiet, "Do not print warnings, nor a progress line");
   app.footer(
       "Frames are looked up at the return address minus one, so that they name the call.\n"
       "Addresses outside every mapping print `in ??`; addresses in a module that cannot be\n"

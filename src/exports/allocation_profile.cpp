@@ -97,13 +97,18 @@ void AllocationProfile::change_live(Site& site, std::int64_t blocks, std::int64_
   site.live_blocks += static_cast<std::uint64_t>(blocks);
   site.live_bytes += static_cast<std::uint64_t>(bytes);
   type.live_bytes += static_cast<std::uint64_t>(bytes);
+  type.live_blocks += static_cast<std::uint64_t>(blocks);
   if (type.live_bytes > type.peak_bytes) {
     type.peak_bytes = type.live_bytes;
+    type.peak_blocks = type.live_blocks;
     type.peak_index = call.index;
     type.peak_time_ns = time_ns;
     ++type.generation;
   }
-  type.timeline.add({.time_ns = time_ns, .index = call.index, .value = type.live_bytes});
+  type.timeline.add({.time_ns = time_ns,
+                     .index = call.index,
+                     .value = type.live_bytes,
+                     .blocks = type.live_blocks});
 }
 
 void AllocationProfile::call(const CallRecord& record) {

@@ -46,8 +46,10 @@ struct Site {
 struct TypeProfile {
   ResourceType type;
   std::uint64_t live_bytes = 0;
+  std::uint64_t live_blocks = 0;
   std::uint64_t peak_bytes = 0;
-  std::uint64_t peak_index = 0;  // the call that reached the peak
+  std::uint64_t peak_blocks = 0;  // live blocks at the peak
+  std::uint64_t peak_index = 0;   // the call that reached the peak
   std::uint64_t peak_time_ns = 0;
   std::uint64_t generation = 0;  // bumped at every new peak
   std::uint64_t allocations = 0;

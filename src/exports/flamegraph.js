@@ -2,6 +2,9 @@
 // build time): click a frame to zoom into it, "Reset zoom" to go back, "Search" to highlight
 // the frames whose name matches a regular expression and show their share of the total.
 //
+// The URL fragment drives it too (links and the browser tests use it): #search=REGEX&zoom=FRAME
+// highlights the matches and zooms into the first frame called FRAME.
+//
 // Each frame is a <g class="frame"> with data-x and data-w (its start and width as fractions of
 // the whole graph), data-d (its depth) and data-n (its name); its <title> says what it weighs.
 "use strict";
@@ -35,6 +38,24 @@ function init() {
       resetZoom();
     }
   });
+  applyFragment();
+  window.addEventListener("hashchange", applyFragment);
+}
+
+function applyFragment() {
+  const parameters = new URLSearchParams(window.location.hash.slice(1));
+  if (parameters.has("search")) {
+    search(parameters.get("search"));
+  }
+  if (parameters.has("zoom")) {
+    const name = parameters.get("zoom");
+    const frame = frames.find((f) => f.getAttribute("data-n") === name);
+    if (frame === undefined) {
+      matchedLabel.textContent = "no frame called " + name;
+    } else {
+      zoom(frame);
+    }
+  }
 }
 
 function numberOf(frame, name) {

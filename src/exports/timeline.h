@@ -15,6 +15,7 @@ struct TimelinePoint {
   std::uint64_t time_ns = 0;  // the call's timestamp (see AllocationProfile::clock)
   std::uint64_t index = 0;    // the call that changed the value
   std::uint64_t value = 0;    // after the call
+  std::uint64_t blocks = 0;   // live blocks after the call (what `value` is made of)
 };
 
 class Timeline {

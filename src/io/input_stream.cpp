@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "io/diagnostics.h"
+#include "io/progress.h"
 
 namespace rtrace {
 namespace {
@@ -141,17 +142,35 @@ std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std:
 }
 
 std::unique_ptr<InputStream> open_input(const std::string& path) {
+  return open_input(path, false);
+}
+
+std::unique_ptr<InputStream> open_input(const std::string& path, bool show_progress) {
   if (path == "-" || path.empty()) {
-    return open_input(std::make_unique<FdSource>(STDIN_FILENO, false, "<stdin>"), "<stdin>");
+    std::unique_ptr<ByteSource> source = std::make_unique<FdSource>(STDIN_FILENO, false, "<stdin>");
+    if (show_progress) {
+      source = std::make_unique<ProgressSource>(
+          std::move(source),
+          std::make_unique<Progress>("reading standard input", std::nullopt, true));
+    }
+    return open_input(std::move(source), "<stdin>");
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw std::runtime_error(path + ": " + std::strerror(errno));
   }
-  auto source = std::make_unique<FdSource>(fd, true, path);
+  std::unique_ptr<ByteSource> source = std::make_unique<FdSource>(fd, true, path);
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  const bool known = ::fstat(fd, &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     throw std::runtime_error(path + ": is a directory, not a trace");
+  }
+  if (show_progress) {
+    // The size of a regular file is the total; a pipe or device has none.
+    const std::optional<std::uint64_t> total =
+        known && S_ISREG(st.st_mode) ? std::optional<std::uint64_t>(st.st_size) : std::nullopt;
+    source = std::make_unique<ProgressSource>(
+        std::move(source), std::make_unique<Progress>("reading " + path, total, true));
   }
   return open_input(std::move(source), path);
 }

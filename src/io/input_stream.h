@@ -66,6 +66,9 @@ class InputStream {
 // Opens `path` ("-" for standard input) and detects gzip or zstd compression by content.
 // Throws std::runtime_error (naming the file) when it cannot be opened.
 std::unique_ptr<InputStream> open_input(const std::string& path);
+// The same, with a progress line on standard error while it is read when `show_progress`
+// (io/progress.h: bytes read of the file's size, and the rate; cleared at the end).
+std::unique_ptr<InputStream> open_input(const std::string& path, bool show_progress);
 
 // The same over an already open source (tests, pipes); `name` appears in messages.
 std::unique_ptr<InputStream> open_input(std::unique_ptr<ByteSource> source, std::string name);

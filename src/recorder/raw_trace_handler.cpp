@@ -23,6 +23,7 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
       sniffer.feed(bytes);
       out.write(std::string_view(reinterpret_cast<const char*>(bytes.data()), n));
       total += n;
+      progress_.advance(n);
     }
     // A process that connected and wrote nothing (it died at once) leaves no file.
     if (total == 0) {
@@ -31,10 +32,12 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
     const std::uint32_t pid = sniffer.pid().value_or(peer_pid);
     const std::string path = out.commit_numbered(fmt::format("{}-", pid), ".rtrace");
     if (!quiet_) {
+      progress_.interrupt();
       fmt::print(stderr, "rtrace: created {}\n", path);
     }
     return true;
   } catch (const std::exception& error) {
+    progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
     drain(fd);
     return false;

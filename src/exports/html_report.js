@@ -1,0 +1,729 @@
+// The page of `rtrace report --html` (html_report.cpp embeds this file at build time). It reads
+// the JSON blob in <script id="report-data"> (what html_report.h describes) and draws the
+// summary, the timelines, the flame graph, the tables and the histograms. No network, no
+// libraries: the page works from file://.
+//
+// The URL fragment drives the flame graph (links and the browser tests use it):
+//   #weight=leaked|peak|allocated|count&type=NAME&search=REGEX&zoom=FRAME
+// and sorts a table as a click on a header would: &sort=SECTION.COLUMN (e.g. leaks.3).
+"use strict";
+
+// Errors of this page land in the page itself (and the console), so that a headless browser's
+// DOM dump shows them.
+const pageErrors = [];
+function recordError(message) {
+  pageErrors.push(String(message));
+  let box = document.getElementById("errors");
+  if (box === null) {
+    box = document.createElement("pre");
+    box.id = "errors";
+    document.body.append(box);
+  }
+  box.hidden = false;
+  box.textContent = pageErrors.join("\n");
+}
+window.addEventListener("error", (event) => recordError(event.message));
+window.addEventListener("unhandledrejection", (event) => recordError(event.reason));
+
+const WEIGHTS = ["allocated", "leaked", "peak", "count"]; // the order of the data's weights
+const WEIGHT_TITLES = {
+  leaked: "leaked bytes",
+  peak: "bytes alive at the peak",
+  allocated: "bytes allocated",
+  count: "allocations",
+};
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// ---- Small helpers -------------------------------------------------------------------------
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "text") {
+      node.textContent = value;
+    } else {
+      node.setAttribute(name, value);
+    }
+  }
+  for (const child of children) {
+    node.append(child);
+  }
+  return node;
+}
+
+function svgElement(tag, attributes = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    node.setAttribute(name, value);
+  }
+  return node;
+}
+
+function humanBytes(bytes) {
+  const units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+  if (Math.abs(bytes) < 1024) {
+    return bytes + " B";
+  }
+  let value = bytes / 1024;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit + 1 < units.length) {
+    value /= 1024;
+    unit += 1;
+  }
+  return value.toFixed(1) + " " + units[unit];
+}
+
+function humanCount(count) {
+  return Number(count).toLocaleString("en-US");
+}
+
+function humanWeight(value, weight) {
+  return weight === "count" ? humanCount(value) + " allocations" : humanBytes(value);
+}
+
+function humanDuration(ns) {
+  if (ns < 1e3) {
+    return ns + " ns";
+  }
+  if (ns < 1e6) {
+    return (ns / 1e3).toFixed(1) + " µs";
+  }
+  if (ns < 1e9) {
+    return (ns / 1e6).toFixed(1) + " ms";
+  }
+  return (ns / 1e9).toFixed(2) + " s";
+}
+
+function section(id, title, ...children) {
+  return element("section", { id }, element("h2", { text: title }), ...children);
+}
+
+// ---- Summary -------------------------------------------------------------------------------
+
+function summarySection(data) {
+  const columns = [
+    ["type", "resource", (t) => t.type],
+    ["calls", "calls", (t) => t.calls],
+    ["allocations", "allocations", (t) => t.allocations],
+    ["bytes", "allocated", (t) => t.bytes_allocated],
+    ["count", "releases", (t) => t.releases],
+    ["count", "temporary", (t) => t.temporary],
+    ["count", "leaked blocks", (t) => t.leaked_blocks],
+    ["bytes", "leaked", (t) => t.leaked_bytes],
+    ["bytes", "peak", (t) => t.peak_bytes],
+    ["count", "peak at call", (t) => t.peak_call],
+  ];
+  const table = sortableTable(columns, data.types, "summary-table");
+  const figures = element("div", { class: "figures" });
+  for (const t of data.types) {
+    if (t.allocations === 0) {
+      continue;
+    }
+    figures.append(
+      figure(t.type + " leaked", humanBytes(t.leaked_bytes), humanCount(t.leaked_blocks) + " blocks"),
+      figure(t.type + " peak", humanBytes(t.peak_bytes), "at call " + humanCount(t.peak_call)),
+      figure(t.type + " allocated", humanBytes(t.bytes_allocated),
+        humanCount(t.allocations) + " allocations"),
+    );
+  }
+  const children = [figures, table];
+  if (data.suppressed.blocks > 0) {
+    children.push(element("p", {
+      text: "Suppressed: " + humanCount(data.suppressed.blocks) + " blocks, " +
+        humanBytes(data.suppressed.bytes) + ".",
+    }));
+  }
+  return section("summary", "Summary", ...children);
+}
+
+function figure(label, value, detail) {
+  return element("div", { class: "figure" },
+    element("div", { class: "figure-value", text: value }),
+    element("div", { class: "figure-label", text: label }),
+    element("div", { class: "figure-detail", text: detail }));
+}
+
+// ---- Sortable tables -----------------------------------------------------------------------
+
+// columns: [kind, title, value of a row]; kind "bytes" and "count" are numbers (shown human),
+// "type" and "text" strings, "backtrace" a list of frames.
+function sortableTable(columns, rows, className) {
+  const table = element("table", { class: "sortable " + className });
+  const head = element("tr");
+  columns.forEach(([kind, title], column) => {
+    const th = element("th", { text: title, "data-kind": kind, title: "Sort by " + title });
+    if (kind !== "backtrace") {
+      th.addEventListener("click", () => sortBy(table, column));
+    }
+    head.append(th);
+  });
+  table.append(element("thead", {}, head));
+  const body = element("tbody");
+  for (const row of rows) {
+    const tr = element("tr");
+    for (const [kind, , value] of columns) {
+      tr.append(cell(kind, value(row)));
+    }
+    body.append(tr);
+  }
+  if (rows.length === 0) {
+    body.append(element("tr", {}, element("td", { colspan: columns.length, text: "none" })));
+  }
+  table.append(body);
+  return table;
+}
+
+function cell(kind, value) {
+  if (kind === "backtrace") {
+    const list = element("ol", { class: "backtrace" });
+    for (const frame of value) {
+      list.append(element("li", { text: frame }));
+    }
+    return element("td", {}, list);
+  }
+  const numeric = kind === "bytes" || kind === "count" || kind === "allocations" ||
+    kind === "growth";
+  let text = String(value);
+  if (kind === "bytes") {
+    text = humanBytes(value);
+  } else if (kind === "growth") {
+    text = (value > 0 ? "+" : "") + humanBytes(value);
+  } else if (numeric) {
+    text = humanCount(value);
+  }
+  const td = element("td", { text, "data-value": value });
+  if (numeric) {
+    td.className = "number";
+    td.title = String(value);
+  }
+  return td;
+}
+
+// Clicking a header sorts by it, largest first; clicking it again reverses.
+function sortBy(table, column) {
+  const th = table.tHead.rows[0].cells[column];
+  const descending = th.getAttribute("aria-sort") !== "descending";
+  for (const other of table.tHead.rows[0].cells) {
+    other.removeAttribute("aria-sort");
+  }
+  th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+  const numeric = th.getAttribute("data-kind") !== "type" && th.getAttribute("data-kind") !== "text";
+  const body = table.tBodies[0];
+  const rows = Array.from(body.rows).filter((row) => row.cells.length > 1);
+  const key = (row) => row.cells[column].getAttribute("data-value");
+  rows.sort((a, b) => {
+    const order = numeric ? Number(key(a)) - Number(key(b)) : key(a).localeCompare(key(b));
+    return descending ? -order : order;
+  });
+  body.append(...rows);
+}
+
+const SITE_COLUMNS = {
+  type: ["type", "resource", (s) => s.type],
+  leaked: ["bytes", "leaked", (s) => s.leaked_bytes],
+  leakedBlocks: ["count", "blocks", (s) => s.leaked_blocks],
+  allocations: ["count", "allocations", (s) => s.allocations],
+  allocated: ["bytes", "allocated", (s) => s.bytes_allocated],
+  peak: ["bytes", "at peak", (s) => s.peak_bytes],
+  temporary: ["count", "temporary", (s) => s.temporary],
+  backtrace: ["backtrace", "backtrace (innermost first)", (s) => s.backtrace],
+};
+
+function siteSection(id, title, sites, columnNames, note) {
+  const columns = columnNames.map((name) => SITE_COLUMNS[name]);
+  return section(id, title, element("p", { class: "note", text: note }),
+    sortableTable(columns, sites, "sites"));
+}
+
+// ---- Timelines -----------------------------------------------------------------------------
+
+function timelineSection(data) {
+  const container = element("div", { id: "timelines" });
+  for (const timeline of data.timelines) {
+    container.append(timelineFigure(timeline));
+  }
+  if (data.timelines.length === 0) {
+    container.append(element("p", { text: "Nothing was allocated." }));
+  }
+  return section("timeline", "Timeline", element("p", {
+    class: "note",
+    text: "Live bytes and live blocks of each resource type over the trace (time from the " +
+      "calls' timestamps, else call numbers); the peak is marked.",
+  }), container);
+}
+
+function timelineFigure(timeline) {
+  const points = [];
+  for (let i = 0; i < timeline.points.length; i += 4) {
+    points.push({
+      time: timeline.points[i], call: timeline.points[i + 1],
+      bytes: timeline.points[i + 2], blocks: timeline.points[i + 3],
+    });
+  }
+  const timed = points.length > 1 && points[points.length - 1].time > points[0].time;
+  const x = timed ? (p) => p.time : (p) => p.call;
+  const peak = {
+    time: timeline.peak[0], call: timeline.peak[1], bytes: timeline.peak[2], blocks: timeline.peak[3],
+  };
+  const figureNode = element("figure", { class: "timeline", "data-type": timeline.type });
+  figureNode.append(element("figcaption", {
+    text: timeline.type + ": peak " + humanBytes(peak.bytes) + " in " + humanCount(peak.blocks) +
+      " blocks at call " + humanCount(peak.call) + (timed ? " (" + humanDuration(peak.time) + ")" : ""),
+  }));
+  figureNode.append(
+    chart(points, x, (p) => p.bytes, humanBytes, "live bytes", peak, timed),
+    chart(points, x, (p) => p.blocks, humanCount, "live blocks", peak, timed));
+  return figureNode;
+}
+
+// One line chart: the value of `y` over `x`, a vertical line and a dot at the peak.
+function chart(points, x, y, format, label, peak, timed) {
+  const width = 960;
+  const height = 160;
+  const left = 70;
+  const bottom = 22;
+  const svg = svgElement("svg", {
+    class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label,
+  });
+  const minX = points.length > 0 ? x(points[0]) : 0;
+  const maxX = Math.max(points.length > 0 ? x(points[points.length - 1]) : 1, minX + 1);
+  const maxY = Math.max(1, ...points.map(y), y(peak));
+  const sx = (value) => left + (value - minX) / (maxX - minX) * (width - left - 10);
+  const sy = (value) => 8 + (1 - value / maxY) * (height - bottom - 8);
+  // A step line: a value holds until the next change.
+  let path = "";
+  points.forEach((p, i) => {
+    const px = sx(x(p)).toFixed(1);
+    const py = sy(y(p)).toFixed(1);
+    path += i === 0 ? `M${px},${py}` : `H${px}V${py}`;
+  });
+  svg.append(svgElement("path", { class: "area", d: path + `V${sy(0)}H${sx(minX)}Z` }));
+  svg.append(svgElement("path", { class: "line", d: path }));
+  for (const [value, text] of [[0, format(0)], [maxY, format(maxY)]]) {
+    const t = svgElement("text", { x: left - 6, y: sy(value) + 4, class: "axis", "text-anchor": "end" });
+    t.textContent = text;
+    svg.append(t);
+  }
+  const axisLabel = svgElement("text", { x: width - 10, y: height - 6, class: "axis", "text-anchor": "end" });
+  axisLabel.textContent = timed ? humanDuration(maxX - minX) : "call " + humanCount(maxX);
+  svg.append(axisLabel);
+  const name = svgElement("text", { x: left + 6, y: 20, class: "chart-label" });
+  name.textContent = label;
+  svg.append(name);
+  const peakX = sx(x(peak));
+  svg.append(svgElement("line", { class: "peak-line", x1: peakX, x2: peakX, y1: 8, y2: height - bottom }));
+  const dot = svgElement("circle", { class: "peak", cx: peakX, cy: sy(y(peak)), r: 4 });
+  const title = svgElement("title");
+  title.textContent = "peak: " + format(y(peak)) + " at call " + humanCount(peak.call);
+  dot.append(title);
+  svg.append(dot);
+  // Hovering shows the value at that moment.
+  const readout = svgElement("text", { x: width - 10, y: 20, class: "chart-readout", "text-anchor": "end" });
+  svg.append(readout);
+  svg.addEventListener("mousemove", (event) => {
+    const box = svg.getBoundingClientRect();
+    const at = minX + ((event.clientX - box.left) / box.width * width - left) /
+      (width - left - 10) * (maxX - minX);
+    let shown = null;
+    for (const p of points) {
+      if (x(p) > at) {
+        break;
+      }
+      shown = p;
+    }
+    readout.textContent = shown === null ? "" :
+      format(y(shown)) + " after call " + humanCount(shown.call);
+  });
+  return svg;
+}
+
+// ---- Flame graph ---------------------------------------------------------------------------
+
+// One type's tree, as flat arrays in depth-first order.
+class FlameTree {
+  constructor(tree, names) {
+    this.type = tree.type;
+    const n = tree.nodes.length / 6;
+    this.depth = new Int32Array(n);
+    this.name = new Array(n);
+    this.values = WEIGHTS.map(() => new Float64Array(n));
+    this.parent = new Int32Array(n);
+    this.end = new Int32Array(n); // one past the node's last descendant
+    const path = [];
+    for (let i = 0; i < n; i += 1) {
+      const d = tree.nodes[6 * i];
+      this.depth[i] = d;
+      this.name[i] = names[tree.nodes[6 * i + 1]];
+      WEIGHTS.forEach((_, w) => { this.values[w][i] = tree.nodes[6 * i + 2 + w]; });
+      while (path.length > d) {
+        this.end[path.pop()] = i;
+      }
+      this.parent[i] = d === 0 ? -1 : path[d - 1];
+      path.push(i);
+    }
+    while (path.length > 0) {
+      this.end[path.pop()] = n;
+    }
+    this.size = n;
+  }
+
+  // Each node's start (in weight units) within the whole tree, for weight index `w`.
+  starts(w) {
+    const values = this.values[w];
+    const start = new Float64Array(this.size);
+    const next = [0];
+    for (let i = 0; i < this.size; i += 1) {
+      const d = this.depth[i];
+      start[i] = next[d];
+      next[d] += values[i];
+      next[d + 1] = start[i];
+    }
+    return start;
+  }
+}
+
+class FlameGraph {
+  constructor(data, root) {
+    this.trees = data.flame.trees.map((tree) => new FlameTree(tree, data.flame.names));
+    this.root = root;
+    this.tree = this.trees[0] || null;
+    this.weight = "leaked";
+    this.zoomed = 0;
+    this.pattern = null;
+    this.build();
+  }
+
+  build() {
+    const controls = element("div", { class: "flame-controls" });
+    if (this.trees.length > 1) {
+      const types = element("select", { id: "flame-type", "aria-label": "resource type" });
+      for (const tree of this.trees) {
+        types.append(element("option", { value: tree.type, text: tree.type }));
+      }
+      types.addEventListener("change", () => this.setType(types.value));
+      controls.append(element("label", { text: "Resource " }, types));
+    }
+    const weights = element("span", { class: "weights", role: "radiogroup" });
+    for (const weight of ["leaked", "peak", "allocated", "count"]) {
+      const button = element("button", {
+        type: "button", "data-weight": weight, text: WEIGHT_TITLES[weight],
+      });
+      button.addEventListener("click", () => this.setWeight(weight));
+      weights.append(button);
+    }
+    this.search = element("input", {
+      id: "flame-search", type: "search", placeholder: "Search frames (regular expression)",
+    });
+    this.search.addEventListener("input", () => this.setSearch(this.search.value));
+    this.reset = element("button", { id: "flame-reset", type: "button", text: "Reset zoom" });
+    this.reset.addEventListener("click", () => this.zoom(0));
+    this.matched = element("span", { id: "flame-matched" });
+    controls.append(weights, this.search, this.reset, this.matched);
+    this.frames = element("div", { id: "flame", class: "flame" });
+    this.details = element("div", { id: "flame-details", class: "flame-details", text: " " });
+    // One listener for all frames (there may be thousands).
+    this.frames.addEventListener("click", (event) => {
+      const frame = event.target.closest(".frame");
+      if (frame !== null) {
+        this.zoom(Number(frame.dataset.node));
+      }
+    });
+    this.frames.addEventListener("mouseover", (event) => {
+      const frame = event.target.closest(".frame");
+      this.details.textContent = frame === null ? " " : frame.title.replace("\n", ": ");
+    });
+    this.root.append(controls, this.frames, this.details);
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        this.zoom(0);
+      }
+    });
+  }
+
+  setType(type) {
+    this.tree = this.trees.find((tree) => tree.type === type) || this.tree;
+    this.zoomed = 0;
+    this.render();
+  }
+
+  setWeight(weight) {
+    this.weight = WEIGHTS.includes(weight) ? weight : this.weight;
+    if (this.tree !== null && this.value(this.zoomed) === 0) {
+      this.zoomed = 0;
+    }
+    this.render();
+  }
+
+  setSearch(pattern) {
+    try {
+      this.pattern = pattern === "" ? null : new RegExp(pattern);
+      this.search.setCustomValidity("");
+    } catch (error) {
+      this.pattern = null;
+      this.search.setCustomValidity(error.message);
+    }
+    this.render();
+  }
+
+  // Zooms into the first frame called `name`, depth first; false when there is none.
+  zoomTo(name) {
+    for (let i = 0; this.tree !== null && i < this.tree.size; i += 1) {
+      if (this.tree.name[i] === name && this.value(i) > 0) {
+        this.zoom(i);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  zoom(node) {
+    this.zoomed = node;
+    this.render();
+  }
+
+  value(node) {
+    return this.tree.values[WEIGHTS.indexOf(this.weight)][node];
+  }
+
+  render() {
+    for (const button of this.root.querySelectorAll("button[data-weight]")) {
+      button.setAttribute("aria-pressed", String(button.dataset.weight === this.weight));
+    }
+    this.frames.textContent = "";
+    this.frames.dataset.weight = this.weight;
+    if (this.tree === null || this.value(0) === 0) {
+      this.frames.dataset.zoom = "";
+      this.frames.append(element("p", {
+        class: "empty", text: "No " + WEIGHT_TITLES[this.weight] + " in this trace.",
+      }));
+      this.matched.textContent = "";
+      this.frames.style.height = "";
+      return;
+    }
+    const tree = this.tree;
+    const w = WEIGHTS.indexOf(this.weight);
+    const start = tree.starts(w);
+    const values = tree.values[w];
+    const z = this.zoomed;
+    const from = start[z];
+    const span = values[z];
+    const total = values[0];
+    const rowHeight = 18;
+    // The window's width, not the graph's: reading an element's size would force a layout of
+    // the whole page here.
+    const pixels = Math.max(Math.min(window.innerWidth, 1200), 600);
+    const fragment = document.createDocumentFragment();
+    let deepest = 0;
+    const draw = (node, left, width, depth, ancestor) => {
+      const share = (100 * values[node] / total).toFixed(2);
+      const label = tree.name[node];
+      const div = element("div", {
+        class: "frame" + (ancestor ? " ancestor" : ""),
+        "data-name": label,
+        title: `${label}\n${humanWeight(values[node], this.weight)} (${share}% of all)`,
+        style: `left:${(100 * left).toFixed(4)}%;width:${(100 * width).toFixed(4)}%;` +
+          `top:${depth * rowHeight}px;background:${colourOf(label)}`,
+      }, element("span", { text: label }));
+      if (this.pattern !== null && this.pattern.test(label)) {
+        div.classList.add("match");
+      }
+      div.dataset.node = node;
+      fragment.append(div);
+      deepest = Math.max(deepest, depth);
+    };
+    // The zoomed frame's callers, full width and dimmed, above it.
+    const callers = [];
+    for (let p = tree.parent[z]; p >= 0; p = tree.parent[p]) {
+      callers.unshift(p);
+    }
+    callers.forEach((node, depth) => draw(node, 0, 1, depth, true));
+    const base = callers.length;
+    for (let i = z; i < tree.end[z]; i += 1) {
+      const width = values[i] / span;
+      if (width * pixels < 0.5) {
+        i = tree.end[i] - 1; // too thin to see, and so is everything it calls
+        continue;
+      }
+      draw(i, (start[i] - from) / span, width, base + tree.depth[i] - tree.depth[z], false);
+    }
+    this.frames.append(fragment);
+    this.frames.style.height = (deepest + 1) * rowHeight + "px";
+    this.frames.dataset.zoom = z === 0 ? "" : tree.name[z];
+    this.reset.disabled = z === 0;
+    this.matched.textContent = this.pattern === null ? "" :
+      "Matched: " + (100 * this.matchedShare(z, values) / span).toFixed(1) + "%";
+  }
+
+  // What the matching frames under `z` weigh; a match inside a match counts once.
+  matchedShare(z, values) {
+    const tree = this.tree;
+    let sum = 0;
+    for (let i = z; i < tree.end[z]; i += 1) {
+      if (this.pattern.test(tree.name[i])) {
+        sum += values[i];
+        i = tree.end[i] - 1;
+      }
+    }
+    return sum;
+  }
+}
+
+// A warm colour that depends only on the name, so a function keeps its colour when zooming.
+function colourOf(name) {
+  let hash = 0;
+  for (let i = 0; i < name.length; i += 1) {
+    hash = (hash * 31 + name.charCodeAt(i)) >>> 0;
+  }
+  return `rgb(${205 + hash % 50},${(hash >>> 8) % 230},${(hash >>> 16) % 55})`;
+}
+
+function flameSection(data) {
+  const root = element("div", { id: "flame-graph" });
+  const graph = new FlameGraph(data, root);
+  const node = section("flame-section", "Flame graph", element("p", {
+    class: "note",
+    text: "Callers on top, what they call below; a frame is as wide as what was allocated " +
+      "under it. Click a frame to zoom, Escape or Reset zoom to go back.",
+  }), root);
+  return { node, graph };
+}
+
+// ---- Histograms ----------------------------------------------------------------------------
+
+function histogramSection(data) {
+  const container = element("div", { id: "histograms" });
+  for (const t of data.types) {
+    if (t.histogram.length === 0) {
+      continue;
+    }
+    const largest = Math.max(...t.histogram.map((bucket) => bucket[2]));
+    const table = element("table", { class: "histogram", "data-type": t.type });
+    table.append(element("caption", { text: t.type + ": allocations by size" }));
+    for (const [from, to, count] of t.histogram) {
+      const range = from === to ? humanBytes(from) : humanBytes(from) + " – " + humanBytes(to);
+      const bar = element("div", { class: "bar", style: `width:${(100 * count / largest).toFixed(2)}%` });
+      table.append(element("tr", {},
+        element("th", { text: range }),
+        element("td", { class: "number", text: humanCount(count) }),
+        element("td", { class: "bar-cell" }, bar)));
+    }
+    container.append(table);
+  }
+  return section("histogram", "Size histogram", container);
+}
+
+// ---- Diff ----------------------------------------------------------------------------------
+
+function diffSection(diff) {
+  const growth = (index) => (row) => row.growth[index];
+  const totals = sortableTable([
+    ["type", "resource", (t) => t.type],
+    ["count", "allocations", growth(0)],
+    ["growth", "allocated", growth(1)],
+    ["count", "leaked blocks", growth(2)],
+    ["growth", "leaked", growth(3)],
+    ["growth", "peak", growth(4)],
+  ], diff.types, "diff-types");
+  const sites = sortableTable([
+    ["type", "resource", (s) => s.type],
+    ["growth", "leaked", growth(3)],
+    ["count", "leaked blocks", growth(2)],
+    ["growth", "allocated", growth(1)],
+    ["count", "allocations", growth(0)],
+    ["backtrace", "backtrace (innermost first)", (s) => s.backtrace],
+  ], diff.sites, "diff-sites");
+  return section("diff", "Growth from the baseline",
+    element("p", { class: "note", text: "What grew from the --diff trace to this one, per backtrace." }),
+    totals, sites);
+}
+
+// ---- The page ------------------------------------------------------------------------------
+
+function applyFragment(graph) {
+  const parameters = new URLSearchParams(window.location.hash.slice(1));
+  if (parameters.has("type")) {
+    graph.setType(parameters.get("type"));
+  }
+  if (parameters.has("weight")) {
+    graph.setWeight(parameters.get("weight"));
+  }
+  if (parameters.has("search")) {
+    graph.search.value = parameters.get("search");
+    graph.setSearch(graph.search.value);
+  }
+  if (parameters.has("zoom") && !graph.zoomTo(parameters.get("zoom"))) {
+    recordError("no frame called " + parameters.get("zoom") + " to zoom into");
+  }
+  if (parameters.has("sort")) {
+    const [sectionId, column] = parameters.get("sort").split(".");
+    const table = document.querySelector(`#${CSS.escape(sectionId)} table.sortable`);
+    if (table === null || !(Number(column) < table.tHead.rows[0].cells.length)) {
+      recordError("no table column " + parameters.get("sort") + " to sort by");
+    } else {
+      sortBy(table, Number(column));
+    }
+  }
+}
+
+function main() {
+  const scriptStart = performance.now();
+  const data = JSON.parse(document.getElementById("report-data").textContent);
+  const report = document.getElementById("report");
+  const sections = [];
+  sections.push(summarySection(data));
+  sections.push(timelineSection(data));
+  const flame = flameSection(data);
+  sections.push(flame.node);
+  sections.push(siteSection("leaks", "Leaks", data.leaks,
+    ["type", "leaked", "leakedBlocks", "allocations", "backtrace"],
+    "What was still allocated at the end, by backtrace, most bytes first."));
+  sections.push(siteSection("peak", "At the peak", data.peak,
+    ["type", "peak", "allocations", "allocated", "backtrace"],
+    "What each resource type held when it reached its peak."));
+  sections.push(siteSection("hot", "Hot allocation sites", data.hot,
+    ["type", "allocations", "allocated", "temporary", "leaked", "backtrace"],
+    "The backtraces that allocate most often."));
+  sections.push(siteSection("temporary", "Temporary allocations", data.temporary,
+    ["type", "temporary", "allocations", "allocated", "backtrace"],
+    "Allocations released by the very next call: candidates for the stack or reuse."));
+  sections.push(histogramSection(data));
+  if (data.diff !== null) {
+    sections.push(diffSection(data.diff));
+  }
+  const title = "rtrace report: " + (data.process || "trace") +
+    (data.pid ? " (pid " + data.pid + ")" : "");
+  const header = element("header", {},
+    element("h1", { text: title }),
+    element("p", { class: "note", text: humanCount(data.calls) + " calls; " + data.generator }));
+  const nav = element("nav");
+  for (const s of sections) {
+    nav.append(element("a", { href: "#" + s.id, text: s.querySelector("h2").textContent }));
+  }
+  // Navigation links must not disturb the fragment the flame graph reads.
+  nav.addEventListener("click", (event) => {
+    const target = event.target.closest("a");
+    if (target !== null) {
+      event.preventDefault();
+      document.getElementById(target.getAttribute("href").slice(1)).scrollIntoView();
+    }
+  });
+  report.append(header, nav, ...sections, element("pre", { id: "errors", hidden: "" }));
+  flame.graph.render();
+  applyFragment(flame.graph);
+  window.addEventListener("hashchange", () => applyFragment(flame.graph));
+  window.addEventListener("resize", () => flame.graph.render());
+  // For the console and the tests.
+  window.rtraceReport = { data, flame: flame.graph };
+  document.body.dataset.rendered = "true";
+  // Milliseconds from the start of the navigation to the page drawn, and of that in this script
+  // (bench/RESULTS.md).
+  document.body.dataset.renderMs = String(Math.round(performance.now()));
+  document.body.dataset.scriptMs = String(Math.round(performance.now() - scriptStart));
+}
+
+try {
+  main();
+} catch (error) {
+  recordError(error && error.stack ? error.stack : error);
+  console.error(error);
+}
