@@ -128,8 +128,10 @@ class TextReader {
 
   // Returns false when reading must stop.
   bool handle(std::string_view line) {
-    if (!pending() || !line.starts_with('\t')) {
-      count_held_line(line);  // a call line resets the count
+    // Record lines are not held; `# ` lines are dropped (but leak summaries, counted there); a
+    // call line resets the count.
+    if (!(pending() && line.starts_with('\t')) && !line.starts_with("# ")) {
+      count_held_line(line);
     }
     if (heap_field_ != kNoHeapBlock && continue_heap_block(line)) {
       return true;
@@ -189,6 +191,7 @@ class TextReader {
       return;
     }
     if (leak_type_seen_ && parse_leak_total_line(line, leak_)) {
+      count_held_line(line);  // -c holds them until the end
       leak_.resource_type = type_id(leak_.type).value_or(0);
       sink_.leak_summary(leak_);
     }

@@ -7,6 +7,7 @@
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_test_support.h"
 #include "formats/sprtrace_text/text_test_support.h"
+#include "rtrace/version.h"
 #include "support/recording_sink.h"
 #include "support/test_paths.h"
 
@@ -125,6 +126,41 @@ TEST(BinaryToText, LineBreaksInStringsCannotForgeRecords) {
   }
   EXPECT_EQ(contexts, 1U) << records.text();
   EXPECT_EQ(mappings, 1U) << records.text();
+}
+
+// A memory map recorded after calls (a library loaded later) prints with the other maps before
+// the calls, as the original prints every map, when `rtrace process` reads a file (twice: first
+// the late maps, then everything); from a pipe it prints where it arrived.
+TEST(BinaryToText, LateMapsPrintBeforeTheCallsFromAFile) {
+  TraceBuilder t(2, 0);
+  t.begin("PINF").dword(7).dword(0).dword(0).dword(1).string("prog").end();
+  t.begin("MMAP").pointer(0x1000).pointer(0x2000).string("/bin/prog").end();
+  const auto call = [&](std::uint32_t kind, std::string_view name, std::uint64_t id) {
+    t.begin("CALL").dword(1).dword(0).dword(0).dword(kind).string(name).dword(8).pointer(id).end();
+    t.begin("BTRC").dword(1).pointer(0x1010).end();
+  };
+  call(sprtrace::kCallAlloc, "malloc", 0x5000);
+  t.begin("MMAP").pointer(0x7000).pointer(0x8000).string("/lib/late.so").end();
+  call(sprtrace::kCallFree, "free", 0x5000);
+  t.begin("MMAP").pointer(0x9000).pointer(0xa000).string("/lib/later.so").end();
+  const std::string header =
+      "version=2.0, arch=x86_64, timestamp=1970.1.1 00:00:00, process=prog, pid=7, "
+      "backtrace depth=1, origin=" +
+      std::string(kOrigin) + ", \n";
+  const std::string first = "1. malloc(8) = 0x5000\n\t0x1010\n\n";
+  const std::string second = "2. free(0x5000)\n\t0x1010\n\n";
+  const std::string maps[] = {": /bin/prog => 0x1000-0x2000\n", ": /lib/late.so => 0x7000-0x8000\n",
+                              ": /lib/later.so => 0x9000-0xa000\n"};
+  const ScratchDir dir;
+  const std::filesystem::path file = dir / "late.rtrace";
+  write_file(file, t.bytes());
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "' process";
+  const auto from_file = run_command(rtrace + " -i '" + file.string() + "'");
+  EXPECT_EQ(from_file.err, "");
+  EXPECT_EQ(from_file.out, header + maps[0] + maps[1] + maps[2] + first + second);
+  const auto from_pipe = run_command("cat '" + file.string() + "' | " + rtrace);
+  EXPECT_EQ(from_pipe.err, "");
+  EXPECT_EQ(from_pipe.out, header + maps[0] + first + maps[1] + second + maps[2]);
 }
 
 }  // namespace
