@@ -136,7 +136,7 @@ TEST(TextWriterGroups, GroupsWithArgumentLines) {
 
 // Builders, since partial designated initializers trip -Wmissing-field-initializers.
 TraceHeader header_of(std::string arch, std::string origin = {}, AppliedStages filters = {},
-                      std::string start_text = {}) {
+                      const std::string& start_text = {}) {
   TraceHeader h;
   h.arch = std::move(arch);
   h.origin = std::move(origin);
