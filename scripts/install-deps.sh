@@ -8,6 +8,8 @@ packages=(
   g++ make cmake ninja-build pkg-config
   libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev libsnappy-dev libbrotli-dev
   libdw-dev libelf-dev libunwind-dev
+  # keyed hashes of trace content (XXH3 with a random seed)
+  libxxhash-dev
   libgtest-dev libgmock-dev
   elfutils binutils gzip zstd
   # tests: libc's separate debug file (resolver); real third-party programs to trace

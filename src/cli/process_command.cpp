@@ -12,10 +12,13 @@
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "exports/export_registry.h"
+#include "formats/format_registry.h"
+#include "formats/sprtrace_binary/binary_reader.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
 #include "io/progress.h"
+#include "pipeline/late_maps_first.h"
 #include "pipeline/pid_probe.h"
 #include "pipeline/pid_split.h"
 #include "pipeline/pipeline.h"
@@ -37,6 +40,22 @@ ExportInfo output_export(const ProcessOptions& o) {
   return *info;
 }
 
+// The memory maps that a binary trace in a file records after its first call, read ahead so that
+// they print before the calls, as the original prints every map; none for other input (a pipe
+// cannot be read twice: there they print where they arrive). See rtrace-process(1), TEXT OUTPUT.
+std::vector<Mapping> late_maps_of(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return {};
+  }
+  const std::unique_ptr<InputStream> input = open_input(path);
+  const TraceFormatInfo* format = detect_format(input->peek(kDetectBytes));
+  if (format == nullptr || format->name != "binary") {
+    return {};
+  }
+  return read_late_maps(*input);
+}
+
 int process(const ProcessOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
   const std::unique_ptr<InputStream> input =
@@ -47,9 +66,10 @@ int process(const ProcessOptions& o) {
       o.output.empty() || to_directory ? OutputStream() : OutputStream(o.output, {o.input});
   PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
+  LateMapsFirst late_maps_first(split, late_maps_of(o.input));
   std::optional<InputError> damage;
   try {
-    read_trace(*input, split, diagnostics);
+    read_trace(*input, late_maps_first, diagnostics);
   } catch (const InputError& error) {
     damage = error;
   }

@@ -35,8 +35,6 @@ enum Loss : std::uint32_t {
   kLosesScopes = 1U << 8,              // enter and exit calls become "other" calls
   kLosesHistory = 1U << 9,             // the header's origin and applied stages
   kLosesCallIndices = 1U << 10,        // calls are numbered by their position in the file
-  kLosesOtherCalls = 1U << 11,         // calls that neither allocate nor release read back as
-                                       // releases (the text protocol has no third call form)
 };
 
 struct TraceFormatInfo {

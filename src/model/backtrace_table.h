@@ -6,8 +6,8 @@
 
 namespace rtrace {
 
-inline std::uint64_t sequence_word(const Frame& frame) {
-  return frame.address ^ (std::uint64_t{frame.symbol} << 48);
+inline std::array<std::uint64_t, 2> sequence_words(const Frame& frame) {
+  return {frame.address, frame.symbol};
 }
 
 using BacktraceId = std::uint32_t;

@@ -144,6 +144,32 @@ TEST(ProcessCli, GarbageIsRejectedWithFileAndPosition) {
   EXPECT_EQ(e.err, "rtrace: " + (dir / "empty").string() + ":0: empty input\n");
 }
 
+// Comment lines are held until the next call (before the first: to print them in the original's
+// order; after the last with -c: to print them after the groups). An endless run of them stops
+// with an error naming the line and the limit, within a bounded address space, instead of filling
+// the memory; what came before is written.
+TEST(ProcessCli, EndlessCommentsStopAtALimitInBoundedMemory) {
+  const std::string comments =
+      "yes '## a comment line, one of very many, all of them the same: 64 bytes' | head -n 4000000";
+  const std::string limited = "prlimit --as=268435456 " + rtrace_bin() + " process";
+  // 16 MiB of 67-byte lines is 250407 lines: the error names the line after them.
+  const std::string message =
+      ": more than 1000000 comment or registry lines (or 16 MiB) in a row without a call record: "
+      "rtrace keeps such lines in memory until the next call, so it stops here\n";
+
+  const auto before = run_command("(printf 'version=2.0, \\n'; " + comments + ") | " + limited);
+  EXPECT_EQ(before.status, 1);
+  EXPECT_EQ(before.err, "rtrace: <stdin>:250408" + message);
+  EXPECT_TRUE(before.out.starts_with("version=2.0, ")) << before.out.substr(0, 100);
+
+  const auto after = run_command("(printf 'version=2.0, \\n1. malloc(5) = 0x10\\n\\n'; " +
+                                 comments + ") | " + limited + " -c");
+  EXPECT_EQ(after.status, 1);
+  EXPECT_EQ(after.err, "rtrace: <stdin>:250410" + message);
+  EXPECT_TRUE(after.out.find("1. malloc(5) = 0x10\n") != std::string::npos)
+      << after.out.substr(0, 200);
+}
+
 TEST(ProcessCli, MissingInputFileIsNamed) {
   const auto r = run_command(rtrace_bin() + " process -i /nonexistent/trace.raw");
   EXPECT_EQ(r.status, 1);

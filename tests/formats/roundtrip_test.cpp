@@ -90,9 +90,6 @@ class ContentSink final : public TraceSink {
     if (lost(kLosesScopes) && (kind == CallKind::Enter || kind == CallKind::Exit)) {
       kind = CallKind::Other;
     }
-    if (lost(kLosesOtherCalls) && kind == CallKind::Other) {
-      kind = CallKind::Free;
-    }
     std::string line = fmt::format(
         "#{} {} kind={} type={} ctx={:#x} ts={} pid={} thread={} size={} id={:#x}",
         lost(kLosesCallIndices) ? 0 : c.index, r.function, static_cast<int>(kind), c.resource_type,

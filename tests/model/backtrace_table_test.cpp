@@ -57,5 +57,27 @@ TEST(BacktraceTable, ManyDistinctStacksSurviveGrowth) {
   EXPECT_EQ(table.size(), 50001U);
 }
 
+// Return addresses that all land in one slot under an unkeyed multiply-xorshift hash (what the
+// table used before its hash was seeded) spread like any others.
+TEST(BacktraceTable, CraftedBacktracesDoNotShareAProbeRun) {
+  // The old hash of a one-frame backtrace {w}: h = (0x9e3779b97f4a7c15 ^ 1 ^ w) * K, then
+  // h ^= h >> 31, slot = h & mask. Taking h * K = j << 52 makes the low 21 bits 0 for every j.
+  constexpr std::uint64_t kMultiplier = 0xbf58476d1ce4e5b9ULL;
+  constexpr std::uint64_t kStart = 0x9e3779b97f4a7c15ULL ^ 1;
+  std::uint64_t unmultiply = kMultiplier;
+  for (int i = 0; i < 6; ++i) {
+    unmultiply *= 2 - kMultiplier * unmultiply;
+  }
+  ASSERT_EQ(unmultiply * kMultiplier, 1U);
+  constexpr std::uint64_t kCount = 4095;
+  BacktraceTable table;
+  for (std::uint64_t j = 1; j <= kCount; ++j) {
+    const Frame frame{.address = ((j << 52) * unmultiply) ^ kStart};
+    table.intern(std::span(&frame, 1));
+  }
+  EXPECT_EQ(table.size(), kCount + 1);
+  EXPECT_LT(table.longest_probe(), 100U);
+}
+
 }  // namespace
 }  // namespace rtrace

@@ -109,6 +109,30 @@ TEST(RecordTracer, PostProcessedInTheRecorder) {
   EXPECT_NE(text.find(", filter=leaks, backtrace depth=10, origin=rtrace "), std::string::npos);
 }
 
+// A real recording converted to text, then text -> binary -> text, comes back the same: the
+// tracing modules and the heap information included (a regression test: both were once lost).
+TEST(RecordTracer, TrueRecordedThenTextToBinaryToTextLosesNothing) {
+  const ScratchDir out;
+  const auto r =
+      run_command(bin("rtrace") + " record -s -e memory -o " + quote(out.path()) + " -x /bin/true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const fs::path trace = only_file(out.path(), ".rtrace");
+  const ScratchDir work;
+  const auto step = [&](const std::string& options, const fs::path& from, const fs::path& to) {
+    const auto s = run_command(bin("rtrace") + " process -q " + options + " -i " + quote(from) +
+                               " -o " + quote(to));
+    EXPECT_EQ(s.status, 0) << s.err;
+  };
+  step("", trace, work / "first.txt");
+  step("--to binary", work / "first.txt", work / "again.rtrace");
+  step("", work / "again.rtrace", work / "second.txt");
+  const std::string first = read_file(work / "first.txt");
+  EXPECT_NE(first.find("\n## tracing module: [0] main ("), std::string::npos) << first;
+  EXPECT_NE(first.find("\n## tracing module: [1] memory ("), std::string::npos) << first;
+  EXPECT_NE(first.find("\n## heap status information:\n"), std::string::npos) << first;
+  EXPECT_EQ(read_file(work / "second.txt"), first);
+}
+
 TEST(RecordTracer, BacktraceDepthReachesTheTracer) {
   RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;

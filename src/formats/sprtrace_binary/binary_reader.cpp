@@ -88,12 +88,18 @@ CallKind call_kind(std::uint32_t code) {
 
 class BinaryReader {
  public:
-  BinaryReader(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
-      : input_(input), sink_(sink), diagnostics_(diagnostics) {}
+  // LateMapsOnly: a first pass that only collects the memory maps after the first call.
+  enum class Mode : std::uint8_t { Everything, LateMapsOnly };
+
+  BinaryReader(InputStream& input, TraceSink& sink, Diagnostics& diagnostics,
+               Mode mode = Mode::Everything)
+      : input_(input), sink_(sink), diagnostics_(diagnostics), mode_(mode) {}
 
   void run();
 
  private:
+  friend std::vector<Mapping> rtrace::read_late_maps(InputStream& input);
+  void collect_late_map(std::uint32_t type, PacketCursor& packet);
   bool read_handshake();
   void read_packets();
   Step read_packet(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
@@ -124,6 +130,11 @@ class BinaryReader {
   InputStream& input_;
   TraceSink& sink_;
   Diagnostics& diagnostics_;
+  Mode mode_;
+
+  // LateMapsOnly: the memory maps after the first call (read_late_maps).
+  std::vector<Mapping> late_maps_;
+  bool seen_call_ = false;
 
   sprtrace::Handshake handshake_;
   Layout layout_;
@@ -166,6 +177,19 @@ void BinaryReader::run() {
   }
   deliver_call();
   sink_.finish();
+}
+
+// Keeps the maps that come after the first call; nothing else is decoded.
+void BinaryReader::collect_late_map(std::uint32_t type, PacketCursor& packet) {
+  if (type == static_cast<std::uint32_t>(PacketType::FunctionCall)) {
+    seen_call_ = true;
+  } else if (type == static_cast<std::uint32_t>(PacketType::ProcessInfo)) {
+    read_process_info(packet);  // the maps' pid
+  } else if (type == static_cast<std::uint32_t>(PacketType::MemoryMap) && seen_call_ &&
+             late_maps_.size() < kMaxLateMaps) {
+    read_mapping(packet);
+    late_maps_.push_back(mapping_);
+  }
 }
 
 // [0xF0][size][major][minor][arch length][arch][byte order][pointer size], padded to 4 bytes;
@@ -213,7 +237,9 @@ bool BinaryReader::read_handshake() {
   layout_ = Layout{.swap = (order == 1) != big_machine, .pointer_size = pointer_size};
   type_first_ = major >= sprtrace::kTypeFirstMajor;
   input_.consume(total);
-  sink_.header(sprtrace::header_from_handshake(handshake_));
+  if (mode_ == Mode::Everything) {
+    sink_.header(sprtrace::header_from_handshake(handshake_));
+  }
   return true;
 }
 
@@ -306,6 +332,9 @@ bool BinaryReader::is_second_handshake(std::span<const std::uint8_t> bytes) cons
 }
 
 void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
+  if (mode_ == Mode::LateMapsOnly) {
+    return collect_late_map(type, packet);
+  }
   if (type == static_cast<std::uint32_t>(PacketType::FunctionArgs)) {
     return read_arguments(packet);
   }
@@ -438,7 +467,9 @@ void BinaryReader::read_mapping(PacketCursor& packet) {
   mapping_.to = packet.pointer();
   mapping_.path.assign(packet.string());
   mapping_.pid = process_.pid;
-  sink_.mapping(mapping_);
+  if (mode_ == Mode::Everything) {
+    sink_.mapping(mapping_);
+  }
 }
 
 void BinaryReader::read_context(PacketCursor& packet) {
@@ -528,6 +559,23 @@ void BinaryReader::keep_call_text() {
 }
 
 }  // namespace
+
+std::vector<Mapping> read_late_maps(InputStream& input) {
+  // Nothing is delivered and nothing warned of: the pass that reads everything does that.
+  class Nowhere final : public TraceSink {
+    void finish() override {}
+  } nowhere;
+  CollectingDiagnostics quiet;
+  BinaryReader scan(input, nowhere, quiet, BinaryReader::Mode::LateMapsOnly);
+  try {
+    if (scan.read_handshake()) {
+      scan.read_packets();
+    }
+  } catch (const CorruptPacket&) {
+    // The maps before the damage are kept; the other pass stops at the same place.
+  }
+  return std::move(scan.late_maps_);
+}
 
 void read_sprtrace_binary(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
   BinaryReader(input, sink, diagnostics).run();

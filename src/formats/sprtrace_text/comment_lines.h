@@ -16,6 +16,13 @@ inline constexpr std::string_view kHeapTitle = "## heap status information:";
 inline constexpr std::string_view kGroupPrefix = "# allocation summary: ";
 inline constexpr std::string_view kLeakTypePrefix = "# Resource - ";
 
+// rtrace's lines for a stream of several processes (a StackTrack file, a merged trace), which the
+// original keeps as comments: `## process: <header fields>` announces a process other than the
+// header's (pid=, process=, timestamp=, backtrace depth= as in the header); `## pid=<pid>` says
+// that the calls and maps after it belong to that process (the header's, until the first one).
+inline constexpr std::string_view kProcessPrefix = "## process: ";
+inline constexpr std::string_view kPidPrefix = "## pid=";
+
 // `## tracing module: [<hex id>] <name> (<major>.<minor>)`
 bool parse_module_line(std::string_view line, ModuleInfo& module);
 

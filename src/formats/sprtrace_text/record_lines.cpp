@@ -1,6 +1,8 @@
 #include "formats/sprtrace_text/record_lines.h"
 
+#include <algorithm>
 #include <bit>
+#include <iterator>
 
 #include "formats/sprtrace_text/text_numbers.h"
 
@@ -51,13 +53,43 @@ bool parse_prefixed_hex(std::string_view text, T& value) {
   return text.starts_with("0x") && parse_hex(text.substr(2), value);
 }
 
+constexpr CallKind kNeutralKinds[] = {CallKind::Other, CallKind::Enter, CallKind::Exit};
+
+// `{<kind>}[ <size>]`, the operand of a call that neither allocates nor releases.
+std::string_view parse_neutral_operand(std::string_view inside, Call& call) {
+  constexpr std::string_view kBad =
+      "bad call kind in a call record (expected {call}, {enter} or {exit})";
+  const std::size_t close = inside.find('}');
+  if (!inside.starts_with('{') || close == std::string_view::npos) {
+    return kBad;
+  }
+  const std::string_view keyword = inside.substr(1, close - 1);
+  const auto* kind = std::ranges::find_if(
+      kNeutralKinds, [&](CallKind k) { return neutral_call_keyword(k) == keyword; });
+  if (kind == std::end(kNeutralKinds)) {
+    return kBad;
+  }
+  call.kind = *kind;
+  const std::string_view size = inside.substr(close + 1);
+  if (!size.empty() && (!size.starts_with(' ') || !parse_decimal(size.substr(1), call.size))) {
+    return "bad size in a call record";
+  }
+  return {};
+}
+
 // Splits `<name>(<inside>)<tail>` where `<inside>` starts at the last '(' before `close`.
 std::string_view parse_operands(std::string_view text, CallLine& parsed, std::size_t& open) {
   Call& call = parsed.call;
   if (text.ends_with(')')) {
     open = text.rfind('(');
-    if (open == std::string_view::npos ||
-        !parse_prefixed_hex(text.substr(open + 1, text.size() - open - 2), call.resource_id)) {
+    if (open == std::string_view::npos) {
+      return "bad resource id in a call record";
+    }
+    const std::string_view inside = text.substr(open + 1, text.size() - open - 2);
+    if (inside.starts_with('{')) {
+      return parse_neutral_operand(inside, call);
+    }
+    if (!parse_prefixed_hex(inside, call.resource_id)) {
       return "bad resource id in a call record";
     }
     call.kind = CallKind::Free;
@@ -69,18 +101,40 @@ std::string_view parse_operands(std::string_view text, CallLine& parsed, std::si
     return "malformed call record (expected '(size) = 0x<id>' or '(0x<id>)')";
   }
   open = text.rfind('(', close);
-  if (open == std::string_view::npos ||
-      !parse_decimal(text.substr(open + 1, close - open - 1), call.size)) {
+  if (open == std::string_view::npos) {
+    return "bad size in a call record";
+  }
+  const std::string_view inside = text.substr(open + 1, close - open - 1);
+  if (inside.starts_with('{')) {
+    if (const std::string_view error = parse_neutral_operand(inside, call); !error.empty()) {
+      return error;
+    }
+  } else if (parse_decimal(inside, call.size)) {
+    call.kind = CallKind::Alloc;
+  } else {
     return "bad size in a call record";
   }
   if (!parse_hex(text.substr(close + kReturns.size()), call.resource_id)) {
     return "bad resource id in a call record";
   }
-  call.kind = CallKind::Alloc;
   return {};
 }
 
 }  // namespace
+
+std::string_view neutral_call_keyword(CallKind kind) {
+  switch (kind) {
+    case CallKind::Enter:
+      return "enter";
+    case CallKind::Exit:
+      return "exit";
+    case CallKind::Other:
+    case CallKind::Free:
+    case CallKind::Alloc:
+      break;
+  }
+  return "call";
+}
 
 bool classify_call_line(std::string_view line) {
   const std::size_t n = decimal_digit_run(line);

@@ -12,13 +12,20 @@
 
 namespace rtrace::sprtrace_text {
 
-// `<index>. [@<ctx> ][[<time>] ]<name>[<<type>>](<size>) = 0x<id>` or
-// `...<name>[<<type>>](0x<id>)`.
+// `<index>. [@<ctx> ][[<time>] ]<name>[<<type>>](<size>) = 0x<id>` (allocation),
+// `...<name>[<<type>>](0x<id>)` (release), or rtrace's form for a call that does neither (an
+// apitrace call, a StackTrack checkpoint, a scope entered or left):
+// `...<name>[<<type>>]({<kind>})`, or `...({<kind>} <size>) = 0x<id>` when it has a size or an id.
+// The original post-processor's grammar takes no `{` inside the parentheses, so it keeps such a
+// line as a comment (see rtrace-process(1), TEXT OUTPUT).
 struct CallLine {
   Call call;
   std::string_view function;
   std::string_view type_tag;  // what stood between < and >, empty when absent
 };
+
+// The `<kind>` of a call that neither allocates nor releases: "call", "enter" or "exit".
+std::string_view neutral_call_keyword(CallKind kind);
 
 // A line starting with digits and a dot.
 bool classify_call_line(std::string_view line);

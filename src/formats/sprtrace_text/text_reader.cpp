@@ -1,5 +1,7 @@
 #include "formats/sprtrace_text/text_reader.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <optional>
 #include <unordered_map>
@@ -126,6 +128,11 @@ class TextReader {
 
   // Returns false when reading must stop.
   bool handle(std::string_view line) {
+    // Record lines are not held; `# ` lines are dropped (but leak summaries, counted there); a
+    // call line resets the count.
+    if (!(pending() && line.starts_with('\t')) && !line.starts_with("# ")) {
+      count_held_line(line);
+    }
     if (heap_field_ != kNoHeapBlock && continue_heap_block(line)) {
       return true;
     }
@@ -184,6 +191,7 @@ class TextReader {
       return;
     }
     if (leak_type_seen_ && parse_leak_total_line(line, leak_)) {
+      count_held_line(line);  // -c holds them until the end
       leak_.resource_type = type_id(leak_.type).value_or(0);
       sink_.leak_summary(leak_);
     }
@@ -230,6 +238,9 @@ class TextReader {
       sink_.module(module_);
       return;
     }
+    if (line.starts_with("## ") && process_line(line)) {
+      return;
+    }
     if (line == kHeapTitle) {
       start_heap_block(line);
       return;
@@ -267,6 +278,27 @@ class TextReader {
     if (!error.empty()) {
       fail(error);
     }
+  }
+
+  // rtrace's lines for a stream of several processes (comment_lines.h); false for other lines.
+  bool process_line(std::string_view line) {
+    if (line.starts_with(kPidPrefix)) {
+      if (!parse_decimal(line.substr(kPidPrefix.size()), pid_)) {
+        fail("bad pid in a '## pid=' line");
+      }
+      return true;
+    }
+    if (line.starts_with(kProcessPrefix)) {
+      HeaderFields fields;
+      if (const std::string_view error =
+              parse_header_line(line.substr(kProcessPrefix.size()), fields);
+          !error.empty()) {
+        fail(std::string(error) + " ('## process:' line)");
+      }
+      sink_.process(fields.process);
+      return true;
+    }
+    return false;
   }
 
   void remember_type(const ResourceType& type) {
@@ -312,7 +344,26 @@ class TextReader {
     return std::string_view(text_).substr(range.begin, range.size);
   }
 
+  // Lines that are not part of a call record (comments, registries, blank lines) are kept in
+  // memory by what comes after the reader until the next call: the text writer before the first
+  // call (to print them in the original's order), -c after the last (they print after the
+  // groups), the per-process split (registries, for processes met later). A run of them is
+  // bounded, so that a small compressed input cannot fill the memory.
+  void count_held_line(std::string_view line) {
+    ++held_lines_;
+    held_bytes_ += line.size();
+    if (held_lines_ > kMaxHeldLines || held_bytes_ > kMaxHeldBytes) {
+      fail(
+          fmt::format("more than {} comment or registry lines (or {} MiB) in a row without a "
+                      "call record: rtrace keeps such lines in memory until the next call, so "
+                      "it stops here",
+                      kMaxHeldLines, kMaxHeldBytes >> 20));
+    }
+  }
+
   void add_call_line(std::string_view line) {
+    held_lines_ = 0;
+    held_bytes_ = 0;
     if (in_backtrace_) {
       deliver();
     }
@@ -422,6 +473,10 @@ class TextReader {
   Diagnostics& diagnostics_;
   bool line_complete_ = true;
   std::uint32_t pid_ = 0;
+  static constexpr std::uint64_t kMaxHeldLines = 1'000'000;
+  static constexpr std::uint64_t kMaxHeldBytes = std::uint64_t{16} << 20;
+  std::uint64_t held_lines_ = 0;  // lines since the last call line that are not part of a call
+  std::uint64_t held_bytes_ = 0;
 
   // The record being read.
   std::vector<PendingCall> calls_;

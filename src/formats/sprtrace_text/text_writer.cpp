@@ -4,11 +4,14 @@
 #include <ctime>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "formats/sprtrace_text/comment_lines.h"
 #include "formats/sprtrace_text/header_line.h"
+#include "formats/sprtrace_text/record_lines.h"
 #include "formats/sprtrace_text/resolved_frame.h"
+#include "formats/sprtrace_text/text_escape.h"
 #include "formats/sprtrace_text/text_numbers.h"
 
 namespace rtrace {
@@ -18,8 +21,13 @@ using sprtrace_text::format_resolved_frame;
 using sprtrace_text::kGroupPrefix;
 using sprtrace_text::kLeakTypePrefix;
 using sprtrace_text::kMaxDigits;
+using sprtrace_text::kPidPrefix;
+using sprtrace_text::kProcessPrefix;
 using sprtrace_text::kReadFromTextKey;
 using sprtrace_text::kTimestampKey;
+using sprtrace_text::neutral_call_keyword;
+using sprtrace_text::printable;
+using sprtrace_text::printable_header_value;
 using sprtrace_text::write_decimal;
 using sprtrace_text::write_hex;
 using sprtrace_text::write_two_digits;
@@ -57,10 +65,8 @@ class TailWriter {
   char* p_;
 };
 
-std::string header_timestamp(const TraceHeader& header, const ProcessInfo& info) {
-  if (const std::optional<std::string_view> text = header.metadata.get(kTimestampKey)) {
-    return std::string(*text);
-  }
+// The start of `info` as the header prints it: `year.month.day HH:MM:SS`, local time.
+std::string start_timestamp(const ProcessInfo& info) {
   const std::time_t seconds = static_cast<std::time_t>(info.start.seconds);
   std::tm tm{};
   if (localtime_r(&seconds, &tm) == nullptr) {
@@ -75,6 +81,13 @@ std::string header_timestamp(const TraceHeader& header, const ProcessInfo& info)
   *p++ = ':';
   p = write_two_digits(p, static_cast<unsigned>(tm.tm_sec));
   return text.append(clock, p);
+}
+
+std::string header_timestamp(const TraceHeader& header, const ProcessInfo& info) {
+  if (const std::optional<std::string_view> text = header.metadata.get(kTimestampKey)) {
+    return std::string(*text);
+  }
+  return start_timestamp(info);
 }
 
 std::string filter_text(const AppliedStages& filters) {
@@ -117,9 +130,22 @@ class TextWriter::Printer {
       read_from_text_ = header.metadata.get(kReadFromTextKey).has_value();
     }
   }
+  // The first process is the header's; the others of a stream of several get a line of their
+  // own (kProcessPrefix).
   void process(const ProcessInfo& info) {
     if (!started_ && !preamble_.process) {
       preamble_.process = info;
+      header_pid_ = info.pid;
+      current_pid_ = info.pid;
+      return;
+    }
+    if (info.pid == header_pid_ || !other_pids_.insert(info.pid).second) {
+      return;
+    }
+    if (started_) {
+      print_process(info);
+    } else {
+      preamble_.processes.push_back(info);
     }
   }
   void module(const ModuleInfo& module) {
@@ -192,7 +218,9 @@ class TextWriter::Printer {
     if (id >= symbol_texts_.size()) {
       symbol_texts_.resize(id + 1);
     }
-    symbol_texts_[id] = ' ' + format_resolved_frame(symbol);
+    const std::string text = format_resolved_frame(symbol);
+    symbol_texts_[id] = ' ';
+    symbol_texts_[id] += printable(text, scratch_[0]);
     has_symbols_ = true;
   }
 
@@ -209,9 +237,9 @@ class TextWriter::Printer {
     start();
     std::string& b = out_.buffer();
     b += kLeakTypePrefix;
-    b += summary.type;
+    b += printable(summary.type, scratch_[0]);
     b += " (";
-    b += summary.description;
+    b += printable(summary.description, scratch_[0]);
     b += "):\n# ";
     b += std::to_string(summary.blocks);
     b += " block(s) leaked with total size of ";
@@ -248,6 +276,7 @@ class TextWriter::Printer {
   struct Preamble {
     TraceHeader header;
     std::optional<ProcessInfo> process;  // the first process: the header describes it
+    std::vector<ProcessInfo> processes;  // the others
     std::vector<ModuleInfo> modules;
     std::vector<ContextInfo> contexts;
     std::vector<ResourceType> resource_types;
@@ -279,6 +308,9 @@ class TextWriter::Printer {
     }
     started_ = true;
     print_header(preamble_.header, preamble_.process.value_or(ProcessInfo{}));
+    for (const ProcessInfo& process : preamble_.processes) {
+      print_process(process);
+    }
     if (preamble_.heap) {
       print_heap_info(*preamble_.heap);
     }
@@ -307,7 +339,7 @@ class TextWriter::Printer {
     const auto field = [&](std::string_view key, std::string_view value) {
       b += key;
       b += '=';
-      b += value;
+      b += printable_header_value(value, scratch_[0]);
       b += ", ";
     };
     field("version", kTextVersion);
@@ -323,6 +355,37 @@ class TextWriter::Printer {
       field("backtrace depth", std::to_string(*process.backtrace_depth));
     }
     field("origin", header.origin.empty() ? options_.origin : header.origin);
+    b += '\n';
+  }
+
+  void print_process(const ProcessInfo& process) {
+    std::string& b = out_.buffer();
+    b += kProcessPrefix;
+    b += "pid=";
+    b += std::to_string(process.pid);
+    b += ", process=";
+    b += printable_header_value(process.name, scratch_[0]);
+    b += ", timestamp=";
+    b += start_timestamp(process);
+    b += ", ";
+    if (process.backtrace_depth) {
+      b += "backtrace depth=";
+      b += std::to_string(*process.backtrace_depth);
+      b += ", ";
+    }
+    b += '\n';
+  }
+
+  // Calls and maps of a process other than the one of the records before them follow a
+  // `## pid=<pid>` line. Pid 0 is the stream's only process: the header's.
+  void switch_to_process(std::uint32_t pid) {
+    if (pid == 0 || pid == current_pid_) {
+      return;
+    }
+    current_pid_ = pid;
+    std::string& b = out_.buffer();
+    b += kPidPrefix;
+    b += std::to_string(pid);
     b += '\n';
   }
 
@@ -375,11 +438,12 @@ class TextWriter::Printer {
   }
 
   void print_module(const ModuleInfo& m) {
-    TailWriter line(out_.buffer(), 64 + 3 * kMaxDigits + m.name.size());
+    const std::string_view name = printable(m.name, scratch_[0]);
+    TailWriter line(out_.buffer(), 64 + 3 * kMaxDigits + name.size());
     line.put("## tracing module: [");
     line.hex(m.id);
     line.put("] ");
-    line.put(m.name);
+    line.put(name);
     line.put(" (");
     line.decimal(m.version_major);
     line.put('.');
@@ -388,22 +452,25 @@ class TextWriter::Printer {
   }
 
   void print_context(const ContextInfo& c) {
-    TailWriter line(out_.buffer(), 8 + kMaxDigits + c.name.size());
+    const std::string_view name = printable(c.name, scratch_[0]);
+    TailWriter line(out_.buffer(), 8 + kMaxDigits + name.size());
     line.put("@ ");
     line.hex(c.id);
     line.put(" : ");
-    line.put(c.name);
+    line.put(name);
     line.put('\n');
   }
 
   void print_resource_type(const ResourceType& t) {
-    TailWriter line(out_.buffer(), 32 + kMaxDigits + t.type.size() + t.description.size());
+    const std::string_view type = printable(t.type, scratch_[0]);
+    const std::string_view description = printable(t.description, scratch_[1]);
+    TailWriter line(out_.buffer(), 32 + kMaxDigits + type.size() + description.size());
     line.put('<');
     line.hex(resource_mask(t.id));
     line.put("> : ");
-    line.put(t.type);
+    line.put(type);
     line.put(" (");
-    line.put(t.description);
+    line.put(description);
     line.put(')');
     if (t.refcounted()) {
       line.put(" [refcount]");
@@ -412,9 +479,11 @@ class TextWriter::Printer {
   }
 
   void print_mapping(const Mapping& m) {
-    TailWriter line(out_.buffer(), 16 + 2 * kMaxDigits + m.path.size());
+    switch_to_process(m.pid);
+    const std::string_view path = printable(m.path, scratch_[0]);
+    TailWriter line(out_.buffer(), 16 + 2 * kMaxDigits + path.size());
     line.put(": ");
-    line.put(m.path);
+    line.put(path);
     line.put(" => 0x");
     line.hex(m.from);
     line.put("-0x");
@@ -423,17 +492,19 @@ class TextWriter::Printer {
   }
 
   void print_attachment(const Attachment& a) {
-    TailWriter line(out_.buffer(), 8 + a.name.size() + a.path.size());
+    const std::string_view name = printable(a.name, scratch_[0]);
+    const std::string_view path = printable(a.path, scratch_[1]);
+    TailWriter line(out_.buffer(), 8 + name.size() + path.size());
     line.put("& ");
-    line.put(a.name);
+    line.put(name);
     line.put(" : ");
-    line.put(a.path);
+    line.put(path);
     line.put('\n');
   }
 
   void print_note(std::string_view text) {
     std::string& b = out_.buffer();
-    b += text;
+    b += printable(text, scratch_[0]);
     b += '\n';
   }
 
@@ -463,8 +534,10 @@ class TextWriter::Printer {
 
   void print_call_line(const CallRecord& record) {
     const Call& call = record.call;
-    const std::string_view type = type_tag(call.resource_type);
-    TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + record.function.size() + type.size());
+    switch_to_process(call.pid);
+    const std::string_view function = printable(record.function, scratch_[0]);
+    const std::string_view type = printable(type_tag(call.resource_type), scratch_[1]);
+    TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + function.size() + type.size());
     line.decimal(call.index);
     line.put(". ");
     if (call.context != 0) {
@@ -477,23 +550,47 @@ class TextWriter::Printer {
     if (ms != 0) {
       print_timestamp(line, static_cast<std::uint32_t>(ms % kMillisecondsPerDay));
     }
-    line.put(record.function);
+    line.put(function);
     if (!type.empty()) {
       line.put('<');
       line.put(type);
       line.put('>');
     }
-    if (call.kind == CallKind::Alloc) {
-      line.put('(');
-      line.decimal(call.size);
-      line.put(") = 0x");
-      line.hex(call.resource_id);
-    } else {
-      line.put("(0x");
-      line.hex(call.resource_id);
-      line.put(')');
+    switch (call.kind) {
+      case CallKind::Alloc:
+        line.put('(');
+        line.decimal(call.size);
+        line.put(") = 0x");
+        line.hex(call.resource_id);
+        break;
+      case CallKind::Free:
+        line.put("(0x");
+        line.hex(call.resource_id);
+        line.put(')');
+        break;
+      case CallKind::Other:
+      case CallKind::Enter:
+      case CallKind::Exit:
+        print_neutral_operand(line, call);
+        break;
     }
     line.put('\n');
+  }
+
+  // rtrace's form for a call that neither allocates nor releases (see record_lines.h):
+  // `({kind})`, or `({kind} size) = 0xid` when the call has a size or an id.
+  static void print_neutral_operand(TailWriter& line, const Call& call) {
+    line.put("({");
+    line.put(neutral_call_keyword(call.kind));
+    line.put('}');
+    if (call.size == 0 && call.resource_id == 0) {
+      line.put(')');
+      return;
+    }
+    line.put(' ');
+    line.decimal(call.size);
+    line.put(") = 0x");
+    line.hex(call.resource_id);
   }
 
   static void print_timestamp(TailWriter& line, std::uint32_t ms) {
@@ -511,11 +608,13 @@ class TextWriter::Printer {
 
   void print_arguments(std::span<const Argument> arguments) {
     for (const Argument& a : arguments) {
-      TailWriter line(out_.buffer(), 8 + a.name.size() + a.value.size());
+      const std::string_view name = printable(a.name, scratch_[0]);
+      const std::string_view value = printable(a.value, scratch_[1]);
+      TailWriter line(out_.buffer(), 8 + name.size() + value.size());
       line.put("\t$");
-      line.put(a.name);
+      line.put(name);
       line.put(" = ");
-      line.put(a.value);
+      line.put(value);
       line.put('\n');
     }
   }
@@ -568,7 +667,11 @@ class TextWriter::Printer {
   CallGroup group_;
   std::uint64_t group_calls_left_ = 0;
   bool has_symbols_ = false;
-  std::vector<std::string> symbol_texts_;  // " fn() from /module", by SymbolId; empty: none
+  std::uint32_t header_pid_ = 0;
+  std::uint32_t current_pid_ = 0;                 // the process of the calls and maps printed last
+  std::unordered_set<std::uint32_t> other_pids_;  // the processes announced after the header's
+  std::vector<std::string> symbol_texts_;         // " fn() from /module", by SymbolId; empty: none
+  std::string scratch_[2];                        // escaped strings of the line being printed
 };
 
 TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)

@@ -247,6 +247,10 @@ TEST(TextReaderDamage, MalformedCallLines) {
   expect_error_at("2. [12:61:00.000] malloc(5) = 0x10\n", "input.txt:5", "bad timestamp");
   expect_error_at("2. free(10)\n", "input.txt:5", "bad resource id");
   expect_error_at("2. malloc<nosuchtype>(5) = 0x10\n", "input.txt:5", "unknown resource type");
+  expect_error_at("2. scope({jump})\n", "input.txt:5", "bad call kind");
+  expect_error_at("2. scope({enter)\n", "input.txt:5", "bad call kind");
+  expect_error_at("2. scope({enter}x)\n", "input.txt:5", "bad size");
+  expect_error_at("2. scope({call} 5) = 0xzz\n", "input.txt:5", "bad resource id");
 }
 
 TEST(TextReaderDamage, NumbersThatOverflow) {

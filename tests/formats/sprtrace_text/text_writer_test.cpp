@@ -9,6 +9,7 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_text/text_test_support.h"
+#include "support/recording_sink.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {
@@ -135,7 +136,7 @@ TEST(TextWriterGroups, GroupsWithArgumentLines) {
 
 // Builders, since partial designated initializers trip -Wmissing-field-initializers.
 TraceHeader header_of(std::string arch, std::string origin = {}, AppliedStages filters = {},
-                      std::string start_text = {}) {
+                      const std::string& start_text = {}) {
   TraceHeader h;
   h.arch = std::move(arch);
   h.origin = std::move(origin);
@@ -230,6 +231,14 @@ void feed_everything(TraceSink& sink) {
              .function = "weird",
              .arguments = {},
              .frames = {}});
+  sink.call({.call = {.index = 4, .resource_type = 9, .kind = CallKind::Enter},
+             .function = "frame",
+             .arguments = {},
+             .frames = {}});
+  sink.call({.call = {.index = 5, .resource_type = 9, .kind = CallKind::Exit},
+             .function = "frame",
+             .arguments = {},
+             .frames = {}});
   sink.finish();
 }
 
@@ -274,7 +283,11 @@ TEST(TextWriter, EveryRecordKind) {
       ": /lib/late.so => 0x5000-0x6000\n"
       "2. shmdt<segment>(0x0)\n"
       "\n"
-      "3. weird(0x7)\n"
+      "3. weird({call} 0) = 0x7\n"
+      "\n"
+      "4. frame({enter})\n"
+      "\n"
+      "5. frame({exit})\n"
       "\n";
   const std::string output = write_text(feed_everything);
   EXPECT_EQ(output, expected);
@@ -289,6 +302,52 @@ TEST(TextWriter, EveryRecordKindReadsBackToItself) {
   EXPECT_EQ(text_to_text(again), again);
   EXPECT_NE(again.find("\t0x1300 inner(int) at a.c:3 (inlined by outer() at a.c:10)"),
             std::string::npos);
+}
+
+// Calls that neither allocate nor release (apitrace calls, StackTrack checkpoints, scopes) have
+// a form of their own and read back as what they were, not as releases.
+TEST(TextWriter, CallsThatNeitherAllocateNorReleaseReadBackAsThemselves) {
+  const Frame frames[] = {{0x10, 0}};
+  const Argument arguments[] = {{"info", "x"}};
+  const std::string output = write_text([&](TraceSink& sink) {
+    sink.header(header_of("x86_64", "", {}, "2026.1.2 03:04:05"));
+    sink.process(process_of(1, "p", 3));
+    const auto call = [&](std::uint64_t index, CallKind kind, std::uint64_t size, Address id) {
+      sink.call({.call = {.index = index, .resource_id = id, .size = size, .kind = kind},
+                 .function = "scope",
+                 .arguments = arguments,
+                 .frames = frames});
+    };
+    call(1, CallKind::Enter, 0, 0);
+    call(2, CallKind::Other, 0, 0);
+    call(3, CallKind::Other, 12, 0);
+    call(4, CallKind::Exit, 0, 0x1f);
+    sink.finish();
+  });
+  EXPECT_EQ(output,
+            "version=2.0, arch=x86_64, timestamp=2026.1.2 03:04:05, process=p, pid=1, "
+            "backtrace depth=3, origin=rtrace 0.1.0, \n"
+            "1. scope({enter})\n\t$info = x\n\t0x10\n\n"
+            "2. scope({call})\n\t$info = x\n\t0x10\n\n"
+            "3. scope({call} 12) = 0x0\n\t$info = x\n\t0x10\n\n"
+            "4. scope({exit} 0) = 0x1f\n\t$info = x\n\t0x10\n\n");
+  RecordingSink records;
+  CollectingDiagnostics diagnostics;
+  const std::unique_ptr<InputStream> input = input_from(output);
+  read_sprtrace_text(*input, records, diagnostics);
+  EXPECT_EQ(diagnostics.text(), "");
+  std::vector<std::string> calls;
+  for (const std::string& line : records.lines()) {
+    if (line.starts_with("call ")) {
+      calls.push_back(line);
+    }
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{
+                       "call #1 scope kind=3 type=0 ctx=0x0 ts=0 size=0 id=0x0 $info=x bt=[0x10]",
+                       "call #2 scope kind=0 type=0 ctx=0x0 ts=0 size=0 id=0x0 $info=x bt=[0x10]",
+                       "call #3 scope kind=0 type=0 ctx=0x0 ts=0 size=12 id=0x0 $info=x bt=[0x10]",
+                       "call #4 scope kind=4 type=0 ctx=0x0 ts=0 size=0 id=0x1f $info=x bt=[0x10]",
+                   }));
 }
 
 TEST(TextWriter, NoTypeTagWithASingleResourceType) {

@@ -1,11 +1,19 @@
 // StackTrack files through the whole pipeline, as a user runs it: `rtrace process` (one text
 // trace per process, to standard output or -o DIR) and `rtrace report` (the CHECKPOINTS
 // section), on the fixture and on a generated file with two processes and several threads.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "formats/sprtrace_text/text_reader.h"
+#include "formats/sprtrace_text/text_writer.h"
+#include "formats/stacktrack/trace_reader.h"
+#include "io/output_stream.h"
 #include "rtrace/version.h"
 #include "stacktrack_test_support.h"
 
@@ -57,37 +65,89 @@ std::string two_processes() {
   return e.bytes();
 }
 
-const std::string kTraceA = header(kA) + R"(1. loop(0x0)
+const std::string kTraceA = header(kA) + R"(1. loop({call})
 	0x0 loop() at src/a.cpp:10
 
-2. loop(0x0)
+2. loop({call})
 	0x0 loop() at src/a.cpp:10
 
-3. loop(0x0)
+3. loop({call})
 	0x0 loop() at src/a.cpp:10
 
-4. loop(0x0)
+4. loop({call})
 	0x0 loop() at src/a.cpp:10
 
-5. io(0x0)
+5. io({call})
 	$info = bytes=42
 	0x0 io() at src/a.cpp:12
 
-6. loop(0x0)
+6. loop({call})
 	0x0 loop() at src/a.cpp:10
 
-7. [00:00:00.001] loop(0x0)
+7. [00:00:00.001] loop({call})
 	0x0 loop() at src/a.cpp:10
 
 )";
 
-const std::string kTraceB = header(kB) + R"(1. [00:00:01.500] serve(0x0)
+const std::string kTraceB = header(kB) + R"(1. [00:00:01.500] serve({call})
 	0x0 serve() at b.cpp:5
 
-2. [00:00:02.500] serve(0x0)
+2. [00:00:02.500] serve({call})
 	0x0 serve() at b.cpp:5
 
 )";
+
+// Every process and every call's pid and kind, as one line each.
+class ProcessesSink final : public TraceSink {
+ public:
+  void process(const ProcessInfo& p) override {
+    processes.push_back(fmt::format("process {} start={} depth={}", p.pid, p.start.seconds,
+                                    p.backtrace_depth.value_or(0)));
+  }
+  void call(const CallRecord& r) override {
+    calls.push_back(fmt::format("call #{} pid={} {} kind={}", r.call.index, r.call.pid, r.function,
+                                static_cast<int>(r.call.kind)));
+  }
+  void finish() override {}
+  // Each in the order received (a writer may put process records before calls).
+  std::vector<std::string> processes;
+  std::vector<std::string> calls;
+};
+
+std::unique_ptr<InputStream> memory_input(std::string bytes) {
+  return open_input(std::make_unique<MemorySource>(std::move(bytes)), "trace");
+}
+
+// Written by one text writer (no per-process split), a stream of two processes names both, and
+// every call keeps its pid and its kind when the text is read back.
+TEST(StackTrackText, OneTextTraceOfTwoProcessesReadsBackWithEveryPid) {
+  CollectingDiagnostics diagnostics;
+  ProcessesSink direct;
+  stacktrack::read_trace(*memory_input(two_processes()), direct, diagnostics);
+  const ScratchDir dir;
+  {
+    OutputStream out((dir / "two.txt").string(), {});
+    TextWriter writer(out, {.origin = "test"});
+    stacktrack::read_trace(*memory_input(two_processes()), writer, diagnostics);
+    out.commit();
+  }
+  const std::string text = read_file(dir / "two.txt");
+  EXPECT_EQ(text.substr(0, text.find("1. loop")),
+            "version=2.0, arch=, timestamp=2005.3.25 13:21:05, process=, pid=2561, "
+            "backtrace depth=1, origin=test, \n"
+            "## process: pid=2818, process=, timestamp=2005.3.25 13:21:05, backtrace depth=1, \n"
+            "<1> : checkpoint (StackTrack checkpoint hits)\n");
+  EXPECT_NE(text.find("\n## pid=2818\n1. [00:00:01.500] serve({call})\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n## pid=2561\n2. loop({call})\n"), std::string::npos) << text;
+  ProcessesSink read_back;
+  read_sprtrace_text(*memory_input(text), read_back, diagnostics);
+  EXPECT_EQ(diagnostics.text(), "");
+  EXPECT_EQ(read_back.processes, direct.processes);
+  EXPECT_EQ(read_back.calls, direct.calls);
+  EXPECT_EQ(direct.processes.size(), 2U);
+  EXPECT_EQ(direct.calls.size(), 9U);
+}
 
 std::string process_command(const std::string& args) {
   return rtrace_bin() + " process " + args;
@@ -96,10 +156,10 @@ std::string process_command(const std::string& args) {
 TEST(StackTrackPipeline, FixtureBecomesOneTextTrace) {
   const auto r = run_command(process_command("-i " + quote(fixture("stacktrack/sample.raw"))));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, header(0x060c) + R"(1. file_sink_impl::open(0x0)
+  EXPECT_EQ(r.out, header(0x060c) + R"(1. file_sink_impl::open({call})
 	0x0 file_sink_impl::open() at ..\..\..\libs\stacktrack\src\filesink.cpp:98
 
-2. name(0x0)
+2. name({call})
 	$info = bar
 	0x0 name() at ..\..\..\libs\stacktrack\src\filesink.cpp:99
 
