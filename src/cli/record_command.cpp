@@ -231,10 +231,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
         ->excludes("-s");
   }
   app.add_option("-e,--preload", o.modules,
-                 o.compatible ? "Tracing modules, by alias or file name, separated by ':' (e.g. "
-                                "memory)"
-                              : "Tracing modules, by alias or file name, separated by ':' "
-                                "(default: memory)")
+                 o.compatible ? "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory, shmsysv, shmposix (-l lists them)"
+                              : "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory (the default), shmsysv, shmposix (-l lists them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
