@@ -200,6 +200,28 @@ TEST(ShmsysvModule, RecordsWhatTheOriginalRecorded) {
       << text;
 }
 
+// The report counts each type in its own unit: segments and attachments, weighed in bytes;
+// control operations only counted.
+TEST(ShmsysvModule, ReportNamesTheUnits) {
+  RTRACE_NEEDS_FIXTURES();
+  const auto run = run_command(rtrace_bin() + " report --no-resolve -i " +
+                               quote(fixture("sp-rtrace/shmsysv/shmsysv.raw")));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("\nLEAKS\n"
+                         "  segment: 2 segment(s) leaked, 20480 bytes\n"
+                         "  address: 1 attachment(s) leaked, 8192 bytes\n"
+                         "  control: 0 operation(s) leaked\n"
+                         "    12288 bytes in 1 segment(s) of segment from:\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("  control (shared memory segment control operation): 2 calls, 0 "
+                         "allocations, 2 releases, 0 temporary\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("  segment: 20480 bytes alive after call 11 "), std::string::npos)
+      << run.out;
+}
+
 // Beside the memory module, in either order: the shm records and leaks do not change (the type
 // ids follow the load order); the memory records are the program's own (printf's buffer).
 TEST(ShmsysvModule, ComposesWithTheMemoryModuleInEitherOrder) {
