@@ -258,7 +258,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
       ->option_text("SIZE[,SIZE...]");
   app.add_flag("-B,--disable-packet-buffering", o.no_buffering,
                "Send every event at once (slow; for real-time delivery)");
-  app.add_flag("-a,--enable-arguments", o.arguments, "Record function arguments");
+  app.add_flag("-a,--enable-arguments", o.arguments,
+               "Record the memory module's arguments (the alignment of the aligned allocators); "
+               "the shm modules always record theirs, as the original");
   app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
   app.add_option("-S,--toggle-signal", o.signal,
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")
