@@ -84,7 +84,7 @@ std::vector<std::string> described_calls(const TraceDecoder& trace,
     text += call.kind == 2 ? "(" + std::to_string(call.size) + ") = " + hex(call.id)
                            : "(" + hex(call.id) + ")";
     for (const auto& [name, value] : call.args) {
-      text += " $" + name + "=" + value;
+      text.append(" $").append(name).append("=").append(value);
     }
     calls.push_back(text);
   }

@@ -102,7 +102,7 @@ std::vector<std::string> comparable_calls(const TraceDecoder& trace,
       } else if (name == "cpid") {
         shown = value == std::to_string(trace.pid) ? "<traced pid>" : "<other pid>";
       }
-      text += " $" + name + "=" + shown;
+      text.append(" $").append(name).append("=").append(shown);
     }
     text += call.kind == 2 && !call.frames.empty() ? " +bt" : "";
     calls.push_back(text);
