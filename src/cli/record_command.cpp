@@ -231,10 +231,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
         ->excludes("-s");
   }
   app.add_option("-e,--preload", o.modules,
-                 o.compatible ? "Tracing modules, by alias or file name, separated by ':' (e.g. "
-                                "memory)"
-                              : "Tracing modules, by alias or file name, separated by ':' "
-                                "(default: memory)")
+                 o.compatible ? "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory, shmsysv, shmposix (-l lists them)"
+                              : "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory (the default), shmsysv, shmposix (-l lists them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
@@ -258,7 +258,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
       ->option_text("SIZE[,SIZE...]");
   app.add_flag("-B,--disable-packet-buffering", o.no_buffering,
                "Send every event at once (slow; for real-time delivery)");
-  app.add_flag("-a,--enable-arguments", o.arguments, "Record function arguments");
+  app.add_flag("-a,--enable-arguments", o.arguments,
+               "Record the memory module's arguments (the alignment of the aligned allocators); "
+               "the shm modules always record theirs, as the original");
   app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
   app.add_option("-S,--toggle-signal", o.signal,
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")

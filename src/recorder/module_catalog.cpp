@@ -25,6 +25,14 @@ std::string describe(std::string_view alias) {
   if (alias == "memory") {
     return "memory: malloc, calloc, realloc, free, posix_memalign, aligned_alloc, C++ new/delete";
   }
+  if (alias == "shmsysv") {
+    return "System V shared memory: shmget, shmat, shmdt, shmctl(IPC_RMID) (segment, address, "
+           "control)";
+  }
+  if (alias == "shmposix") {
+    return "POSIX shared memory and mappings: shm_open, shm_unlink, mmap, mmap64, munmap, close "
+           "(pshmmap, fshmmap, shmmap, pshmobj, pshmfd)";
+  }
   return {};
 }
 

@@ -91,6 +91,10 @@ class ModuleStart {
   static inline thread_local bool starting_ __attribute__((tls_model("initial-exec"))) = false;
 };
 
+// The RESR flag of a resource type whose allocations and releases count references: an
+// allocation of a live id adds one, a release drops one, the last release ends it.
+inline constexpr std::uint32_t kRefcountResource = 0x1;
+
 // Records an allocation of resource `resource` (after the real call returned it).
 inline void record_allocation(std::uint32_t resource, const char* name, std::uint64_t size,
                               std::uint64_t id, const void* return_address,
@@ -122,8 +126,9 @@ void* traced_allocation(std::uint32_t resource, const char* name, std::size_t si
 class ReleaseRecorder {
  public:
   ReleaseRecorder(std::uint32_t resource, const char* name, std::uint64_t id,
-                  const void* return_address) {
-    const RtraceCall call{resource, sprtrace::kCallFree, name, 0, id, nullptr, 0};
+                  const void* return_address, const RtraceArg* args = nullptr,
+                  std::uint32_t arg_count = 0) {
+    const RtraceCall call{resource, sprtrace::kCallFree, name, 0, id, args, arg_count};
     if (rtrace_prepare(&call, return_address) != 0) {
       ticket_ = rtrace_ticket();
     }

@@ -375,7 +375,7 @@ thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exe
 void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uintptr_t* frames,
                  std::uint32_t frame_count) {
   encoder.begin_packet(PacketType::FunctionCall);
-  encoder.u32(call.resource_type);
+  encoder.u32(registry_wire_resource(call.resource_type));
   encoder.u32(t_context_mask);
   encoder.u32(timestamp_ms());
   encoder.u32(call.kind);
@@ -385,7 +385,7 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   encoder.end_packet();
   // As the original: the arguments (if any) right after the call, then a backtrace packet after
   // every call, an empty one when it has no frames.
-  if (call.arg_count > 0 && g_options.args) {
+  if (call.arg_count > 0) {
     encoder.begin_packet(PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
     for (std::uint32_t i = 0; i < call.arg_count; ++i) {
@@ -447,10 +447,11 @@ void after_fork_child() {
   }
 }
 
-// The number of tracing modules besides main that LD_PRELOAD names.
-std::uint32_t count_preloaded_modules() {
+// Calls `visit(base, length)` for the file name of every tracing module besides main that
+// LD_PRELOAD names, in order.
+template <typename Visit>
+void for_each_preloaded_module(Visit&& visit) {
   const char* preload = environment_value("LD_PRELOAD");
-  std::uint32_t count = 0;
   for (const char* p = preload; p != nullptr && *p != '\0';) {
     const char* end = p;
     while (*end != '\0' && *end != ':' && *end != ' ') {
@@ -467,11 +468,41 @@ std::uint32_t count_preloaded_modules() {
     static constexpr char kMain[] = "librtrace-main.so";
     if (length > sizeof kPrefix - 1 && std::memcmp(base, kPrefix, sizeof kPrefix - 1) == 0 &&
         !(length == sizeof kMain - 1 && std::memcmp(base, kMain, length) == 0)) {
-      ++count;
+      visit(base, length);
     }
     p = *end == '\0' ? end : end + 1;
   }
+}
+
+// The number of tracing modules besides main that LD_PRELOAD names.
+std::uint32_t count_preloaded_modules() {
+  std::uint32_t count = 0;
+  for_each_preloaded_module([&](const char*, std::size_t) { ++count; });
   return count;
+}
+
+// Where module `name` (librtrace-<name>.so) comes in LD_PRELOAD: 1, 2, ... (main is 0); after
+// all of them when it is not there.
+std::uint32_t load_rank(const char* name) {
+  if (std::strcmp(name, "main") == 0) {
+    return 0;
+  }
+  static constexpr char kPrefix[] = "librtrace-";
+  static constexpr char kSuffix[] = ".so";
+  const std::size_t name_length = std::strlen(name);
+  std::uint32_t position = 0;
+  std::uint32_t found = UINT32_MAX;
+  for_each_preloaded_module([&](const char* base, std::size_t length) {
+    ++position;
+    const bool same =
+        found == UINT32_MAX && length == sizeof kPrefix - 1 + name_length + sizeof kSuffix - 1 &&
+        std::memcmp(base + sizeof kPrefix - 1, name, name_length) == 0 &&
+        std::memcmp(base + length - (sizeof kSuffix - 1), kSuffix, sizeof kSuffix - 1) == 0;
+    if (same) {
+      found = position;
+    }
+  });
+  return found;
 }
 
 // The first process to load the tracer notes its pid in the environment (before the program
@@ -545,7 +576,7 @@ const TracerOptions& session_options() {
 }
 
 std::uint32_t session_register_module(const char* name, std::uint16_t major, std::uint16_t minor) {
-  return registry_add_module(name, major, minor);
+  return registry_add_module(name, major, minor, load_rank(name));
 }
 
 std::uint32_t session_register_resource(const char* type, const char* description,

@@ -35,7 +35,8 @@ struct RtraceCall {
   const char* name;             // function name as it should appear in the trace
   std::uint64_t size;           // allocation size (0 for frees)
   std::uint64_t id;             // resource id (address)
-  const RtraceArg* args;        // written only when the `args` option is on
+  const RtraceArg* args;        // ARGS packet: written as given (a module whose arguments are
+                                // optional asks rtrace_wants_args() first)
   std::uint32_t arg_count;
 };
 

@@ -29,6 +29,7 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
   for (const char* file :
        {"bin/rtrace", "bin/sp-rtrace", "bin/sp-rtrace-postproc", "bin/sp-rtrace-resolve",
         "lib/rtrace/librtrace-main.so", "lib/rtrace/librtrace-memory.so",
+        "lib/rtrace/librtrace-shmsysv.so", "lib/rtrace/librtrace-shmposix.so",
         "lib/librtrace-context.so", "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
         "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
