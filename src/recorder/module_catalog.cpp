@@ -25,6 +25,9 @@ std::string describe(std::string_view alias) {
   if (alias == "memory") {
     return "memory: malloc, calloc, realloc, free, posix_memalign, aligned_alloc, C++ new/delete";
   }
+  if (alias == "memtransfer") {
+    return "memtransfer: memcpy, memmove, memset, strcpy, strdup, ... (bytes copied per call site)";
+  }
   return {};
 }
 

@@ -598,6 +598,34 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   return true;
 }
 
+// A transient call (rtrace_record_transient): its allocation and the release of the same id,
+// encoded together so that they share one reservation, one backtrace and one ticket.
+bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
+                               std::uint32_t frame_count, std::uint32_t release_frame_count) {
+  start_if_pending();
+  EventRing* ring = my_ring();
+  if (ring == nullptr) {
+    return false;
+  }
+  const std::size_t bound = 2 * call_payload_bound(call, frame_count);
+  char* space = reserve(*ring, bound);
+  if (space == nullptr) {
+    return false;
+  }
+  PacketEncoder encoder(space, bound);
+  RtraceCall allocation = call;
+  allocation.kind = sprtrace::kCallAlloc;
+  encode_call(encoder, allocation, frames, frame_count);
+  RtraceCall release = call;
+  release.kind = sprtrace::kCallFree;
+  release.size = 0;
+  release.arg_count = 0;
+  encode_call(encoder, release, frames, release_frame_count);
+  t_prepared_length = encoder.overflowed() ? 0 : encoder.size();
+  t_prepared = true;
+  return true;
+}
+
 std::uint64_t session_ticket() {
   return t_prepared ? take_ticket(*current_ring()) : 0;
 }
