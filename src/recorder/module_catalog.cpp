@@ -28,6 +28,9 @@ std::string describe(std::string_view alias) {
   if (alias == "memtransfer") {
     return "memtransfer: memcpy, memmove, memset, strcpy, strdup, ... (bytes copied per call site)";
   }
+  if (alias == "gobject") {
+    return "gobject: GObject instances (g_object_new, ref, ref_sink, unref; refcounted)";
+  }
   return {};
 }
 

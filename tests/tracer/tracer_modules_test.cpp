@@ -36,10 +36,13 @@ std::string preload(const std::vector<std::string>& modules) {
 // it wrote is at trace_path().
 class TracedRun {
  public:
-  TracedRun(const std::vector<std::string>& modules, const std::string& command) {
+  // `options`: more RTRACE_OPTIONS (args=1, ...).
+  TracedRun(const std::vector<std::string>& modules, const std::string& command,
+            const std::string& options = "") {
     fs::create_directories(scratch_ / "out");
-    result_ = run_command("LD_PRELOAD=" + preload(modules) + " RTRACE_OPTIONS='start=1,managed=" +
-                          (scratch_ / "out").string() + "' " + command);
+    result_ = run_command("LD_PRELOAD=" + preload(modules) + " RTRACE_OPTIONS='start=1," +
+                          (options.empty() ? "" : options + ",") +
+                          "managed=" + (scratch_ / "out").string() + "' " + command);
     for (const auto& entry : fs::directory_iterator(scratch_ / "out")) {
       traces_.push_back(entry.path());
     }
@@ -240,6 +243,144 @@ TEST(MemtransferModule, CompressRanksCallSitesByBytesAndLeaksFindNothing) {
       report.find("MOST ALLOCATING BACKTRACES\n    10 allocations of 480 bytes (memtransfer)"),
       std::string::npos)
       << report;
+}
+
+// ---- gobject -------------------------------------------------------------------------------
+
+// The gobject records a program announces with its lines "name 0xobject [type]": an
+// allocation of the object's 24 bytes with its type for the calls that add a reference, a
+// release for the others.
+std::vector<std::string> announced_objects(const std::string& output) {
+  static const std::regex line(R"(^(g_\w+) (0x[0-9a-f]+)(?: (\w+))?$)");
+  std::vector<std::string> expected;
+  std::istringstream lines(output);
+  std::string text;
+  std::smatch m;
+  while (std::getline(lines, text)) {
+    if (!std::regex_match(text, m, line)) {
+      continue;
+    }
+    if (m[3].matched) {
+      expected.push_back(m[1].str() + "(24) = " + m[2].str() + " type=" + m[3].str());
+    } else {
+      expected.push_back(m[1].str() + "(" + m[2].str() + ")");
+    }
+  }
+  return expected;
+}
+
+std::vector<std::string> describe_objects(const TraceDecoder& trace, std::uint32_t type) {
+  std::vector<std::string> calls;
+  for (const DecodedCall& call : trace.calls) {
+    if (call.resource_type != type) {
+      continue;
+    }
+    std::string text = describe(call);
+    for (const auto& [name, value] : call.args) {
+      text += " " + name + "=" + value;
+    }
+    calls.push_back(text);
+  }
+  return calls;
+}
+
+std::string printed_leak(const std::string& output) {
+  const std::size_t at = output.find("leaked ");
+  return at == std::string::npos ? std::string{}
+                                 : output.substr(at + 7, output.find('\n', at) - at - 7);
+}
+
+TEST(GObjectModule, RecordsCreationsReferencesAndReleasesOfARealGLibProgram) {
+  const TracedRun run({"gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{
+                               {0, "main 1.0"}, {1, "gobject 1.0"}}));
+  EXPECT_EQ(trace.resources, std::vector<std::string>{"1 1 gobject (GObject instance)"});
+  const std::vector<std::string> expected = announced_objects(run.result().out);
+  ASSERT_EQ(expected.size(), 11U);
+  // The first g_object_ref_sink took over the floating reference: no record.
+  EXPECT_EQ(describe_objects(trace, 1), expected);
+  for (const DecodedCall& call : trace.calls) {
+    if (call.kind == 2) {
+      EXPECT_TRUE(frame0_in(trace, call, program("gobject_objects"))) << describe(call);
+    }
+  }
+}
+
+TEST(GObjectModule, WithoutArgumentsTheTypeNameIsLeftOut) {
+  const TracedRun run({"gobject"}, program("gobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  ASSERT_EQ(trace.calls.size(), 11U);
+  for (const DecodedCall& call : trace.calls) {
+    EXPECT_TRUE(call.args.empty()) << describe(call);
+  }
+}
+
+TEST(GObjectModule, LeaksShowTheObjectNeverFinalizedAndWhereItWasCreated) {
+  const TracedRun run({"gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const std::string leaked = printed_leak(run.result().out);
+  ASSERT_FALSE(leaked.empty());
+
+  const std::string leaks = run.rtrace("process -l -i");
+  EXPECT_EQ(lines_starting(leaks, "<1> :"),
+            std::vector<std::string>{"<1> : gobject (GObject instance) [refcount]"});
+  EXPECT_EQ(lines_starting(leaks, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] gobject (1.0)"}));
+  static const std::regex call(R"(^11\. \[[0-9:.]+\] (.*)$)");
+  std::smatch m;
+  const std::string first_call =
+      lines_starting(leaks, "11. ").empty() ? std::string{} : lines_starting(leaks, "11. ").front();
+  ASSERT_TRUE(std::regex_match(first_call, m, call)) << leaks;
+  EXPECT_EQ(m[1].str(), "g_object_new(24) = " + leaked);
+  EXPECT_EQ(lines_starting(leaks, "\t$"), std::vector<std::string>{"\t$type = GObject"});
+  EXPECT_EQ(lines_starting(leaks, "# "),
+            (std::vector<std::string>{"# Resource - gobject (GObject instance):",
+                                      "# 1 block(s) leaked with total size of 24 bytes"}));
+
+  const std::string compressed = run.rtrace("process -lc -i");
+  EXPECT_EQ(lines_starting(compressed, "# "),
+            (std::vector<std::string>{"# allocation summary: 1 block(s) with total size 24",
+                                      "# Resource - gobject (GObject instance):",
+                                      "# 1 block(s) leaked with total size of 24 bytes"}));
+
+  const std::string report = run.rtrace("report --no-resolve");
+  EXPECT_NE(report.find("  gobject (GObject instance): 11 calls, 6 allocations of 144 bytes, 5 "
+                        "releases, 1 temporary\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("LEAKS\n  gobject: 1 block(s) leaked, 24 bytes\n"), std::string::npos)
+      << report;
+}
+
+TEST(GObjectModule, WithTheMemoryModuleTheObjectsAreTheSame) {
+  const TracedRun run({"memory", "gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 1 gobject (GObject instance)"}));
+  EXPECT_EQ(describe_objects(trace, 2), announced_objects(run.result().out));
+  EXPECT_GT(describe_type(trace, 1).size(), 0U);  // GLib's own allocations
+  const std::vector<std::string> summaries = lines_starting(run.rtrace("process -l -i"), "# ");
+  ASSERT_EQ(summaries.size(), 4U);
+  EXPECT_EQ(summaries[2], "# Resource - gobject (GObject instance):");
+  EXPECT_EQ(summaries[3], "# 1 block(s) leaked with total size of 24 bytes");
+}
+
+TEST(GObjectModule, AProgramWithoutGLibIsTracedAndDoesNotLoadIt) {
+  const TracedRun run({"memory", "gobject"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 1 gobject (GObject instance)"}));
+  EXPECT_TRUE(describe_type(trace, 2).empty());
+  EXPECT_GE(describe_type(trace, 1).size(), 6U);  // its mallocs, strdups and frees
+  for (const DecodedMapping& mapping : trace.mappings) {
+    EXPECT_EQ(mapping.path.find("libgobject"), std::string::npos) << mapping.path;
+  }
 }
 
 }  // namespace
