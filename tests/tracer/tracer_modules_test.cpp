@@ -135,6 +135,23 @@ bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::st
   return false;
 }
 
+// ---- the catalog ---------------------------------------------------------------------------
+
+TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
+  const CommandResult list =
+      run_command("RTRACE_LIBDIR='" + std::string(RTRACE_TRACER_LIBS) + "' '" +
+                  (build_dir() / "bin" / "rtrace").string() + "' record -l");
+  ASSERT_EQ(list.status, 0) << list.err;
+  const std::vector<std::string> gobject = lines_starting(list.out, "gobject ");
+  const std::vector<std::string> memtransfer = lines_starting(list.out, "memtransfer ");
+  EXPECT_EQ(gobject, std::vector<std::string>{
+                         "gobject     librtrace-gobject.so     gobject: GObject instances "
+                         "(g_object_new, ref, ref_sink, unref; refcounted)"});
+  EXPECT_EQ(memtransfer, std::vector<std::string>{
+                             "memtransfer librtrace-memtransfer.so memtransfer: memcpy, memmove, "
+                             "memset, strcpy, strdup, ... (bytes copied per call site)"});
+}
+
 // ---- memtransfer ---------------------------------------------------------------------------
 
 TEST(MemtransferModule, RecordsEveryTransferOfTheProgramAsAnAllocationAndItsRelease) {
@@ -277,7 +294,7 @@ std::vector<std::string> describe_objects(const TraceDecoder& trace, std::uint32
     }
     std::string text = describe(call);
     for (const auto& [name, value] : call.args) {
-      text += " " + name + "=" + value;
+      text.append(" ").append(name).append("=").append(value);
     }
     calls.push_back(text);
   }
