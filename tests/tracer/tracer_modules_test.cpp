@@ -176,6 +176,29 @@ TEST(MemtransferModule, RecordsEveryTransferOfTheProgramAsAnAllocationAndItsRele
   }
 }
 
+TEST(MemtransferModule, EachTransferKeepsItsReleaseNextToItAcrossThreads) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_threads"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  std::uint64_t transfers = 0;
+  for (std::size_t i = 0; i < trace.calls.size(); ++i) {
+    const DecodedCall& call = trace.calls[i];
+    if (call.kind != 2) {
+      continue;
+    }
+    ++transfers;
+    ASSERT_LT(i + 1, trace.calls.size());
+    const DecodedCall& release = trace.calls[i + 1];
+    EXPECT_EQ(release.kind, 1U) << describe(call);
+    EXPECT_EQ(describe(release), call.name + "(" + hex(call.id) + ")");
+    EXPECT_EQ(call.size == 16 || (call.size >= 64 && call.size < 128), true) << describe(call);
+  }
+  EXPECT_EQ(transfers, 40000U);
+  EXPECT_EQ(trace.calls.size(), 80000U);
+  EXPECT_EQ(trace.leaks.false_frees(), 0U);
+  EXPECT_TRUE(trace.leaks.live().empty());
+}
+
 TEST(MemtransferModule, RecordsTheFortifiedFormsTheCompilerEmits) {
   const TracedRun run({"memtransfer"}, program("memtransfer_fortified"));
   ASSERT_EQ(run.result().status, 0) << run.result().err;
