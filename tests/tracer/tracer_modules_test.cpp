@@ -199,6 +199,18 @@ TEST(MemtransferModule, EachTransferKeepsItsReleaseNextToItAcrossThreads) {
   EXPECT_TRUE(trace.leaks.live().empty());
 }
 
+TEST(MemtransferModule, WithFreeBacktracesTheReleaseCarriesTheTransfersBacktrace) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_calls"), "free-backtraces=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(describe_type(trace, 1), announced_transfers(run.result().out));
+  ASSERT_EQ(trace.calls.size() % 2, 0U);
+  for (std::size_t i = 0; i + 1 < trace.calls.size(); i += 2) {
+    EXPECT_FALSE(trace.calls[i].frames.empty()) << describe(trace.calls[i]);
+    EXPECT_EQ(trace.calls[i + 1].frames, trace.calls[i].frames) << describe(trace.calls[i]);
+  }
+}
+
 TEST(MemtransferModule, RecordsTheFortifiedFormsTheCompilerEmits) {
   const TracedRun run({"memtransfer"}, program("memtransfer_fortified"));
   ASSERT_EQ(run.result().status, 0) << run.result().err;
