@@ -14,6 +14,8 @@ packages=(
   libc6-dbg python3 git
   # tests of rtrace export: the consumers that open its files (dot, ms_print)
   graphviz valgrind
+  # tests of the gobject tracing module: a real GLib program (the module does not link GLib)
+  libglib2.0-dev
 )
 if [[ "${1:-}" == "--bench" ]]; then
   # what the benchmarks compare with: llvm-symbolizer, heaptrack; bc for the scripts

@@ -182,9 +182,10 @@ int list() {
     fmt::print(stderr, "rtrace: no tracing modules in {}\n", directory);
     return 1;
   }
-  fmt::print("{:<10} {:<24} {}\n", "Module", "File", "Description");
+  // Wide enough for the longest alias and file we build (memtransfer).
+  fmt::print("{:<11} {:<24} {}\n", "Module", "File", "Description");
   for (const recorder::ModuleFile& module : modules) {
-    fmt::print("{:<10} {:<24} {}\n", module.alias, module.file, module.description);
+    fmt::print("{:<11} {:<24} {}\n", module.alias, module.file, module.description);
   }
   fmt::print("(in {})\n", directory);
   return 0;

@@ -33,6 +33,12 @@ std::string describe(std::string_view alias) {
     return "POSIX shared memory and mappings: shm_open, shm_unlink, mmap, mmap64, munmap, close "
            "(pshmmap, fshmmap, shmmap, pshmobj, pshmfd)";
   }
+  if (alias == "memtransfer") {
+    return "memtransfer: memcpy, memmove, memset, strcpy, strdup, ... (bytes copied per call site)";
+  }
+  if (alias == "gobject") {
+    return "gobject: GObject instances (g_object_new, ref, ref_sink, unref; refcounted)";
+  }
   return {};
 }
 

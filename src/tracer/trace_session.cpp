@@ -629,6 +629,65 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   return true;
 }
 
+namespace {
+
+// The release half of a transient call: a copy of the allocation's CALL packet (at the start of
+// `space`) with kind free and size 0 (cheaper than encoding it again: no second timestamp, name
+// or context), then its BTRC. Returns the length of everything, 0 when it does not fit.
+std::size_t append_release(char* space, std::size_t used, std::size_t bound,
+                           const std::uintptr_t* frames, std::uint32_t frame_count) {
+  // CALL: [type][size] resource, context, timestamp, kind, name, size, id (8-byte pointer).
+  constexpr std::size_t kKindOffset = 8 + 3 * 4;
+  constexpr std::size_t kSizeFromEnd = 4 + 8;
+  std::uint32_t payload = 0;
+  std::memcpy(&payload, space + 4, sizeof payload);
+  const std::size_t call_length = 8 + std::size_t{payload};
+  if (call_length > used || used + call_length > bound) {
+    return 0;
+  }
+  char* release = space + used;
+  std::memcpy(release, space, call_length);
+  const std::uint32_t kind = sprtrace::kCallFree;
+  const std::uint32_t size = 0;
+  std::memcpy(release + kKindOffset, &kind, sizeof kind);
+  std::memcpy(release + call_length - kSizeFromEnd, &size, sizeof size);
+  PacketEncoder backtrace(release + call_length, bound - used - call_length);
+  backtrace.begin_packet(PacketType::Backtrace);
+  backtrace.u32(frame_count);
+  for (std::uint32_t i = 0; i < frame_count; ++i) {
+    backtrace.pointer(frames[i]);
+  }
+  backtrace.end_packet();
+  return backtrace.overflowed() ? 0 : used + call_length + backtrace.size();
+}
+
+}  // namespace
+
+// A transient call (rtrace_record_transient): its allocation and the release of the same id,
+// encoded together so that they share one reservation, one backtrace and one ticket.
+bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
+                               std::uint32_t frame_count, std::uint32_t release_frame_count) {
+  start_if_pending();
+  EventRing* ring = my_ring();
+  if (ring == nullptr) {
+    return false;
+  }
+  const std::size_t bound = 2 * call_payload_bound(call, frame_count);
+  char* space = reserve(*ring, bound);
+  if (space == nullptr) {
+    return false;
+  }
+  PacketEncoder encoder(space, bound);
+  RtraceCall allocation = call;
+  allocation.kind = sprtrace::kCallAlloc;
+  encode_call(encoder, allocation, frames, frame_count);
+  t_prepared_length = encoder.overflowed() ? 0
+                                           : append_release(space, encoder.size(), bound, frames,
+                                                            release_frame_count);
+  t_prepared = true;
+  return true;
+}
+
 std::uint64_t session_ticket() {
   return t_prepared ? take_ticket(*current_ring()) : 0;
 }

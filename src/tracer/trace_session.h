@@ -50,6 +50,9 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
+// The same for a transient call: its allocation then its release (rtrace_record_transient).
+bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
+                               std::uint32_t frame_count, std::uint32_t release_frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

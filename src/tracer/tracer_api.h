@@ -76,6 +76,13 @@ RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket);
 // All three steps at once: for allocations, after the real function returned.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);
 
+// A call whose resource ends as soon as it is made (a memory transfer): recorded as its
+// allocation (kind, size, id, name of `call`; its backtrace) immediately followed by the release
+// of the same id (with the same backtrace under free-backtraces=1), at the cost of one record:
+// one backtrace, one ticket. Leak reports then never count it, while its sizes still add up per
+// call site. `call->kind` is ignored.
+RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
+
 // Non-zero when the `args` option asks for function arguments.
 RTRACE_EXPORT int rtrace_wants_args();
 }
