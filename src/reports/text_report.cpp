@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "reports/checkpoint_text.h"
+#include "reports/size_unit.h"
 
 namespace rtrace::reports {
 namespace {
@@ -27,13 +28,23 @@ void append_frames(std::string& out, const std::vector<std::string>& frames) {
   }
 }
 
+// What the sizes of a site's type count ("bytes", "descriptors", ...).
+std::string site_unit(const ReportData& data, const SiteStats& site) {
+  for (const TypeTotals& t : data.types) {
+    if (t.type.id == site.type || (site.type == 1 && t.type.id == 0)) {
+      return size_unit(t.type);
+    }
+  }
+  return "bytes";
+}
+
 void append_totals(std::string& out, const ReportData& data) {
   out += "TOTALS\n";
   for (const TypeTotals& t : data.types) {
     fmt::format_to(std::back_inserter(out),
-                   "  {} ({}): {} calls, {} allocations of {} bytes, {} releases, {} temporary\n",
+                   "  {} ({}): {} calls, {} allocations of {} {}, {} releases, {} temporary\n",
                    t.type.type, t.type.description, t.calls, t.allocations, t.bytes_allocated,
-                   t.releases, t.temporary);
+                   size_unit(t.type), t.releases, t.temporary);
   }
 }
 
@@ -44,12 +55,13 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
       fmt::format_to(std::back_inserter(out), "  {}: nothing allocated\n", t.type.type);
       continue;
     }
-    fmt::format_to(std::back_inserter(out), "  {}: {} bytes alive after call {}{}\n", t.type.type,
-                   t.peak_bytes, t.peak_index,
+    const std::string unit = size_unit(t.type);
+    fmt::format_to(std::back_inserter(out), "  {}: {} {} alive after call {}{}\n", t.type.type,
+                   t.peak_bytes, unit, t.peak_index,
                    t.peak_timestamp_ms == 0 ? "" : clock_text(t.peak_timestamp_ms));
     const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
     for (const SiteStats* site : peak_sites(data, type, options.top)) {
-      fmt::format_to(std::back_inserter(out), "    {} bytes held from:\n", site->peak_bytes);
+      fmt::format_to(std::back_inserter(out), "    {} {} held from:\n", site->peak_bytes, unit);
       append_frames(out, site->frame_names);
     }
   }
@@ -58,16 +70,17 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
 void append_leaks(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nLEAKS\n";
   for (const TypeTotals& t : data.types) {
-    fmt::format_to(std::back_inserter(out), "  {}: {} block(s) leaked, {} bytes\n", t.type.type,
-                   t.leaked_blocks, t.leaked_bytes);
+    fmt::format_to(std::back_inserter(out), "  {}: {} block(s) leaked, {} {}\n", t.type.type,
+                   t.leaked_blocks, t.leaked_bytes, size_unit(t.type));
   }
   if (data.suppressed_blocks > 0) {
     fmt::format_to(std::back_inserter(out), "  suppressed: {} block(s), {} bytes\n",
                    data.suppressed_blocks, data.suppressed_bytes);
   }
   for (const SiteStats* site : leak_sites(data, options.top)) {
-    fmt::format_to(std::back_inserter(out), "    {} bytes in {} block(s) of {} from:\n",
-                   site->leaked_bytes, site->leaked_blocks, site_type_name(data, *site));
+    fmt::format_to(std::back_inserter(out), "    {} {} in {} block(s) of {} from:\n",
+                   site->leaked_bytes, site_unit(data, *site), site->leaked_blocks,
+                   site_type_name(data, *site));
     append_frames(out, site->frame_names);
   }
 }
@@ -75,8 +88,9 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
 void append_allocating(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nMOST ALLOCATING BACKTRACES\n";
   for (const SiteStats* site : allocating_sites(data, options.top)) {
-    fmt::format_to(std::back_inserter(out), "    {} allocations of {} bytes ({}) from:\n",
-                   site->allocations, site->bytes_allocated, site_type_name(data, *site));
+    fmt::format_to(std::back_inserter(out), "    {} allocations of {} {} ({}) from:\n",
+                   site->allocations, site->bytes_allocated, site_unit(data, *site),
+                   site_type_name(data, *site));
     append_frames(out, site->frame_names);
   }
 }

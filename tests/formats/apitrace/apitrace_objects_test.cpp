@@ -355,9 +355,9 @@ TEST(ApitraceObjectsCli, LeaksListTheObjectsNeverDeletedWithTheirCreatingCall) {
 
   const auto report = rtrace::test::run_command(rtrace + " report -i '" + trace.string() + "'");
   ASSERT_EQ(report.status, 0) << report.err;
-  EXPECT_NE(report.out.find("texture: 2 bytes alive after call 2"), std::string::npos)
+  EXPECT_NE(report.out.find("texture: 2 objects alive after call 2"), std::string::npos)
       << report.out;
-  EXPECT_NE(report.out.find("2 allocations of 2 bytes, 1 releases"), std::string::npos)
+  EXPECT_NE(report.out.find("2 allocations of 2 objects, 1 releases"), std::string::npos)
       << report.out;
 }
 
