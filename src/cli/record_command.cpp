@@ -232,9 +232,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   }
   app.add_option("-e,--preload", o.modules,
                  o.compatible ? "Tracing modules, by alias or file name, separated by ':' (e.g. "
-                                "memory)"
+                                "memory, file, file:memory)"
                               : "Tracing modules, by alias or file name, separated by ':' "
-                                "(default: memory)")
+                                "(default: memory; file: descriptors and FILE streams; -l lists "
+                                "them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
