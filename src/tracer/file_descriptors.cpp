@@ -93,10 +93,17 @@ int traced_creat(const char* name, const char* path, mode_t mode, const void* re
   });
 }
 
-// The mode argument open passes on: only when the flags ask for one.
-mode_t open_mode(int flags, va_list& list) {
-  return __OPEN_NEEDS_MODE(flags) ? static_cast<mode_t>(va_arg(list, int)) : 0;
-}
+// The mode argument of open and its relatives: there only when the flags ask for one. A macro:
+// va_start must run in the variadic function itself.
+#define RTRACE_OPEN_MODE(mode, flags)                  \
+  do {                                                 \
+    if (__OPEN_NEEDS_MODE(flags)) {                    \
+      va_list list;                                    \
+      va_start(list, flags);                           \
+      (mode) = static_cast<mode_t>(va_arg(list, int)); \
+      va_end(list);                                    \
+    }                                                  \
+  } while (false)
 
 // dup, fcntl(F_DUPFD): the new descriptor with `$oldfd` and `$type` (what the old one is).
 template <typename Duplicate>
@@ -199,10 +206,8 @@ int traced_accept(const char* name, sockaddr* address, const void* return_addres
 extern "C" {
 
 RTRACE_EXPORT int open(const char* path, int flags, ...) {
-  va_list list;
-  va_start(list, flags);
-  const mode_t mode = open_mode(flags, list);
-  va_end(list);
+  mode_t mode = 0;
+  RTRACE_OPEN_MODE(mode, flags);
   if (!file_module_ready()) {
     return static_cast<int>(::syscall(SYS_openat, AT_FDCWD, path, flags, mode));
   }
@@ -211,10 +216,8 @@ RTRACE_EXPORT int open(const char* path, int flags, ...) {
 }
 
 RTRACE_EXPORT int open64(const char* path, int flags, ...) {
-  va_list list;
-  va_start(list, flags);
-  const mode_t mode = open_mode(flags, list);
-  va_end(list);
+  mode_t mode = 0;
+  RTRACE_OPEN_MODE(mode, flags);
   if (!file_module_ready()) {
     return static_cast<int>(::syscall(SYS_openat, AT_FDCWD, path, flags, mode));
   }
@@ -223,10 +226,8 @@ RTRACE_EXPORT int open64(const char* path, int flags, ...) {
 }
 
 RTRACE_EXPORT int openat(int directory, const char* path, int flags, ...) {
-  va_list list;
-  va_start(list, flags);
-  const mode_t mode = open_mode(flags, list);
-  va_end(list);
+  mode_t mode = 0;
+  RTRACE_OPEN_MODE(mode, flags);
   if (!file_module_ready()) {
     return static_cast<int>(::syscall(SYS_openat, directory, path, flags, mode));
   }
@@ -235,10 +236,8 @@ RTRACE_EXPORT int openat(int directory, const char* path, int flags, ...) {
 }
 
 RTRACE_EXPORT int openat64(int directory, const char* path, int flags, ...) {
-  va_list list;
-  va_start(list, flags);
-  const mode_t mode = open_mode(flags, list);
-  va_end(list);
+  mode_t mode = 0;
+  RTRACE_OPEN_MODE(mode, flags);
   if (!file_module_ready()) {
     return static_cast<int>(::syscall(SYS_openat, directory, path, flags, mode));
   }

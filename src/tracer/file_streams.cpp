@@ -97,8 +97,10 @@ FILE* traced_freopen(const char* name, const char* path, const char* mode, FILE*
   return stream;
 }
 
-// fclose, pclose: the release, recorded before the call (its record is in place while the call
-// frees the FILE: whoever gets that memory next comes after it).
+// fclose, pclose: the release, recorded (and committed) before the call, which releases the
+// stream whatever it returns. Committed at once because the call may block for long (pclose
+// waits for the command, a flush may wait for a pipe's reader): a release still held would keep
+// every thread's records from being written out meanwhile.
 template <typename Close>
 int traced_close(const char* name, FILE* stream, const void* return_address, Close&& close) {
   if (stream != nullptr) {
@@ -107,11 +109,9 @@ int traced_close(const char* name, FILE* stream, const void* return_address, Clo
   if (!file_tracing_now()) {
     return close();
   }
-  StreamRelease release(name, reinterpret_cast<std::uintptr_t>(stream), return_address);
+  StreamRelease(name, reinterpret_cast<std::uintptr_t>(stream), return_address).commit();
   FileGuard guard;
-  const int result = close();
-  release.commit();
-  return result;
+  return close();
 }
 
 }  // namespace

@@ -31,9 +31,12 @@ bool is_module(const char* path) {
 // Collects the paths only: loading calls (dlopen) are not made while the loader's list is walked.
 int collect(dl_phdr_info* info, std::size_t, void* data) {
   auto& paths = *static_cast<ModulePaths*>(data);
-  if (info->dlpi_name != nullptr && is_module(info->dlpi_name) && paths.count < kMaxModules &&
-      std::strlen(info->dlpi_name) < PATH_MAX) {
-    std::strcpy(paths.path[paths.count++], info->dlpi_name);
+  if (info->dlpi_name == nullptr || !is_module(info->dlpi_name) || paths.count >= kMaxModules) {
+    return 0;
+  }
+  const std::size_t length = std::strlen(info->dlpi_name);
+  if (length < PATH_MAX) {
+    std::memcpy(paths.path[paths.count++], info->dlpi_name, length + 1);
   }
   return 0;
 }
