@@ -32,7 +32,11 @@ std::string bin(const std::string& name) {
 std::string program(const std::string& name) {
   return std::string(RTRACE_TRACER_PROGRAMS) + "/" + name;
 }
+// A module by alias (built with the tracer) or by path (the tests' own).
 std::string lib(const std::string& module) {
+  if (module.find('/') != std::string::npos) {
+    return module;
+  }
   return std::string(RTRACE_TRACER_LIBS) + "/librtrace-" + module + ".so";
 }
 
@@ -316,6 +320,45 @@ TEST(FileModule, ThreadsOpeningAndClosingGiveExactLeaks) {
     EXPECT_EQ(size, 1U);
   }
   EXPECT_EQ(live, leaked);
+}
+
+// Another module wrapping close (tests/tracer/modules/probe_module.cpp, as shmposix does), before
+// or after the file module: every close the program makes is recorded once by each, in the order
+// their wrappers run (the outer release is in place while the inner runs), a failed one by none.
+TEST(FileModule, ComposesWithAnotherModuleWrappingClose) {
+  const std::string probe = program("librtrace-probe.so");
+  for (const bool file_first : {true, false}) {
+    SCOPED_TRACE(file_first ? "file:probe" : "probe:file");
+    const ScratchDir scratch;
+    CommandResult result;
+    const std::vector<std::string> modules = file_first ? std::vector<std::string>{"file", probe}
+                                                        : std::vector<std::string>{probe, "file"};
+    const TraceDecoder trace = trace_managed(
+        scratch, modules, program("file_calls") + " " + quote(scratch.path()), result);
+    ASSERT_EQ(result.status, 0) << result.err;
+    const std::string fd = "fd (file descriptor)";
+    const std::string fp = "fp (file pointer)";
+    const std::string closed = "closed (descriptor closed, seen by the probe)";
+    if (file_first) {
+      EXPECT_THAT(trace.resources, ElementsAre("1 0 " + fd, "2 0 " + fp, "3 0 " + closed));
+    } else {
+      EXPECT_THAT(trace.resources, ElementsAre("1 0 " + closed, "2 0 " + fd, "3 0 " + fp));
+    }
+    std::vector<std::string> closes;
+    for (const auto& call : trace.calls) {
+      if (call.name == "close" || call.name == "probe-close") {
+        closes.push_back(call.name + " " + std::to_string(call.id));
+      }
+    }
+    ASSERT_EQ(closes.size(), 2U * 29) << ::testing::PrintToString(closes);
+    const std::string outer = file_first ? "close " : "probe-close ";
+    const std::string inner = file_first ? "probe-close " : "close ";
+    for (std::size_t i = 0; i < closes.size(); i += 2) {
+      const std::string id = closes[i].substr(closes[i].find(' ') + 1);
+      EXPECT_EQ(closes[i], outer + id);
+      EXPECT_EQ(closes[i + 1], inner + id);
+    }
+  }
 }
 
 // The report speaks of what the sizes count: descriptors and streams, not bytes.
