@@ -25,6 +25,10 @@ std::string describe(std::string_view alias) {
   if (alias == "memory") {
     return "memory: malloc, calloc, realloc, free, posix_memalign, aligned_alloc, C++ new/delete";
   }
+  if (alias == "file") {
+    return "file descriptors (open, dup, pipe, socket, close, ...) and FILE streams (fopen, "
+           "fdopen, popen, fclose, ...)";
+  }
   if (alias == "shmsysv") {
     return "System V shared memory: shmget, shmat, shmdt, shmctl(IPC_RMID) (segment, address, "
            "control)";

@@ -31,6 +31,27 @@ std::string last_noun(std::string_view description) {
   return word.empty() ? std::string("block") : std::string(word);
 }
 
+// Types whose description does not end in the noun a reader counts them in: the file module's
+// (and the original's) "file pointer" is a FILE stream, "GObject instance" an object.
+struct NamedNoun {
+  std::string_view type;
+  std::string_view noun;
+};
+constexpr NamedNoun kNamedNouns[] = {
+    {"fd", "descriptor"},
+    {"fp", "stream"},
+    {"gobject", "object"},
+};
+
+std::string noun_of(const ResourceType& type) {
+  for (const NamedNoun& named : kNamedNouns) {
+    if (type.type == named.type) {
+      return std::string(named.noun);
+    }
+  }
+  return last_noun(type.description);
+}
+
 }  // namespace
 
 std::string ResourceUnit::count(std::uint64_t resources) const {
@@ -42,7 +63,7 @@ ResourceUnit resource_unit(const TypeTotals& totals) {
   if (description.empty() || description.ends_with(kInBytes)) {
     return {.noun = "block", .sized = true};
   }
-  return {.noun = last_noun(description), .sized = totals.largest_allocation > 1};
+  return {.noun = noun_of(totals.type), .sized = totals.largest_allocation > 1};
 }
 
 ResourceUnit site_unit(const ReportData& data, const SiteStats& site) {

@@ -26,6 +26,7 @@
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
 #include "tracer/maps_reader.h"
+#include "tracer/module_order.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
@@ -329,9 +330,9 @@ char* reserve(EventRing& ring, std::size_t max_payload) {
   }
 }
 
-// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
-void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
-  ring.publish(ticket, length);
+// Gives back the ticket of a record just published (or settled); in unbuffered mode writes it out
+// now.
+void after_publish(EventRing& ring) {
   release_ticket(ring);
   if (!g_options.buffered) {
     drain_if_free();
@@ -346,6 +347,12 @@ void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
   } else {
     ring.wake_sent = false;
   }
+}
+
+// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
+void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
+  ring.publish(ticket, length);
+  after_publish(ring);
 }
 
 std::uint32_t timestamp_ms() {
@@ -384,7 +391,9 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   encoder.pointer(call.id);
   encoder.end_packet();
   // As the original: the arguments (if any) right after the call, then a backtrace packet after
-  // every call, an empty one when it has no frames.
+  // every call, an empty one when it has no frames. Which arguments a call has is the module's
+  // choice: the memory module sends the alignment only with `args=1`, the file module always
+  // sends its paths and flags (as the original modules do).
   if (call.arg_count > 0) {
     encoder.begin_packet(PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
@@ -560,6 +569,11 @@ Bootstrap session_bootstrap() {
       return Bootstrap::UnderWay;
     }
     g_traced = initialize();
+    if (g_traced) {
+      // Still "under way": a module starting meanwhile (dlopen allocates) leaves its
+      // registration to this.
+      register_preloaded_modules();
+    }
     g_bootstrap.store(2, std::memory_order_release);
   }
   return g_traced ? Bootstrap::Traced : Bootstrap::NotTraced;
@@ -704,6 +718,28 @@ void session_cancel(std::uint64_t ticket) {
   if (ticket != 0 && current_ring() != nullptr) {
     release_ticket(*current_ring());
   }
+}
+
+std::uint64_t session_hold(std::uint64_t ticket) {
+  if (ticket == 0 || !t_prepared) {
+    return 0;
+  }
+  t_prepared = false;
+  EventRing& ring = *current_ring();
+  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
+  ring.publish(ticket, t_prepared_length);  // the ticket stays held: nothing after it goes out
+  return position + 1;
+}
+
+void session_settle(std::uint64_t handle, bool happened) {
+  EventRing* ring = current_ring();
+  if (handle == 0 || ring == nullptr) {
+    return;
+  }
+  if (!happened) {
+    ring->void_record(handle - 1);
+  }
+  after_publish(*ring);
 }
 
 void session_commit_maps() {

@@ -56,6 +56,10 @@ bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* fra
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);
+// A release's record put in place before the real call, its ticket still held (see rtrace_hold):
+// returns a handle (0: nothing held); settle confirms it or drops it, and gives the ticket back.
+std::uint64_t session_hold(std::uint64_t ticket);
+void session_settle(std::uint64_t handle, bool happened);
 // Queues MMAP packets for the current maps after dlopen/dlclose.
 void session_commit_maps();
 

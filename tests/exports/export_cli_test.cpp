@@ -214,7 +214,7 @@ TEST(ExportCli, EveryResourceTypeHasItsCounterTrack) {
   const test::CommandResult report = test::run_command(rtrace() + " report --no-resolve " + trace);
   // Descriptors are counted, not weighed (size 1 each): the report gives counts.
   const std::uint64_t fd_leaked = report_figure(report.out, R"(fd: (\d+) descriptor\(s\) leaked)");
-  const std::uint64_t fp_leaked = report_figure(report.out, R"(fp: (\d+) pointer\(s\) leaked)");
+  const std::uint64_t fp_leaked = report_figure(report.out, R"(fp: (\d+) stream\(s\) leaked)");
   const std::uint64_t fd_peak =
       report_figure(report.out, R"(fd: (\d+) descriptor\(s\) alive after call)");
   const test::ScratchDir dir;
