@@ -205,6 +205,12 @@ RTRACE_EXPORT void g_clear_object(void** object_pointer) {
 }
 }
 
+// The session registers the preloaded modules in LD_PRELOAD order (module_order.h), so that the
+// resource type ids follow the order of -e.
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  rtrace::tracer::g_gobject_start.register_in_order();
+}
+
 namespace {
 
 // Registers the module at load, whether or not the program has GLib.

@@ -491,6 +491,12 @@ RTRACE_EXPORT wchar_t* __wcscpy_chk(wchar_t* destination, const wchar_t* source,
 // NOLINTEND(bugprone-reserved-identifier)
 }
 
+// The session registers the preloaded modules in LD_PRELOAD order (module_order.h), so that the
+// resource type ids follow the order of -e.
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  rtrace::tracer::g_transfer_start.register_in_order();
+}
+
 namespace {
 
 // Usually a no-op: the first transfer of the process set the module up already.

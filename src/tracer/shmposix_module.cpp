@@ -399,6 +399,12 @@ RTRACE_EXPORT int close(int fd) {
 }
 }
 
+// The session registers the preloaded modules in LD_PRELOAD order (module_order.h), so that the
+// resource type ids follow the order of -e.
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  rtrace::tracer::g_start.register_in_order();
+}
+
 namespace {
 
 // Usually a no-op: the module started at the first call it interposes.

@@ -224,6 +224,12 @@ RTRACE_EXPORT int shmctl(int id, int command, shmid_ds* buffer) {
 }
 }
 
+// The session registers the preloaded modules in LD_PRELOAD order (module_order.h), so that the
+// resource type ids follow the order of -e.
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  rtrace::tracer::g_start.register_in_order();
+}
+
 namespace {
 
 // Usually a no-op: the module started at the first shm call (or at none at all).

@@ -382,7 +382,7 @@ thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exe
 void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uintptr_t* frames,
                  std::uint32_t frame_count) {
   encoder.begin_packet(PacketType::FunctionCall);
-  encoder.u32(registry_wire_resource(call.resource_type));
+  encoder.u32(call.resource_type);
   encoder.u32(t_context_mask);
   encoder.u32(timestamp_ms());
   encoder.u32(call.kind);
@@ -392,8 +392,8 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   encoder.end_packet();
   // As the original: the arguments (if any) right after the call, then a backtrace packet after
   // every call, an empty one when it has no frames. Which arguments a call has is the module's
-  // choice: the memory module sends the alignment only with `args=1`, the file module always
-  // sends its paths and flags (as the original modules do).
+  // choice: the memory module sends the alignment only with `args=1`, the file and shm
+  // modules always send theirs (paths, flags, ...), as the original modules do.
   if (call.arg_count > 0) {
     encoder.begin_packet(PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
@@ -456,11 +456,10 @@ void after_fork_child() {
   }
 }
 
-// Calls `visit(base, length)` for the file name of every tracing module besides main that
-// LD_PRELOAD names, in order.
-template <typename Visit>
-void for_each_preloaded_module(Visit&& visit) {
+// The number of tracing modules besides main that LD_PRELOAD names.
+std::uint32_t count_preloaded_modules() {
   const char* preload = environment_value("LD_PRELOAD");
+  std::uint32_t count = 0;
   for (const char* p = preload; p != nullptr && *p != '\0';) {
     const char* end = p;
     while (*end != '\0' && *end != ':' && *end != ' ') {
@@ -477,41 +476,11 @@ void for_each_preloaded_module(Visit&& visit) {
     static constexpr char kMain[] = "librtrace-main.so";
     if (length > sizeof kPrefix - 1 && std::memcmp(base, kPrefix, sizeof kPrefix - 1) == 0 &&
         !(length == sizeof kMain - 1 && std::memcmp(base, kMain, length) == 0)) {
-      visit(base, length);
+      ++count;
     }
     p = *end == '\0' ? end : end + 1;
   }
-}
-
-// The number of tracing modules besides main that LD_PRELOAD names.
-std::uint32_t count_preloaded_modules() {
-  std::uint32_t count = 0;
-  for_each_preloaded_module([&](const char*, std::size_t) { ++count; });
   return count;
-}
-
-// Where module `name` (librtrace-<name>.so) comes in LD_PRELOAD: 1, 2, ... (main is 0); after
-// all of them when it is not there.
-std::uint32_t load_rank(const char* name) {
-  if (std::strcmp(name, "main") == 0) {
-    return 0;
-  }
-  static constexpr char kPrefix[] = "librtrace-";
-  static constexpr char kSuffix[] = ".so";
-  const std::size_t name_length = std::strlen(name);
-  std::uint32_t position = 0;
-  std::uint32_t found = UINT32_MAX;
-  for_each_preloaded_module([&](const char* base, std::size_t length) {
-    ++position;
-    const bool same =
-        found == UINT32_MAX && length == sizeof kPrefix - 1 + name_length + sizeof kSuffix - 1 &&
-        std::memcmp(base + sizeof kPrefix - 1, name, name_length) == 0 &&
-        std::memcmp(base + length - (sizeof kSuffix - 1), kSuffix, sizeof kSuffix - 1) == 0;
-    if (same) {
-      found = position;
-    }
-  });
-  return found;
 }
 
 // The first process to load the tracer notes its pid in the environment (before the program
@@ -590,7 +559,7 @@ const TracerOptions& session_options() {
 }
 
 std::uint32_t session_register_module(const char* name, std::uint16_t major, std::uint16_t minor) {
-  return registry_add_module(name, major, minor, load_rank(name));
+  return registry_add_module(name, major, minor);
 }
 
 std::uint32_t session_register_resource(const char* type, const char* description,
