@@ -97,13 +97,15 @@ RealGObject& glib() {
   return g_real_gobject;
 }
 
-// True when calls are recorded (the module started, a trace is on, not inside the tracer).
+// True when calls are recorded (the module started, a trace is on, not inside the tracer). The
+// module holds no guard of its own around GLib's functions: the objects a constructor or a
+// dispose handler of the program creates or releases are the program's doing.
 bool recording() {
-  return g_gobject_start.ready() && tracing_now();
+  return g_gobject_start.ready() && tracing_now<GObjectModule>();
 }
 
 // An allocation of `object` (created, or one more reference): size and type name from GLib's
-// type system.
+// type system, asked under the tracer guard (the module's own work, nobody's record).
 void record_reference(const char* name, void* object, const void* return_address) {
   GuardScope guard;
   TypeQuery query{};
@@ -120,7 +122,6 @@ void record_reference(const char* name, void* object, const void* return_address
 // The release of one reference of `object`, written out before the real call (which may
 // finalize the object; its own releases must not find a call of ours still open).
 void record_release(const char* name, void* object, const void* return_address) {
-  GuardScope guard;
   ReleaseRecorder release(g_gobject_resource, name, reinterpret_cast<std::uintptr_t>(object),
                           return_address);
   release.commit();

@@ -153,6 +153,7 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 }
 
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
+  rtrace::tracer::GuardScope guard;
   const auto& options = rtrace::tracer::session_options();
   const bool backtrace = options.depth > 0 && options.wants_backtrace_for_size(call->size);
   std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];

@@ -131,13 +131,19 @@ inline bool transfers_ready() {
   return g_transfer_start.ready();
 }
 
+// True when a transfer is recorded: a trace is on, not inside the tracer's own work. The module
+// needs no guard of its own (module_sdk.h): no real transfer function calls one of its wrappers
+// (glibc's string functions call each other directly).
+inline bool transfer_tracing_now() {
+  return tracing_now<MemtransferModule>();
+}
+
 // One transfer of `size` bytes into `destination`: its allocation and at once its release (see
 // the top of this file), written as one record (one backtrace, one ticket: the cost of one
-// malloc), under the guard (the unwinder copies memory too).
+// malloc); rtrace_record_transient works under the tracer guard (the unwinder copies memory too).
 __attribute__((noinline)) void record_transfer(const char* name, std::size_t size,
                                                const void* destination,
                                                const void* return_address) {
-  GuardScope guard;
   const RtraceCall call{g_transfer_resource,
                         sprtrace::kCallAlloc,
                         name,
@@ -196,13 +202,13 @@ using rtrace::tracer::bounded_string_bytes;
 using rtrace::tracer::g_real_transfer;
 using rtrace::tracer::record_transfer;
 using rtrace::tracer::string_bytes;
-using rtrace::tracer::tracing_now;
+using rtrace::tracer::transfer_tracing_now;
 using rtrace::tracer::transfers_ready;
 using rtrace::tracer::wide_string_bytes;
 namespace fb = rtrace::tracer;
 
 // Each wrapper: the byte loop before the module is ready; otherwise the real function, then,
-// when tracing, the record. The real function runs outside the guard: strdup's malloc belongs
+// when tracing, the record. The real function runs outside any guard: strdup's malloc belongs
 // in the memory module's trace.
 extern "C" {
 
@@ -211,7 +217,7 @@ RTRACE_EXPORT void* memcpy(void* destination, const void* source, size_t size) {
     return fb::fallback_copy(destination, source, size);
   }
   void* result = g_real_transfer.memcpy(destination, source, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("memcpy", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -222,7 +228,7 @@ RTRACE_EXPORT void* memmove(void* destination, const void* source, size_t size) 
     return fb::fallback_move(destination, source, size);
   }
   void* result = g_real_transfer.memmove(destination, source, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("memmove", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -233,7 +239,7 @@ RTRACE_EXPORT void* memset(void* destination, int value, size_t size) {
     return fb::fallback_fill(destination, value, size);
   }
   void* result = g_real_transfer.memset(destination, value, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("memset", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -244,7 +250,7 @@ RTRACE_EXPORT void* mempcpy(void* destination, const void* source, size_t size) 
     return static_cast<char*>(fb::fallback_copy(destination, source, size)) + size;
   }
   void* result = g_real_transfer.mempcpy(destination, source, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("mempcpy", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -255,7 +261,7 @@ RTRACE_EXPORT char* strcpy(char* destination, const char* source) {
     return fb::fallback_string_copy(destination, source);
   }
   char* result = g_real_transfer.strcpy(destination, source);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("strcpy", string_bytes(destination), destination, __builtin_return_address(0));
   }
   return result;
@@ -266,7 +272,7 @@ RTRACE_EXPORT char* strncpy(char* destination, const char* source, size_t size) 
     return fb::fallback_bounded_copy(destination, source, size);
   }
   char* result = g_real_transfer.strncpy(destination, source, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("strncpy", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -278,7 +284,7 @@ RTRACE_EXPORT char* stpcpy(char* destination, const char* source) {
     return end + fb::fallback_length(end);
   }
   char* end = g_real_transfer.stpcpy(destination, source);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("stpcpy", static_cast<size_t>(end - destination) + 1, destination,
                     __builtin_return_address(0));
   }
@@ -291,7 +297,7 @@ RTRACE_EXPORT char* strcat(char* destination, const char* source) {
     return destination;
   }
   char* result = g_real_transfer.strcat(destination, source);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("strcat", string_bytes(source), destination, __builtin_return_address(0));
   }
   return result;
@@ -302,7 +308,7 @@ RTRACE_EXPORT char* strncat(char* destination, const char* source, size_t size) 
     return fb::fallback_bounded_append(destination, source, size);
   }
   char* result = g_real_transfer.strncat(destination, source, size);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("strncat", bounded_string_bytes(source, size), destination,
                     __builtin_return_address(0));
   }
@@ -314,7 +320,7 @@ RTRACE_EXPORT char* strdup(const char* source) {
     return fb::fallback_duplicate(source, fb::fallback_length(source));
   }
   char* copy = g_real_transfer.strdup(source);
-  if (copy != nullptr && tracing_now()) {
+  if (copy != nullptr && transfer_tracing_now()) {
     record_transfer("strdup", string_bytes(copy), copy, __builtin_return_address(0));
   }
   return copy;
@@ -325,7 +331,7 @@ RTRACE_EXPORT char* strndup(const char* source, size_t size) {
     return fb::fallback_duplicate(source, fb::fallback_bounded_length(source, size));
   }
   char* copy = g_real_transfer.strndup(source, size);
-  if (copy != nullptr && tracing_now()) {
+  if (copy != nullptr && transfer_tracing_now()) {
     record_transfer("strndup", string_bytes(copy), copy, __builtin_return_address(0));
   }
   return copy;
@@ -337,7 +343,7 @@ RTRACE_EXPORT wchar_t* wmemcpy(wchar_t* destination, const wchar_t* source, size
     return destination;
   }
   wchar_t* result = g_real_transfer.wmemcpy(destination, source, count);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("wmemcpy", count * sizeof(wchar_t), destination, __builtin_return_address(0));
   }
   return result;
@@ -348,7 +354,7 @@ RTRACE_EXPORT wchar_t* wcscpy(wchar_t* destination, const wchar_t* source) {
     return fb::fallback_wide_copy(destination, source);
   }
   wchar_t* result = g_real_transfer.wcscpy(destination, source);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("wcscpy", wide_string_bytes(destination), destination,
                     __builtin_return_address(0));
   }
@@ -364,7 +370,7 @@ RTRACE_EXPORT void* __memcpy_chk(void* destination, const void* source, size_t s
     return fb::fallback_copy(destination, source, size);
   }
   void* result = g_real_transfer.memcpy_chk(destination, source, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__memcpy_chk", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -375,7 +381,7 @@ RTRACE_EXPORT void* __memmove_chk(void* destination, const void* source, size_t 
     return fb::fallback_move(destination, source, size);
   }
   void* result = g_real_transfer.memmove_chk(destination, source, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__memmove_chk", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -386,7 +392,7 @@ RTRACE_EXPORT void* __memset_chk(void* destination, int value, size_t size, size
     return fb::fallback_fill(destination, value, size);
   }
   void* result = g_real_transfer.memset_chk(destination, value, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__memset_chk", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -397,7 +403,7 @@ RTRACE_EXPORT void* __mempcpy_chk(void* destination, const void* source, size_t 
     return static_cast<char*>(fb::fallback_copy(destination, source, size)) + size;
   }
   void* result = g_real_transfer.mempcpy_chk(destination, source, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__mempcpy_chk", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -408,7 +414,7 @@ RTRACE_EXPORT char* __strcpy_chk(char* destination, const char* source, size_t r
     return fb::fallback_string_copy(destination, source);
   }
   char* result = g_real_transfer.strcpy_chk(destination, source, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__strcpy_chk", string_bytes(destination), destination,
                     __builtin_return_address(0));
   }
@@ -420,7 +426,7 @@ RTRACE_EXPORT char* __strncpy_chk(char* destination, const char* source, size_t 
     return fb::fallback_bounded_copy(destination, source, size);
   }
   char* result = g_real_transfer.strncpy_chk(destination, source, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__strncpy_chk", size, destination, __builtin_return_address(0));
   }
   return result;
@@ -432,7 +438,7 @@ RTRACE_EXPORT char* __stpcpy_chk(char* destination, const char* source, size_t r
     return end + fb::fallback_length(end);
   }
   char* end = g_real_transfer.stpcpy_chk(destination, source, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__stpcpy_chk", static_cast<size_t>(end - destination) + 1, destination,
                     __builtin_return_address(0));
   }
@@ -445,7 +451,7 @@ RTRACE_EXPORT char* __strcat_chk(char* destination, const char* source, size_t r
     return destination;
   }
   char* result = g_real_transfer.strcat_chk(destination, source, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__strcat_chk", string_bytes(source), destination, __builtin_return_address(0));
   }
   return result;
@@ -456,7 +462,7 @@ RTRACE_EXPORT char* __strncat_chk(char* destination, const char* source, size_t 
     return fb::fallback_bounded_append(destination, source, size);
   }
   char* result = g_real_transfer.strncat_chk(destination, source, size, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__strncat_chk", bounded_string_bytes(source, size), destination,
                     __builtin_return_address(0));
   }
@@ -470,7 +476,7 @@ RTRACE_EXPORT wchar_t* __wmemcpy_chk(wchar_t* destination, const wchar_t* source
     return destination;
   }
   wchar_t* result = g_real_transfer.wmemcpy_chk(destination, source, count, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__wmemcpy_chk", count * sizeof(wchar_t), destination,
                     __builtin_return_address(0));
   }
@@ -482,7 +488,7 @@ RTRACE_EXPORT wchar_t* __wcscpy_chk(wchar_t* destination, const wchar_t* source,
     return fb::fallback_wide_copy(destination, source);
   }
   wchar_t* result = g_real_transfer.wcscpy_chk(destination, source, room);
-  if (tracing_now()) {
+  if (transfer_tracing_now()) {
     record_transfer("__wcscpy_chk", wide_string_bytes(destination), destination,
                     __builtin_return_address(0));
   }

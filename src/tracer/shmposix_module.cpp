@@ -118,6 +118,13 @@ void register_shmposix_module() {
 struct ShmposixModule;
 constinit ModuleStart<ShmposixModule> g_start{resolve_real_functions, register_shmposix_module};
 
+// The module's own guard (module_sdk.h): held while a real function runs, so that the module's
+// wrappers pass on what it calls; the other modules still record it.
+using ShmposixGuard = OwnGuard<ShmposixModule>;
+inline bool shmposix_tracing_now() {
+  return tracing_now<ShmposixModule>();
+}
+
 // Bob Jenkins' one-at-a-time hash of a name, as the original numbers its objects.
 std::uint32_t name_hash(const char* name) {
   std::uint32_t hash = 0;
@@ -211,10 +218,10 @@ void record_mapping(const char* function, void* address, std::size_t length, int
 template <typename Map>
 void* traced_mapping(const char* function, std::size_t length, int prot, int flags, int fd,
                      std::int64_t offset, const void* return_address, Map&& map) {
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return map();
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(g_lock);
   void* address = map();
   if (address != MAP_FAILED) {
@@ -226,10 +233,10 @@ void* traced_mapping(const char* function, std::size_t length, int prot, int fla
 // open, open64, creat: the real call; a descriptor it returns is remembered for mmap.
 template <typename Open>
 int remembered_open(const char* path, int flags, Open&& open) {
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return open();
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(g_lock);
   const int fd = open();
   if (fd >= 0) {
@@ -249,10 +256,10 @@ mode_t creation_mode(int flags, va_list& rest) {
 
 using rtrace::tracer::g_real;
 using rtrace::tracer::g_start;
-using rtrace::tracer::GuardScope;
 using rtrace::tracer::LockScope;
 using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::tracing_now;
+using rtrace::tracer::shmposix_tracing_now;
+using rtrace::tracer::ShmposixGuard;
 
 extern "C" {
 
@@ -261,10 +268,10 @@ RTRACE_EXPORT int shm_open(const char* name, int flags, mode_t mode) {
     errno = ENOSYS;  // only while the module finds its functions: nobody opens objects then
     return -1;
   }
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return g_real.shm_open(name, flags, mode);
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const int fd = g_real.shm_open(name, flags, mode);
   if (fd >= 0) {
@@ -278,10 +285,10 @@ RTRACE_EXPORT int shm_unlink(const char* name) {
     errno = ENOSYS;
     return -1;
   }
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return g_real.shm_unlink(name);
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const RtraceArg args[] = {{"name", name}};
   ReleaseRecorder release(rtrace::tracer::g_pshmobj, "shm_unlink", rtrace::tracer::object_id(name),
@@ -351,10 +358,10 @@ RTRACE_EXPORT int munmap(void* address, std::size_t length) {
   if (!g_start.ready()) {
     return static_cast<int>(::syscall(SYS_munmap, address, length));
   }
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return g_real.munmap(address, length);
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const std::uint64_t key = rtrace::tracer::address_id(address);
   const std::uint32_t* type = rtrace::tracer::g_mappings.find(key);
@@ -374,10 +381,10 @@ RTRACE_EXPORT int close(int fd) {
   if (!g_start.ready()) {
     return static_cast<int>(::syscall(SYS_close, fd));
   }
-  if (!tracing_now()) {
+  if (!shmposix_tracing_now()) {
     return g_real.close(fd);
   }
-  GuardScope guard;
+  ShmposixGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const auto key = static_cast<std::uint64_t>(fd);
   const rtrace::tracer::Descriptor* descriptor = rtrace::tracer::g_descriptors.find(key);
@@ -410,7 +417,7 @@ namespace {
 // Usually a no-op: the module started at the first call it interposes.
 __attribute__((constructor)) void shmposix_module_init() {
   {
-    GuardScope guard;  // pthread_atfork may allocate
+    rtrace::tracer::GuardScope guard;  // pthread_atfork may allocate
     rtrace::tracer::keep_lock_across_fork<rtrace::tracer::g_lock>();
   }
   rtrace::tracer::g_start.finish_registration();

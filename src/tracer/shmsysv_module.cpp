@@ -67,6 +67,13 @@ void register_shmsysv_module() {
 struct ShmsysvModule;
 constinit ModuleStart<ShmsysvModule> g_start{resolve_real_functions, register_shmsysv_module};
 
+// The module's own guard (module_sdk.h): held while a real function runs, so that the module's
+// wrappers pass on what it calls; the other modules still record it.
+using ShmsysvGuard = OwnGuard<ShmsysvModule>;
+inline bool shmsysv_tracing_now() {
+  return tracing_now<ShmsysvModule>();
+}
+
 // What the kernel says about segment `id` (false when it cannot be queried).
 bool query_segment(int id, shmid_ds& status) {
   return g_real.shmctl(id, IPC_STAT, &status) == 0;
@@ -121,10 +128,10 @@ void record_attachment(int id, void* address, const void* return_address) {
 
 using rtrace::tracer::g_real;
 using rtrace::tracer::g_start;
-using rtrace::tracer::GuardScope;
 using rtrace::tracer::LockScope;
 using rtrace::tracer::ReleaseRecorder;
-using rtrace::tracer::tracing_now;
+using rtrace::tracer::shmsysv_tracing_now;
+using rtrace::tracer::ShmsysvGuard;
 
 extern "C" {
 
@@ -132,10 +139,10 @@ RTRACE_EXPORT int shmget(key_t key, std::size_t size, int flags) {
   if (!g_start.ready()) {
     return static_cast<int>(::syscall(SYS_shmget, key, size, flags));
   }
-  if (!tracing_now()) {
+  if (!shmsysv_tracing_now()) {
     return g_real.shmget(key, size, flags);
   }
-  GuardScope guard;
+  ShmsysvGuard guard;
   const int id = g_real.shmget(key, size, flags);
   if (id != -1 && (flags & IPC_CREAT) != 0) {
     rtrace::tracer::record_allocation(rtrace::tracer::g_segment, "shmget", size,
@@ -149,10 +156,10 @@ RTRACE_EXPORT void* shmat(int id, const void* wanted, int flags) {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): the system call returns the address as a number
     return reinterpret_cast<void*>(::syscall(SYS_shmat, id, wanted, flags));
   }
-  if (!tracing_now()) {
+  if (!shmsysv_tracing_now()) {
     return g_real.shmat(id, wanted, flags);
   }
-  GuardScope guard;
+  ShmsysvGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   void* address = g_real.shmat(id, wanted, flags);
   if (reinterpret_cast<std::intptr_t>(address) != -1) {  // shmat's (void*)-1: failed
@@ -165,10 +172,10 @@ RTRACE_EXPORT int shmdt(const void* address) {
   if (!g_start.ready()) {
     return static_cast<int>(::syscall(SYS_shmdt, address));
   }
-  if (!tracing_now()) {
+  if (!shmsysv_tracing_now()) {
     return g_real.shmdt(address);
   }
-  GuardScope guard;
+  ShmsysvGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const std::uint64_t key = rtrace::tracer::address_id(address);
   int segment = 0;
@@ -199,10 +206,10 @@ RTRACE_EXPORT int shmctl(int id, int command, shmid_ds* buffer) {
   if (!g_start.ready()) {
     return static_cast<int>(::syscall(SYS_shmctl, id, command, buffer));
   }
-  if (command != IPC_RMID || !tracing_now()) {
+  if (command != IPC_RMID || !shmsysv_tracing_now()) {
     return g_real.shmctl(id, command, buffer);
   }
-  GuardScope guard;
+  ShmsysvGuard guard;
   LockScope lock(rtrace::tracer::g_lock);
   const long attachments = rtrace::tracer::own_segment_attachments(id);
   const void* caller = __builtin_return_address(0);
@@ -235,7 +242,7 @@ namespace {
 // Usually a no-op: the module started at the first shm call (or at none at all).
 __attribute__((constructor)) void shmsysv_module_init() {
   {
-    GuardScope guard;  // pthread_atfork may allocate
+    rtrace::tracer::GuardScope guard;  // pthread_atfork may allocate
     rtrace::tracer::keep_lock_across_fork<rtrace::tracer::g_lock>();
   }
   rtrace::tracer::g_start.finish_registration();

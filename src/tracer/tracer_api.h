@@ -108,10 +108,4 @@ class GuardScope {
   ~GuardScope() { --rtrace_guard; }
 };
 
-// For modules that keep the tracer guard around their real functions (nothing inside them is
-// recorded by any module); module_sdk.h's tracing_now<Module> is the per-module form.
-inline bool tracing_now() {
-  return __atomic_load_n(&rtrace_tracing, __ATOMIC_RELAXED) != 0 && rtrace_guard == 0;
-}
-
 }  // namespace rtrace::tracer
