@@ -114,9 +114,11 @@ void record_reference(const char* name, void* object, const void* return_address
     glib().type_query(type, &query);
   }
   const bool known = query.type != 0;
+  // The type name is optional (`args=1`, `-a`): the session writes whatever arguments it is given.
   const RtraceArg args[] = {{"type", known ? query.type_name : "unknown"}};
+  const std::uint32_t arg_count = rtrace_wants_args() != 0 ? 1 : 0;
   record_allocation(g_gobject_resource, name, known ? query.instance_size : 1,
-                    reinterpret_cast<std::uintptr_t>(object), return_address, args, 1);
+                    reinterpret_cast<std::uintptr_t>(object), return_address, args, arg_count);
 }
 
 // The release of one reference of `object`, written out before the real call (which may

@@ -384,7 +384,7 @@ TEST(FileModule, ListedWithItsDescription) {
   for (const std::string& command : {bin("rtrace") + " record -l", bin("sp-rtrace") + " -l"}) {
     const auto r = run_command(command);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("\nfile       librtrace-file.so        file descriptors (open, dup, "),
+    EXPECT_NE(r.out.find("\nfile        librtrace-file.so        file descriptors (open, dup, "),
               std::string::npos)
         << r.out;
   }

@@ -404,7 +404,7 @@ TEST(GObjectModule, LeaksShowTheObjectNeverFinalizedAndWhereItWasCreated) {
                         "releases, 1 temporary\n"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("LEAKS\n  gobject: 1 block(s) leaked, 24 bytes\n"), std::string::npos)
+  EXPECT_NE(report.find("LEAKS\n  gobject: 1 object(s) leaked, 24 bytes\n"), std::string::npos)
       << report;
 }
 
