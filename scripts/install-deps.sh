@@ -18,6 +18,8 @@ packages=(
   graphviz valgrind
   # tests of rtrace report --html and the SVG flame graph: a headless browser opens them
   chromium
+  # tests of the gobject tracing module: a real GLib program (the module does not link GLib)
+  libglib2.0-dev
 )
 for option in "$@"; do
   case "$option" in

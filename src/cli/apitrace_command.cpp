@@ -56,7 +56,7 @@ struct DumpFilter {
   std::optional<CallDumper> grep_text;  // the call as one uncoloured line, without its number
 
   bool wants(const Call& call, std::string& scratch) {
-    if (!calls.contains(call.number)) {
+    if (!calls.contains(call.number, call.flags)) {
       return false;
     }
     if (!verbose && (call.flags & apitrace::kFlagVerbose) != 0) {
@@ -86,8 +86,8 @@ int dump(const ApitraceOptions& o) {
 
   DumpFilter filter;
   filter.verbose = o.verbose;
-  if (o.calls) {
-    filter.calls = CallSet::parse(*o.calls);
+  for (const std::string& set : o.calls) {
+    filter.calls.merge(set);  // repeated --calls add up, as in apitrace
   }
   if (o.grep) {
     filter.grep.emplace(*o.grep);
@@ -168,8 +168,12 @@ void add_apitrace_options(CLI::App& apitrace, ApitraceOptions& o) {
                    "(default yes)")
       ->expected(0, 1)
       ->option_text("[=BOOL]");
-  dump->add_option("--calls", o.calls, "Only these calls, e.g. 0-3,20,46- (* = all)")
-      ->option_text("SET");
+  dump->add_option("--calls", o.calls,
+                   "Only these calls: numbers and ranges (0-3,20,46-,10-90/2, * = all), "
+                   "kinds (frame, draw, fbo; 1-1000/draw), @FILE; repeat to add sets")
+      ->option_text("SET")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   dump->add_option("--grep", o.grep,
                    "Only calls whose line (without number) matches this ECMAScript regex")
       ->option_text("REGEX");

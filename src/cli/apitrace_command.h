@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rtrace::cli {
 
@@ -18,7 +19,7 @@ struct ApitraceOptions {
   std::string call_nos = "yes";
   std::string arg_names = "yes";
   std::string multiline = "yes";
-  std::optional<std::string> calls;
+  std::vector<std::string> calls;  // each --calls, in order
   std::optional<std::string> grep;
   bool blobs = false;
   // info

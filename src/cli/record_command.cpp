@@ -188,9 +188,10 @@ int list() {
     fmt::print(stderr, "rtrace: no tracing modules in {}\n", directory);
     return 1;
   }
-  fmt::print("{:<10} {:<24} {}\n", "Module", "File", "Description");
+  // Wide enough for the longest alias and file we build (memtransfer).
+  fmt::print("{:<11} {:<24} {}\n", "Module", "File", "Description");
   for (const recorder::ModuleFile& module : modules) {
-    fmt::print("{:<10} {:<24} {}\n", module.alias, module.file, module.description);
+    fmt::print("{:<11} {:<24} {}\n", module.alias, module.file, module.description);
   }
   fmt::print("(in {})\n", directory);
   return 0;
@@ -237,10 +238,12 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
         ->excludes("-s");
   }
   app.add_option("-e,--preload", o.modules,
-                 o.compatible ? "Tracing modules, by alias or file name, separated by ':' (e.g. "
-                                "memory)"
-                              : "Tracing modules, by alias or file name, separated by ':' "
-                                "(default: memory)")
+                 o.compatible ? "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory, file, shmsysv, shmposix, memtransfer, gobject "
+                                "(e.g. file:memory; -l lists them)"
+                              : "Tracing modules, by alias or file name, separated by ':', in any "
+                                "order: memory (the default), file (descriptors and FILE "
+                                "streams), shmsysv, shmposix, memtransfer, gobject (-l lists them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
@@ -264,7 +267,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
       ->option_text("SIZE[,SIZE...]");
   app.add_flag("-B,--disable-packet-buffering", o.no_buffering,
                "Send every event at once (slow; for real-time delivery)");
-  app.add_flag("-a,--enable-arguments", o.arguments, "Record function arguments");
+  app.add_flag("-a,--enable-arguments", o.arguments,
+               "Record the memory module's arguments (the alignment of the aligned allocators); "
+               "the shm modules always record theirs, as the original");
   app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
   app.add_option("-S,--toggle-signal", o.signal,
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")

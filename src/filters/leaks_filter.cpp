@@ -2,8 +2,28 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 
 namespace rtrace {
+namespace {
+
+// A live call's arguments, packed into one string: each text as its length then its bytes.
+void pack(std::string& packed, std::string_view text) {
+  const auto length = static_cast<std::uint32_t>(text.size());
+  packed.append(reinterpret_cast<const char*>(&length), sizeof length);
+  packed.append(text);
+}
+
+std::string_view unpack(std::string_view& packed) {
+  std::uint32_t length = 0;
+  std::memcpy(&length, packed.data(), sizeof length);
+  const std::string_view text = packed.substr(sizeof length, length);
+  packed.remove_prefix(sizeof length + length);
+  return text;
+}
+
+}  // namespace
 
 void LeaksFilter::header(const TraceHeader& header) {
   TraceHeader marked = header;
@@ -18,21 +38,26 @@ void LeaksFilter::resource_type(const ResourceType& type) {
 }
 
 std::uint32_t LeaksFilter::keep(const CallRecord& record) {
-  const StoredCall stored = store_.store(record);
+  // The store shares names and stacks; arguments are the allocation's own.
+  CallRecord bare = record;
+  bare.arguments = {};
+  LiveCall live{.call = store_.store(bare), .arguments = {}, .occupied = true};
+  for (const Argument& argument : record.arguments) {
+    pack(live.arguments, argument.name);
+    pack(live.arguments, argument.value);
+  }
   if (!free_slots_.empty()) {
     const std::uint32_t slot = free_slots_.back();
     free_slots_.pop_back();
-    slots_[slot] = stored;
-    occupied_[slot] = true;
+    slots_[slot] = std::move(live);
     return slot;
   }
-  slots_.push_back(stored);
-  occupied_.push_back(true);
+  slots_.push_back(std::move(live));
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
 void LeaksFilter::release(std::uint32_t slot) {
-  occupied_[slot] = false;
+  slots_[slot] = LiveCall{};  // gives the arguments' memory back
   free_slots_.push_back(slot);
 }
 
@@ -51,42 +76,51 @@ void LeaksFilter::call(const CallRecord& record) {
     case CallKind::Other:
     case CallKind::Enter:
     case CallKind::Exit:
-      keep(record);
-      return;
+      return;  // holds no resource: cannot leak (see the header)
   }
 }
 
 void LeaksFilter::emit_survivors() {
-  std::vector<StoredCall> survivors;
-  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
-    if (occupied_[slot]) {
-      survivors.push_back(slots_[slot]);
+  std::vector<const LiveCall*> survivors;
+  for (const LiveCall& slot : slots_) {
+    if (slot.occupied) {
+      survivors.push_back(&slot);
     }
   }
-  std::ranges::sort(survivors, {}, [](const StoredCall& s) { return s.call.index; });
+  std::ranges::sort(survivors, {}, [](const LiveCall* s) { return s->call.call.index; });
 
   std::vector<CallRecord> records;
+  std::vector<Argument> unused;
   std::vector<Argument> arguments;
-  for (const StoredCall& survivor : survivors) {
-    store_.expand([&](auto visit) { visit(survivor); }, true, records, arguments);
-    next().call(records.front());
-    if (survivor.call.kind != CallKind::Alloc) {
-      continue;
+  for (const LiveCall* survivor : survivors) {
+    store_.expand([&](auto visit) { visit(survivor->call); }, true, records, unused);
+    arguments.clear();
+    std::string_view packed = survivor->arguments;
+    while (!packed.empty()) {
+      const std::string_view name = unpack(packed);
+      arguments.push_back({.name = name, .value = unpack(packed)});
     }
-    const std::uint32_t type = effective_resource_type(survivor.call.resource_type);
-    auto summary =
-        std::ranges::find_if(types_, [type](const TypeSummary& t) { return t.type.id == type; });
-    if (summary == types_.end() && !types_.empty()) {
-      summary = types_.begin();
-    }
-    if (summary == types_.end()) {
-      continue;
-    }
-    ++summary->blocks;
-    // Sizes near 2^64 (hostile text) saturate instead of wrapping (rtrace-process(1), -l).
-    if (__builtin_add_overflow(summary->bytes, survivor.call.size, &summary->bytes)) {
-      summary->bytes = UINT64_MAX;
-    }
+    CallRecord& record = records.front();
+    record.arguments = arguments;
+    next().call(record);
+    count_leak(record.call);
+  }
+}
+
+void LeaksFilter::count_leak(const Call& call) {
+  const std::uint32_t type = effective_resource_type(call.resource_type);
+  auto summary =
+      std::ranges::find_if(types_, [type](const TypeSummary& t) { return t.type.id == type; });
+  if (summary == types_.end() && !types_.empty()) {
+    summary = types_.begin();
+  }
+  if (summary == types_.end()) {
+    return;
+  }
+  ++summary->blocks;
+  // Sizes near 2^64 (hostile text) saturate instead of wrapping (rtrace-process(1), -l).
+  if (__builtin_add_overflow(summary->bytes, call.size, &summary->bytes)) {
+    summary->bytes = UINT64_MAX;
   }
 }
 

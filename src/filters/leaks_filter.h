@@ -1,16 +1,25 @@
 // -l / --filter-leaks: keeps only the resources that are never released.
 //
-// An allocation is dropped together with the release that frees it; releases are always
-// dropped. A resource type flagged refcount counts references instead: a second allocation of
-// a live id adds a reference (and is dropped), and only the release of the last reference frees
-// it. At the end the surviving calls go on in index order, followed by one LeakSummary record
-// per resource type. The original prints wrong numbers from the third resource type on; these
-// are true.
+// What stays: every allocation whose resource is still alive at the end, with its arguments and
+// backtrace, then one LeakSummary record per resource type; every record that is not a call
+// (header, resource and context registries, symbols, maps...) passes on unchanged, as the kept
+// calls need them to be read. What goes: an allocation together with the release that frees it,
+// every release, and every call that neither allocates nor releases (CallKind Other, Enter,
+// Exit: an ordinary GL call of an apitrace trace, a StackTrack checkpoint hit): it holds no
+// resource, so it cannot leak, and keeping it would make the output as long as the trace. (The
+// original post-processor kept such calls; its tracer never wrote them.)
 //
-// Memory: the calls alive at any moment (compactly stored), not the trace.
+// A resource type flagged refcount counts references instead: a second allocation of a live id
+// adds a reference (and is dropped), and only the release of the last reference frees it. At
+// the end the surviving calls go on in index order. The original prints wrong numbers from the
+// third resource type on; these are true.
+//
+// Memory: the allocations alive at any moment. Each keeps its own copy of its arguments (freed
+// with it); function names and backtraces are shared, one copy per distinct name or stack.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "filters/call_store.h"
@@ -35,14 +44,22 @@ class LeaksFilter final : public ForwardingSink {
     std::uint64_t bytes = 0;
   };
 
+  // A live allocation: the call (name and backtrace in the store) and its own arguments, packed
+  // into one string (each name and value as a 32-bit length then the text).
+  struct LiveCall {
+    StoredCall call;
+    std::string arguments;
+    bool occupied = false;
+  };
+
   std::uint32_t keep(const CallRecord& record);
   void release(std::uint32_t slot);
   void emit_survivors();
   void emit_summary();
+  void count_leak(const Call& call);
 
   CallStore store_;
-  std::vector<StoredCall> slots_;
-  std::vector<bool> occupied_;
+  std::vector<LiveCall> slots_;
   std::vector<std::uint32_t> free_slots_;
   LiveResources<std::uint32_t> live_;  // resource -> slot of its allocation
   std::vector<TypeSummary> types_;     // in registry order

@@ -42,6 +42,18 @@ const TraceFormatInfo* detect_format(std::span<const std::uint8_t> head) {
   return nullptr;
 }
 
+const TraceFormatInfo* detect_format(InputStream& input) {
+  if (const TraceFormatInfo* format = detect_format(input.peek(kDetectBytes))) {
+    return format;
+  }
+  for (const TraceFormatInfo& format : kFormats) {
+    if (format.probe != nullptr && format.probe(input)) {
+      return &format;
+    }
+  }
+  return nullptr;
+}
+
 const TraceFormatInfo* find_format(std::string_view name) {
   for (const TraceFormatInfo& format : kFormats) {
     if (format.name == name) {
@@ -52,7 +64,7 @@ const TraceFormatInfo* find_format(std::string_view name) {
 }
 
 const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
-  const TraceFormatInfo* format = detect_format(input.peek(kDetectBytes));
+  const TraceFormatInfo* format = detect_format(input);
   if (format != nullptr && format->read != nullptr) {
     format->read(input, sink, diagnostics);
     input.report_damage(diagnostics);

@@ -44,6 +44,10 @@ struct TraceFormatInfo {
   // True when `head` (up to the first 64 bytes of the input; fewer when it is shorter) starts
   // like this format. Formats are tried in table order.
   bool (*detect)(std::span<const std::uint8_t> head) = nullptr;
+  // For a format some of whose files have no signature in their first bytes (apitrace's Brotli
+  // container): whether `input` is in this format, judged from as many bytes as it needs to peek
+  // at (never consumed). Asked only when no format's detect() matched; null: detect() says all.
+  bool (*probe)(InputStream& input) = nullptr;
   // Pushes every record of `input` into `sink`, then calls sink.finish(), also when it throws
   // InputError for damaged input (after delivering everything before the damage). Null: the
   // format is recognised but not readable yet.
@@ -61,8 +65,10 @@ std::span<const TraceFormatInfo> trace_formats();
 // How many bytes detect() is shown.
 inline constexpr std::size_t kDetectBytes = 64;
 
-// The format `head` is in, or null.
+// The format `head` is in, or null (by detect() alone).
 const TraceFormatInfo* detect_format(std::span<const std::uint8_t> head);
+// The format `input` is in, or null: detect() on its first bytes, then the probes.
+const TraceFormatInfo* detect_format(InputStream& input);
 // The format called `name`, or null.
 const TraceFormatInfo* find_format(std::string_view name);
 

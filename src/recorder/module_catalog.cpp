@@ -25,6 +25,24 @@ std::string describe(std::string_view alias) {
   if (alias == "memory") {
     return "memory: malloc, calloc, realloc, free, posix_memalign, aligned_alloc, C++ new/delete";
   }
+  if (alias == "file") {
+    return "file descriptors (open, dup, pipe, socket, close, ...) and FILE streams (fopen, "
+           "fdopen, popen, fclose, ...)";
+  }
+  if (alias == "shmsysv") {
+    return "System V shared memory: shmget, shmat, shmdt, shmctl(IPC_RMID) (segment, address, "
+           "control)";
+  }
+  if (alias == "shmposix") {
+    return "POSIX shared memory and mappings: shm_open, shm_unlink, mmap, mmap64, munmap, close "
+           "(pshmmap, fshmmap, shmmap, pshmobj, pshmfd)";
+  }
+  if (alias == "memtransfer") {
+    return "memtransfer: memcpy, memmove, memset, strcpy, strdup, ... (bytes copied per call site)";
+  }
+  if (alias == "gobject") {
+    return "gobject: GObject instances (g_object_new, ref, ref_sink, unref; refcounted)";
+  }
   return {};
 }
 

@@ -85,6 +85,7 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   TypeTotals& totals = state.totals;
   ++totals.allocations;
   totals.bytes_allocated += record.call.size;
+  totals.largest_allocation = std::max<std::uint64_t>(totals.largest_allocation, record.call.size);
   ++totals.histogram[histogram_bucket(record.call.size)];
 
   LiveBlock* block = live_.allocate(key);

@@ -24,7 +24,8 @@ struct TypeTotals {
   std::uint64_t allocations = 0;
   std::uint64_t releases = 0;
   std::uint64_t bytes_allocated = 0;
-  std::uint64_t temporary = 0;  // released by the very next call of the trace
+  std::uint64_t largest_allocation = 0;  // size of the biggest allocation
+  std::uint64_t temporary = 0;           // released by the very next call of the trace
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
   std::uint64_t peak_bytes = 0;  // most bytes alive at once

@@ -7,6 +7,7 @@
 
 #include "reports/checkpoint_text.h"
 #include "reports/human_units.h"
+#include "reports/resource_unit.h"
 #include "reports/sites_text.h"
 
 namespace rtrace::reports {
@@ -51,10 +52,12 @@ void append_process(std::string& out, const ReportData& data) {
 void append_totals(std::string& out, const ReportData& data) {
   out += "TOTALS\n";
   for (const TypeTotals& t : data.types) {
+    const std::string weight =
+        resource_unit(t).sized ? fmt::format(" of {} bytes", t.bytes_allocated) : "";
     fmt::format_to(std::back_inserter(out),
-                   "  {} ({}): {} calls, {} allocations of {} bytes, {} releases, {} temporary\n",
-                   t.type.type, t.type.description, t.calls, t.allocations, t.bytes_allocated,
-                   t.releases, t.temporary);
+                   "  {} ({}): {} calls, {} allocations{}, {} releases, {} temporary\n",
+                   t.type.type, t.type.description, t.calls, t.allocations, weight, t.releases,
+                   t.temporary);
   }
 }
 
@@ -65,12 +68,17 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
       fmt::format_to(std::back_inserter(out), "  {}: nothing allocated\n", t.type.type);
       continue;
     }
-    fmt::format_to(std::back_inserter(out), "  {}: {} bytes alive after call {}{}\n", t.type.type,
-                   t.peak_bytes, t.peak_index,
+    // A type counted, not weighed, has size 1 per resource: its "bytes" are resources.
+    const ResourceUnit unit = resource_unit(t);
+    const auto amount = [&](std::uint64_t bytes) {
+      return unit.sized ? fmt::format("{} bytes", bytes) : unit.count(bytes);
+    };
+    fmt::format_to(std::back_inserter(out), "  {}: {} alive after call {}{}\n", t.type.type,
+                   amount(t.peak_bytes), t.peak_index,
                    t.peak_timestamp_ms == 0 ? "" : clock_text(t.peak_timestamp_ms));
     const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
     for (const SiteStats* site : peak_sites(data, type, options.top)) {
-      fmt::format_to(std::back_inserter(out), "    {} bytes held from:\n", site->peak_bytes);
+      fmt::format_to(std::back_inserter(out), "    {} held from:\n", amount(site->peak_bytes));
       append_frames(out, site->frame_names, options);
     }
   }
@@ -79,16 +87,20 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
 void append_leaks(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nLEAKS\n";
   for (const TypeTotals& t : data.types) {
-    fmt::format_to(std::back_inserter(out), "  {}: {} block(s) leaked, {} bytes\n", t.type.type,
-                   t.leaked_blocks, t.leaked_bytes);
+    const ResourceUnit unit = resource_unit(t);
+    fmt::format_to(std::back_inserter(out), "  {}: {} leaked{}\n", t.type.type,
+                   unit.count(t.leaked_blocks),
+                   unit.sized ? fmt::format(", {} bytes", t.leaked_bytes) : "");
   }
   if (data.suppressed_blocks > 0) {
     fmt::format_to(std::back_inserter(out), "  suppressed: {} block(s), {} bytes\n",
                    data.suppressed_blocks, data.suppressed_bytes);
   }
   for (const SiteStats* site : leak_sites(data, options.top)) {
-    fmt::format_to(std::back_inserter(out), "    {} bytes in {} block(s) of {} from:\n",
-                   site->leaked_bytes, site->leaked_blocks, site_type_name(data, *site));
+    const ResourceUnit unit = site_unit(data, *site);
+    fmt::format_to(std::back_inserter(out), "    {}{} of {} from:\n",
+                   unit.sized ? fmt::format("{} bytes in ", site->leaked_bytes) : "",
+                   unit.count(site->leaked_blocks), site_type_name(data, *site));
     append_frames(out, site->frame_names, options);
   }
 }
@@ -96,8 +108,10 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
 void append_allocating(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nMOST ALLOCATING BACKTRACES\n";
   for (const SiteStats* site : allocating_sites(data, options.top)) {
-    fmt::format_to(std::back_inserter(out), "    {} allocations of {} bytes ({}) from:\n",
-                   site->allocations, site->bytes_allocated, site_type_name(data, *site));
+    const std::string weight =
+        site_unit(data, *site).sized ? fmt::format(" of {} bytes", site->bytes_allocated) : "";
+    fmt::format_to(std::back_inserter(out), "    {} allocations{} ({}) from:\n", site->allocations,
+                   weight, site_type_name(data, *site));
     append_frames(out, site->frame_names, options);
   }
 }
@@ -114,8 +128,8 @@ void append_temporary(std::string& out, const ReportData& data, const RenderOpti
 void append_histogram(std::string& out, const ReportData& data) {
   out += "\nALLOCATION SIZES\n";
   for (const TypeTotals& t : data.types) {
-    if (t.allocations == 0) {
-      continue;
+    if (t.allocations == 0 || !resource_unit(t).sized) {
+      continue;  // a type counted, not weighed, has one size
     }
     fmt::format_to(std::back_inserter(out), "  {}:\n", t.type.type);
     const std::uint64_t most = *std::ranges::max_element(t.histogram);

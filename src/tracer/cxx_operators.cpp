@@ -10,9 +10,9 @@
 
 namespace {
 
-using rtrace::tracer::GuardScope;
+using rtrace::tracer::memory_tracing_now;
+using rtrace::tracer::MemoryGuard;
 using rtrace::tracer::traced_memory_allocation;
-using rtrace::tracer::tracing_now;
 
 using rtrace::tracer::g_real;
 
@@ -47,7 +47,7 @@ void* traced_throwing_new(std::size_t alignment, const char* name, std::size_t s
   if (!real_operators_ready()) {
     return rtrace::tracer::bootstrap_allocate(size, alignment);
   }
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     return allocate();  // also libstdc++'s nothrow forms, which call the throwing ones
   }
   void* pointer = traced_memory_allocation(name, size, return_address, try_allocate);
@@ -59,11 +59,11 @@ void traced_delete(const char* name, void* pointer, const void* return_address, 
   if (rtrace::tracer::bootstrap_owns(pointer) || !real_operators_ready()) {
     return;
   }
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     release();
     return;
   }
-  GuardScope guard;
+  MemoryGuard guard;
   rtrace::tracer::MemoryRelease recorder(name, pointer, return_address);
   release();
   recorder.commit();

@@ -44,6 +44,12 @@ void EventRing::publish(std::uint64_t seq, std::size_t payload_length) {
   head.store(position + 1, std::memory_order_release);
 }
 
+void EventRing::void_record(std::uint64_t position) {
+  Entry& entry = index_[position % entries_];
+  entry.skip += entry.length;
+  entry.length = 0;
+}
+
 void EventRing::reset() {
   head.store(0, std::memory_order_relaxed);
   tail.store(0, std::memory_order_relaxed);

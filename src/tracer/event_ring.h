@@ -34,6 +34,9 @@ class EventRing {
   char* try_reserve(std::size_t max_payload);
   // Producer: publishes the reserved record with its real payload length.
   void publish(std::uint64_t seq, std::size_t payload_length);
+  // Producer: turns the published record `position` into nothing (its bytes skipped). Only for a
+  // record the consumer cannot take yet: its ticket is still held (see session_hold).
+  void void_record(std::uint64_t position);
   std::size_t capacity() const { return payload_capacity_; }
   // Producer: whether a quarter of the ring is in use (time to wake the drainer).
   bool filling() const {

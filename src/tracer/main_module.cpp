@@ -108,7 +108,10 @@ RTRACE_EXPORT void rtrace_module_ready() {
   rtrace::tracer::session_module_ready();
 }
 
+// The entry points below run under the tracer guard: what the unwinder and the encoder call
+// (malloc, open, ...) is nobody's record.
 RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address) {
+  rtrace::tracer::GuardScope guard;
   const auto& options = rtrace::tracer::session_options();
   const bool backtrace = options.depth > 0 && (call->kind == rtrace::sprtrace::kCallFree
                                                    ? options.free_backtraces
@@ -124,15 +127,40 @@ RTRACE_EXPORT std::uint64_t rtrace_ticket() {
 }
 
 RTRACE_EXPORT void rtrace_publish(std::uint64_t ticket) {
+  rtrace::tracer::GuardScope guard;
   rtrace::tracer::session_publish(ticket);
 }
 
 RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket) {
+  rtrace::tracer::GuardScope guard;
   rtrace::tracer::session_cancel(ticket);
+}
+
+RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket) {
+  return rtrace::tracer::session_hold(ticket);
+}
+
+RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
+  rtrace::tracer::GuardScope guard;
+  rtrace::tracer::session_settle(handle, happened != 0);
 }
 
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address) {
   if (rtrace_prepare(call, return_address) != 0) {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
+  }
+}
+
+RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
+  rtrace::tracer::GuardScope guard;
+  const auto& options = rtrace::tracer::session_options();
+  const bool backtrace = options.depth > 0 && options.wants_backtrace_for_size(call->size);
+  std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
+  const std::uint32_t count =
+      backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
+  if (rtrace::tracer::session_prepare_transient(*call, frames, count,
+                                                options.free_backtraces ? count : 0)) {
     rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
   }
 }

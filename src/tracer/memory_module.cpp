@@ -68,12 +68,12 @@ constinit ModuleStart<MemoryModule> g_memory_start{resolve_real_functions, regis
 using rtrace::tracer::bootstrap_allocate;
 using rtrace::tracer::bootstrap_owns;
 using rtrace::tracer::g_real;
-using rtrace::tracer::GuardScope;
 using rtrace::tracer::memory_module_ready;
+using rtrace::tracer::memory_tracing_now;
+using rtrace::tracer::MemoryGuard;
 using rtrace::tracer::MemoryRelease;
 using rtrace::tracer::record_memory_allocation;
 using rtrace::tracer::traced_memory_allocation;
-using rtrace::tracer::tracing_now;
 
 namespace {
 
@@ -98,10 +98,10 @@ void* move_from_bootstrap(void* old, std::size_t size) {
 
 void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
                      const void* return_address, void* (*real)(std::size_t, std::size_t)) {
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     return real(alignment, size);
   }
-  GuardScope guard;
+  MemoryGuard guard;
   void* pointer = real(alignment, size);
   if (pointer != nullptr) {
     if (rtrace_wants_args() != 0) {
@@ -120,10 +120,10 @@ void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
 template <typename Reallocate>
 void* traced_reallocation(const char* name, void* old, std::size_t size, const void* return_address,
                           Reallocate&& reallocate) {
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     return reallocate();
   }
-  GuardScope guard;
+  MemoryGuard guard;
   if (old == nullptr) {
     void* pointer = reallocate();
     if (pointer != nullptr) {
@@ -203,11 +203,11 @@ RTRACE_EXPORT void free(void* pointer) {
   if (bootstrap_owns(pointer) || !memory_module_ready()) {
     return;
   }
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     g_real.free(pointer);
     return;
   }
-  GuardScope guard;
+  MemoryGuard guard;
   MemoryRelease release("free", pointer, __builtin_return_address(0));
   g_real.free(pointer);
   release.commit();
@@ -218,10 +218,10 @@ RTRACE_EXPORT int posix_memalign(void** result, std::size_t alignment, std::size
     *result = bootstrap_allocate(size, alignment);
     return *result != nullptr ? 0 : ENOMEM;
   }
-  if (!tracing_now()) {
+  if (!memory_tracing_now()) {
     return g_real.posix_memalign(result, alignment, size);
   }
-  GuardScope guard;
+  MemoryGuard guard;
   const int status = g_real.posix_memalign(result, alignment, size);
   if (status == 0) {
     char value[24];
@@ -263,6 +263,11 @@ RTRACE_EXPORT void* pvalloc(std::size_t size) {
   return traced_memory_allocation("pvalloc", size, __builtin_return_address(0),
                                   [&] { return g_real.pvalloc(size); });
 }
+}
+
+// The session registers the preloaded modules in LD_PRELOAD order (module_order.h).
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  rtrace::tracer::g_memory_start.register_in_order();
 }
 
 namespace {

@@ -61,6 +61,14 @@ inline bool memory_module_ready() {
   return g_memory_start.ready();
 }
 
+// The module's own guard: held while a real allocator runs, so that what it allocates inside
+// (libstdc++'s operator new calling malloc) is not recorded twice. Other modules' calls made
+// inside it are still theirs to record.
+using MemoryGuard = OwnGuard<MemoryModule>;
+inline bool memory_tracing_now() {
+  return tracing_now<MemoryModule>();
+}
+
 inline void record_memory_allocation(const char* name, std::size_t size, const void* pointer,
                                      const void* return_address, const RtraceArg* args = nullptr,
                                      std::uint32_t arg_count = 0) {
@@ -71,7 +79,7 @@ inline void record_memory_allocation(const char* name, std::size_t size, const v
 template <typename Allocate>
 void* traced_memory_allocation(const char* name, std::size_t size, const void* return_address,
                                Allocate&& allocate) {
-  return traced_allocation(g_memory_resource, name, size, return_address, allocate);
+  return traced_allocation<MemoryModule>(g_memory_resource, name, size, return_address, allocate);
 }
 
 // The release of `pointer` (see ReleaseRecorder).

@@ -73,6 +73,7 @@ std::size_t collect_arguments(const char* first, va_list& list, char** argv, std
   std::size_t count = 0;
   argv[count++] = const_cast<char*>(first);
   while (count < capacity) {
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): the caller started `list`.
     char* next = va_arg(list, char*);
     argv[count++] = next;
     if (next == nullptr) {
@@ -194,6 +195,7 @@ RTRACE_EXPORT void _Exit(int status) {
 }
 
 // The program may close every descriptor it has (daemons do); the trace connection survives.
+// Any other descriptor goes on to the next definition (the file module records it).
 RTRACE_EXPORT int close(int fd) {
   if (is_connection(fd)) {
     return 0;
@@ -221,8 +223,12 @@ RTRACE_EXPORT void closefrom(int lowest) {
   close_range(static_cast<unsigned int>(lowest < 0 ? 0 : lowest), ~0U, 0);
 }
 
+// These hooks pass the program's calls on to the next definition (find_real: a tracing module
+// preloaded after us, such as the file module, or the C library), so that later modules still
+// see and record them. Moving the connection is the tracer's own business: under the guard.
 RTRACE_EXPORT int dup2(int old_fd, int new_fd) {
   if (is_connection(new_fd) && old_fd != new_fd) {
+    rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_move_connection_from(new_fd);
   }
   return real().dup2(old_fd, new_fd);
@@ -230,6 +236,7 @@ RTRACE_EXPORT int dup2(int old_fd, int new_fd) {
 
 RTRACE_EXPORT int dup3(int old_fd, int new_fd, int flags) {
   if (is_connection(new_fd)) {
+    rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_move_connection_from(new_fd);
   }
   return real().dup3(old_fd, new_fd, flags);

@@ -27,6 +27,7 @@
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
 #include "tracer/maps_reader.h"
+#include "tracer/module_order.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
@@ -346,9 +347,9 @@ char* reserve(EventRing& ring, std::size_t max_payload) {
   }
 }
 
-// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
-void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
-  ring.publish(ticket, length);
+// Gives back the ticket of a record just published (or settled); in unbuffered mode writes it out
+// now.
+void after_publish(EventRing& ring) {
   release_ticket(ring);
   if (!g_options.buffered) {
     drain_if_free();
@@ -363,6 +364,12 @@ void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
   } else {
     ring.wake_sent = false;
   }
+}
+
+// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
+void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
+  ring.publish(ticket, length);
+  after_publish(ring);
 }
 
 std::uint32_t timestamp_ms() {
@@ -401,8 +408,10 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   encoder.pointer(call.id);
   encoder.end_packet();
   // As the original: the arguments (if any) right after the call, then a backtrace packet after
-  // every call, an empty one when it has no frames.
-  if (call.arg_count > 0 && g_options.args) {
+  // every call, an empty one when it has no frames. Which arguments a call has is the module's
+  // choice: the memory module sends the alignment only with `args=1`, the file and shm
+  // modules always send theirs (paths, flags, ...), as the original modules do.
+  if (call.arg_count > 0) {
     encoder.begin_packet(PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
     for (std::uint32_t i = 0; i < call.arg_count; ++i) {
@@ -546,6 +555,11 @@ Bootstrap session_bootstrap() {
       return Bootstrap::UnderWay;
     }
     g_traced = initialize();
+    if (g_traced) {
+      // Still "under way": a module starting meanwhile (dlopen allocates) leaves its
+      // registration to this.
+      register_preloaded_modules();
+    }
     g_bootstrap.store(2, std::memory_order_release);
   }
   return g_traced ? Bootstrap::Traced : Bootstrap::NotTraced;
@@ -615,6 +629,65 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   return true;
 }
 
+namespace {
+
+// The release half of a transient call: a copy of the allocation's CALL packet (at the start of
+// `space`) with kind free and size 0 (cheaper than encoding it again: no second timestamp, name
+// or context), then its BTRC. Returns the length of everything, 0 when it does not fit.
+std::size_t append_release(char* space, std::size_t used, std::size_t bound,
+                           const std::uintptr_t* frames, std::uint32_t frame_count) {
+  // CALL: [type][size] resource, context, timestamp, kind, name, size, id (8-byte pointer).
+  constexpr std::size_t kKindOffset = 8 + 3 * 4;
+  constexpr std::size_t kSizeFromEnd = 4 + 8;
+  std::uint32_t payload = 0;
+  std::memcpy(&payload, space + 4, sizeof payload);
+  const std::size_t call_length = 8 + std::size_t{payload};
+  if (call_length > used || used + call_length > bound) {
+    return 0;
+  }
+  char* release = space + used;
+  std::memcpy(release, space, call_length);
+  const std::uint32_t kind = sprtrace::kCallFree;
+  const std::uint32_t size = 0;
+  std::memcpy(release + kKindOffset, &kind, sizeof kind);
+  std::memcpy(release + call_length - kSizeFromEnd, &size, sizeof size);
+  PacketEncoder backtrace(release + call_length, bound - used - call_length);
+  backtrace.begin_packet(PacketType::Backtrace);
+  backtrace.u32(frame_count);
+  for (std::uint32_t i = 0; i < frame_count; ++i) {
+    backtrace.pointer(frames[i]);
+  }
+  backtrace.end_packet();
+  return backtrace.overflowed() ? 0 : used + call_length + backtrace.size();
+}
+
+}  // namespace
+
+// A transient call (rtrace_record_transient): its allocation and the release of the same id,
+// encoded together so that they share one reservation, one backtrace and one ticket.
+bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
+                               std::uint32_t frame_count, std::uint32_t release_frame_count) {
+  start_if_pending();
+  EventRing* ring = my_ring();
+  if (ring == nullptr) {
+    return false;
+  }
+  const std::size_t bound = 2 * call_payload_bound(call, frame_count);
+  char* space = reserve(*ring, bound);
+  if (space == nullptr) {
+    return false;
+  }
+  PacketEncoder encoder(space, bound);
+  RtraceCall allocation = call;
+  allocation.kind = sprtrace::kCallAlloc;
+  encode_call(encoder, allocation, frames, frame_count);
+  t_prepared_length = encoder.overflowed() ? 0
+                                           : append_release(space, encoder.size(), bound, frames,
+                                                            release_frame_count);
+  t_prepared = true;
+  return true;
+}
+
 std::uint64_t session_ticket() {
   return t_prepared ? take_ticket(*current_ring()) : 0;
 }
@@ -631,6 +704,28 @@ void session_cancel(std::uint64_t ticket) {
   if (ticket != 0 && current_ring() != nullptr) {
     release_ticket(*current_ring());
   }
+}
+
+std::uint64_t session_hold(std::uint64_t ticket) {
+  if (ticket == 0 || !t_prepared) {
+    return 0;
+  }
+  t_prepared = false;
+  EventRing& ring = *current_ring();
+  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
+  ring.publish(ticket, t_prepared_length);  // the ticket stays held: nothing after it goes out
+  return position + 1;
+}
+
+void session_settle(std::uint64_t handle, bool happened) {
+  EventRing* ring = current_ring();
+  if (handle == 0 || ring == nullptr) {
+    return;
+  }
+  if (!happened) {
+    ring->void_record(handle - 1);
+  }
+  after_publish(*ring);
 }
 
 void session_commit_maps() {

@@ -50,9 +50,16 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
+// The same for a transient call: its allocation then its release (rtrace_record_transient).
+bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
+                               std::uint32_t frame_count, std::uint32_t release_frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);
+// A release's record put in place before the real call, its ticket still held (see rtrace_hold):
+// returns a handle (0: nothing held); settle confirms it or drops it, and gives the ticket back.
+std::uint64_t session_hold(std::uint64_t ticket);
+void session_settle(std::uint64_t handle, bool happened);
 // Queues MMAP packets for the current maps after dlopen/dlclose.
 void session_commit_maps();
 

@@ -17,8 +17,9 @@ extern "C" {
 // Non-zero while a trace is being recorded. Wrappers read it (relaxed) before doing any work.
 RTRACE_EXPORT extern int rtrace_tracing;
 
-// Non-zero while this thread runs tracer code: calls made from inside the tracer (the unwinder,
-// dlsym, the C++ runtime under operator new) go straight to the real functions.
+// Non-zero while this thread runs the tracer's own code (the set-up, unwinding, encoding, the
+// control thread): no module records what it calls. A module's wrappers also have a guard of
+// their own (OwnGuard, module_sdk.h) for the real functions they run.
 // Both libraries are preloaded, so the initial-exec model (no __tls_get_addr call) is safe.
 RTRACE_EXPORT extern __thread int rtrace_guard __attribute__((tls_model("initial-exec")));
 
@@ -35,7 +36,8 @@ struct RtraceCall {
   const char* name;             // function name as it should appear in the trace
   std::uint64_t size;           // allocation size (0 for frees)
   std::uint64_t id;             // resource id (address)
-  const RtraceArg* args;        // written only when the `args` option is on
+  const RtraceArg* args;        // ARGS packet: written as given (a module whose arguments are
+                                // optional asks rtrace_wants_args() first)
   std::uint32_t arg_count;
 };
 
@@ -72,8 +74,24 @@ RTRACE_EXPORT std::uint64_t rtrace_ticket();
 RTRACE_EXPORT void rtrace_publish(std::uint64_t ticket);
 RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket);
 
+// A release puts its record in place before the real call and keeps the ticket until it knows
+// whether the call released anything: rtrace_hold publishes the prepared record under `ticket`
+// (returning a handle, 0 when there was nothing to hold) but holds the ticket, so nothing after it
+// is written out yet; the thread may record other calls meanwhile (what the real release does
+// inside, recorded by other modules). rtrace_settle(handle, 1) confirms it; rtrace_settle(handle,
+// 0) drops the record (the call failed). Holds nest; settle them innermost first.
+RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket);
+RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened);
+
 // All three steps at once: for allocations, after the real function returned.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);
+
+// A call whose resource ends as soon as it is made (a memory transfer): recorded as its
+// allocation (kind, size, id, name of `call`; its backtrace) immediately followed by the release
+// of the same id (with the same backtrace under free-backtraces=1), at the cost of one record:
+// one backtrace, one ticket. Leak reports then never count it, while its sizes still add up per
+// call site. `call->kind` is ignored.
+RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
 
 // Non-zero when the `args` option asks for function arguments.
 RTRACE_EXPORT int rtrace_wants_args();
@@ -81,7 +99,7 @@ RTRACE_EXPORT int rtrace_wants_args();
 
 namespace rtrace::tracer {
 
-// Sets the re-entrancy guard for the lifetime of the object.
+// Sets the tracer guard for the lifetime of the object (every module passes calls through).
 class GuardScope {
  public:
   GuardScope() { ++rtrace_guard; }
@@ -89,9 +107,5 @@ class GuardScope {
   GuardScope& operator=(const GuardScope&) = delete;
   ~GuardScope() { --rtrace_guard; }
 };
-
-inline bool tracing_now() {
-  return __atomic_load_n(&rtrace_tracing, __ATOMIC_RELAXED) != 0 && rtrace_guard == 0;
-}
 
 }  // namespace rtrace::tracer

@@ -212,11 +212,11 @@ TEST(ExportCli, EveryResourceTypeHasItsCounterTrack) {
   RTRACE_NEEDS_FIXTURES();
   const std::string trace = fixture_arg("fd/fd.raw");
   const test::CommandResult report = test::run_command(rtrace() + " report --no-resolve " + trace);
-  const std::uint64_t fd_leaked =
-      report_figure(report.out, R"(fd: \d+ block\(s\) leaked, (\d+) bytes)");
-  const std::uint64_t fp_leaked =
-      report_figure(report.out, R"(fp: \d+ block\(s\) leaked, (\d+) bytes)");
-  const std::uint64_t fd_peak = report_figure(report.out, R"(fd: (\d+) bytes alive after call)");
+  // Descriptors are counted, not weighed (size 1 each): the report gives counts.
+  const std::uint64_t fd_leaked = report_figure(report.out, R"(fd: (\d+) descriptor\(s\) leaked)");
+  const std::uint64_t fp_leaked = report_figure(report.out, R"(fp: (\d+) stream\(s\) leaked)");
+  const std::uint64_t fd_peak =
+      report_figure(report.out, R"(fd: (\d+) descriptor\(s\) alive after call)");
   const test::ScratchDir dir;
   ASSERT_EQ(export_of("chrome --no-resolve -i " + trace + " -o " + quoted(dir / "t.json")).status,
             0);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "filters/stage_test_support.h"
 #include "support/recording_sink.h"
 
@@ -41,6 +45,39 @@ TEST(LeaksFilter, DropsFreedBlocksAndAllReleasesAndSummarises) {
                 "leaks type=1 memory (memory allocation in bytes) blocks=2 bytes=107",
             }));
   EXPECT_EQ(out.finish_count(), 1);
+}
+
+// Calls that hold no resource cannot leak: -l drops them as they come, whatever their kind,
+// so that the output lists the leaks alone and memory holds the live allocations alone.
+TEST(LeaksFilter, CallsThatHoldNoResourceAreDropped) {
+  const std::string with_nul("{1,\0 2}", 7);
+  TraceBuilder trace;
+  trace.other(1, "glEnable")
+      .argument("cap", "GL_BLEND")
+      .alloc(2, 0x10, 1, {0xa})
+      .argument("textures", with_nul)
+      .argument("", "")
+      .other(3, "frame", CallKind::Enter)
+      .other(4, "glDrawArrays")
+      .other(5, "frame", CallKind::Exit)
+      .alloc(6, 0x20, 2, {0xb})
+      .argument("old", "arguments")
+      .release(7, 0x20)
+      .alloc(8, 0x30, 4, {0xc});  // may take the freed slot: none of its arguments
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks);
+  EXPECT_EQ(calls_and_summaries(out),
+            (std::vector<std::string>{
+                "call #2 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x10 $textures=" + with_nul +
+                    " $= bt=[0xa]",
+                "call #8 malloc kind=2 type=1 ctx=0x0 ts=0 size=4 id=0x30 bt=[0xc]",
+                "leaks type=1 memory (memory allocation in bytes) blocks=2 bytes=5",
+            }));
+  // Everything that is not a call passes on.
+  EXPECT_TRUE(std::ranges::any_of(out.lines(), [](const std::string& line) {
+    return line.starts_with("process pid=7 name=./prog");
+  }));
 }
 
 TEST(LeaksFilter, ReallocatedIdWithoutReleaseKeepsTheEarlierBlockAsLeak) {

@@ -32,6 +32,10 @@ class TraceBuilder {
                 .kind = CallKind::Free},
                "free", {});
   }
+  // A call that neither allocates nor releases (kind Other), or that enters or leaves a scope.
+  TraceBuilder& other(std::uint64_t index, std::string function, CallKind kind = CallKind::Other) {
+    return add({.index = index, .kind = kind}, std::move(function), {0x1});
+  }
   TraceBuilder& argument(std::string name, std::string value) {
     Entry& last = entries_.back();
     last.arguments.push_back(std::move(name));

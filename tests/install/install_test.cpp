@@ -29,7 +29,10 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
   for (const char* file :
        {"bin/rtrace", "bin/sp-rtrace", "bin/sp-rtrace-postproc", "bin/sp-rtrace-resolve",
         "lib/rtrace/librtrace-main.so", "lib/rtrace/librtrace-memory.so",
-        "lib/librtrace-context.so", "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
+        "lib/rtrace/librtrace-file.so", "lib/rtrace/librtrace-shmsysv.so",
+        "lib/rtrace/librtrace-shmposix.so", "lib/rtrace/librtrace-memtransfer.so",
+        "lib/rtrace/librtrace-gobject.so", "lib/librtrace-context.so",
+        "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
         "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
   }
@@ -48,8 +51,8 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
 
   fs::create_directory(dir / "traces");
   const auto record =
-      run_command(no_override + bin + "rtrace record -q -s -e memory -o " + quote(dir / "traces") +
-                  " -x " + quote(test::build_dir() / "examples" / "leaky"));
+      run_command(no_override + bin + "rtrace record -q -s -e memory:file -o " +
+                  quote(dir / "traces") + " -x " + quote(test::build_dir() / "examples" / "leaky"));
   ASSERT_EQ(record.status, 0) << record.err;
   fs::path trace;
   for (const auto& entry : fs::directory_iterator(dir / "traces")) {
@@ -66,6 +69,9 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
       << leaks.out;
   EXPECT_NE(leaks.out.find("# Resource - memory (memory allocation in bytes):\n# "),
             std::string::npos)
+      << leaks.out;
+  // The installed file module found librtrace-main.so beside itself.
+  EXPECT_NE(leaks.out.find("# Resource - fd (file descriptor):\n# "), std::string::npos)
       << leaks.out;
 
   const auto resolved = run_command(bin + "sp-rtrace-postproc -l -c -i " + quote(trace) + " | " +

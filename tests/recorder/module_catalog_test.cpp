@@ -14,8 +14,8 @@ class ModuleCatalog : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* name :
-         {"librtrace-main.so", "librtrace-memory.so", "librtrace-file.so", "librtrace-memory.a",
-          "librtrace-context.so", "libother.so", "README"}) {
+         {"librtrace-main.so", "librtrace-memory.so", "librtrace-extra.so", "librtrace-file.so",
+          "librtrace-memory.a", "librtrace-context.so", "libother.so", "README"}) {
       test::write_file(dir_ / name, "");
     }
   }
@@ -26,14 +26,16 @@ class ModuleCatalog : public ::testing::Test {
 
 TEST_F(ModuleCatalog, ListsTheModulesMainFirst) {
   const std::vector<ModuleFile> modules = list_modules(dir_.path().string());
-  ASSERT_EQ(modules.size(), 3U);
+  ASSERT_EQ(modules.size(), 4U);
   EXPECT_EQ(modules[0].alias, "main");
-  EXPECT_EQ(modules[1].alias, "file");
-  EXPECT_EQ(modules[1].file, "librtrace-file.so");
-  EXPECT_EQ(modules[1].path, lib("librtrace-file.so"));
-  EXPECT_EQ(modules[1].description, "");
-  EXPECT_EQ(modules[2].alias, "memory");
+  EXPECT_EQ(modules[1].alias, "extra");
+  EXPECT_EQ(modules[1].file, "librtrace-extra.so");
+  EXPECT_EQ(modules[1].path, lib("librtrace-extra.so"));
+  EXPECT_EQ(modules[1].description, "");  // a module from elsewhere: no description
+  EXPECT_EQ(modules[2].alias, "file");
   EXPECT_NE(modules[2].description, "");
+  EXPECT_EQ(modules[3].alias, "memory");
+  EXPECT_NE(modules[3].description, "");
 }
 
 TEST_F(ModuleCatalog, FindsModulesByAliasFileNameOrOriginalName) {

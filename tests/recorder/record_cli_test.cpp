@@ -261,11 +261,11 @@ TEST(RecordCli, ListsTheModules) {
     std::istringstream lines(r.out);
     std::string line;
     std::getline(lines, line);
-    EXPECT_EQ(line, "Module     File                     Description");
+    EXPECT_EQ(line, "Module      File                     Description");
     std::getline(lines, line);
-    EXPECT_TRUE(line.starts_with("main       librtrace-main.so        core: ")) << line;
+    EXPECT_TRUE(line.starts_with("main        librtrace-main.so        core: ")) << line;
     std::getline(lines, line);
-    EXPECT_TRUE(line.starts_with("memory     librtrace-memory.so      memory: ")) << line;
+    EXPECT_TRUE(line.starts_with("memory      librtrace-memory.so      memory: ")) << line;
     std::getline(lines, line);
     EXPECT_EQ(line, std::string("(in ") + RTRACE_FAKE_LIBDIR + ")");
   }

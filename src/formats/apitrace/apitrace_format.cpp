@@ -9,6 +9,7 @@
 #include "formats/apitrace/container.h"
 #include "formats/apitrace/decoder.h"
 #include "formats/apitrace/object_lifetime_stage.h"
+#include "formats/apitrace/stream_sniffer.h"
 #include "model/symbol.h"
 
 namespace rtrace {
@@ -17,7 +18,8 @@ namespace {
 using apitrace::Call;
 
 // The InputStream's bytes as a ByteSource for the apitrace container (the InputStream has already
-// undone gzip and zstd; the Snappy container passes through it untouched).
+// undone gzip and zstd, so those arrive as a plain call stream; the Snappy and Brotli containers
+// pass through it untouched).
 class InputStreamSource final : public ByteSource {
  public:
   explicit InputStreamSource(InputStream& input) : input_(input) {}
@@ -153,7 +155,18 @@ TraceFormatInfo apitrace_format() {
       .name = "apitrace",
       .description = "apitrace trace",
       .suffix = ".trace",
-      .detect = [](std::span<const std::uint8_t> head) { return starts_with(head, "at"); },
+      // The Snappy container, or a call stream without one: what the input layer makes of the
+      // gzip and zstd containers.
+      .detect =
+          [](std::span<const std::uint8_t> head) {
+            return starts_with(head, "at") || apitrace::looks_like_call_stream(head);
+          },
+      // The Brotli container has no magic number: decompress its start and look.
+      .probe =
+          [](InputStream& input) {
+            constexpr std::size_t kProbeBytes = std::size_t{256} << 10;
+            return apitrace::looks_like_brotli_call_stream(input.peek(kProbeBytes));
+          },
       .read = read_apitrace,
       .open_writer = nullptr,
       .losses = kLosesNothing,

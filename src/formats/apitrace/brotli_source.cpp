@@ -5,6 +5,7 @@
 #include <array>
 
 #include "formats/apitrace/container.h"
+#include "formats/apitrace/stream_sniffer.h"
 #include "io/diagnostics.h"
 
 namespace rtrace::apitrace {
@@ -74,7 +75,34 @@ class BrotliSource final : public ByteSource {
   bool done_ = false;
 };
 
+// Frees the decoder however the probe ends.
+struct DecoderDeleter {
+  void operator()(BrotliDecoderState* state) const { BrotliDecoderDestroyInstance(state); }
+};
+
 }  // namespace
+
+bool looks_like_brotli_call_stream(std::span<const std::uint8_t> compressed) {
+  const std::unique_ptr<BrotliDecoderState, DecoderDeleter> state(
+      BrotliDecoderCreateInstance(nullptr, nullptr, nullptr));
+  if (!state) {
+    return false;
+  }
+  // The decoder hands out what it has decoded whenever it runs out of input, so the stream's
+  // first bytes come long before the end of the first block.
+  std::array<std::uint8_t, 64> head{};
+  std::size_t available_in = compressed.size();
+  const std::uint8_t* next_in = compressed.data();
+  std::size_t available_out = head.size();
+  std::uint8_t* next_out = head.data();
+  const BrotliDecoderResult result = BrotliDecoderDecompressStream(
+      state.get(), &available_in, &next_in, &available_out, &next_out, nullptr);
+  if (result == BROTLI_DECODER_RESULT_ERROR) {
+    return false;
+  }
+  const std::size_t produced = head.size() - available_out;
+  return produced > 0 && looks_like_call_stream(std::span(head).first(produced));
+}
 
 std::unique_ptr<ByteSource> make_brotli_source(std::unique_ptr<ByteSource> file, std::string name,
                                                Diagnostics& diagnostics) {

@@ -10,8 +10,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "formats/apitrace/stream_sniffer.h"
+
 namespace rtrace::apitrace {
 namespace {
+
+// Enough of the file to tell the containers apart (and a plain call stream from Brotli data).
+constexpr std::size_t kSniffBytes = 64;
 
 Container sniff(const std::vector<std::uint8_t>& head) {
   if (head.size() >= 2 && head[0] == 'a' && head[1] == 't') {
@@ -23,6 +28,9 @@ Container sniff(const std::vector<std::uint8_t>& head) {
   if (head.size() >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f &&
       head[3] == 0xfd) {
     return Container::Zstd;
+  }
+  if (looks_like_call_stream(head)) {
+    return Container::Plain;
   }
   return Container::Brotli;
 }
@@ -67,6 +75,8 @@ std::string_view container_name(Container container) {
       return "Zstd";
     case Container::Brotli:
       return "Brotli";
+    case Container::Plain:
+      return "None";
   }
   return "Unknown";
 }
@@ -116,7 +126,7 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
   opened.file_size = file_size;
 
   // Sniff the first bytes, then hand them back in front of the rest.
-  std::vector<std::uint8_t> head(4);
+  std::vector<std::uint8_t> head(kSniffBytes);
   std::size_t got = 0;
   while (got < head.size()) {
     const std::size_t n = file->read(std::span(head).subspan(got));
@@ -148,6 +158,8 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
       break;
     case Container::Brotli:
       file = make_brotli_source(std::move(file), name, diagnostics);
+      break;
+    case Container::Plain:
       break;
   }
   auto failure = std::make_shared<Failure>();

@@ -1,11 +1,14 @@
 // The compressed containers around an apitrace call stream, told apart by their first bytes as
 // apitrace does: 'a' 't' = Snappy chunks (the default), 1f 8b = gzip (old traces), the zstd
-// magic = zstd, anything else = Brotli (it has no magic number).
+// magic = zstd, anything else = Brotli (it has no magic number). rtrace also reads a call stream
+// that is not compressed at all (Plain): what the gzip and zstd containers hold, as
+// `rtrace process` sees them after its input layer has undone the compression.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,7 +17,7 @@
 
 namespace rtrace::apitrace {
 
-enum class Container : std::uint8_t { Snappy, Gzip, Zstd, Brotli };
+enum class Container : std::uint8_t { Snappy, Gzip, Zstd, Brotli, Plain };
 
 // The name `apitrace info` gives the container ("ContainerType").
 std::string_view container_name(Container container);
@@ -44,5 +47,9 @@ std::unique_ptr<ByteSource> make_snappy_chunk_source(std::unique_ptr<ByteSource>
                                                      std::string name, Diagnostics& diagnostics);
 std::unique_ptr<ByteSource> make_brotli_source(std::unique_ptr<ByteSource> file, std::string name,
                                                Diagnostics& diagnostics);
+// Whether `compressed` (the first bytes of a file, as many as there are up to a few hundred KiB)
+// is the start of a Brotli stream that decompresses to an apitrace call stream: how a Brotli
+// container, which has no magic number, is recognised by content.
+bool looks_like_brotli_call_stream(std::span<const std::uint8_t> compressed);
 
 }  // namespace rtrace::apitrace

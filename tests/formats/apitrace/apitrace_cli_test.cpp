@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,95 @@ TEST(ApitraceCli, EveryFixtureInEveryRecordedMode) {
   EXPECT_EQ(compared, 3U * 8 + 3);  // 8 modes each, plus the three glx_calls extras
 }
 
+// What apitrace's dump printed for the calls `numbers` alone: its property lines, then each of
+// those calls' lines (a call runs from its numbered line to the next numbered line, so its
+// backtrace, the continuation lines of its multi-line strings and the blank line after a frame
+// come with it).
+std::string dump_of_calls(const std::string& dump, const std::set<std::uint64_t>& numbers) {
+  std::string out;
+  std::istringstream lines(dump);
+  bool in_selected_call = false;
+  bool in_properties = true;
+  for (std::string line; std::getline(lines, line);) {
+    if (in_properties && line.starts_with("// ")) {
+      out += line + "\n";
+      continue;
+    }
+    in_properties = false;
+    if (!line.empty() && line[0] >= '0' && line[0] <= '9') {
+      in_selected_call = numbers.contains(std::stoull(line));
+    }
+    if (in_selected_call) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+struct CallSetCase {
+  const char* trace;  // case folder and trace name
+  std::string options;
+  std::set<std::uint64_t> calls;  // the calls apitrace's rules select
+};
+
+// Kinds of call, steps and files, checked against what apitrace's dump printed for those calls.
+TEST(ApitraceCli, CallSetsSelectWhatApitraceSelects) {
+  const ScratchDir work;
+  write_file(work / "subset.txt", "0-3\n20 46\n54,112\n");
+  write_file(work / "frames.txt", "frame\n");
+  const std::string subset = quote(work / "subset.txt");
+  const std::vector<CallSetCase> cases = {
+      // eglSwapBuffers ends the only frame.
+      {"egl_gles2", "--calls=frame", {44}},
+      // glClear and glDrawArrays draw; glClearColor does not.
+      {"egl_gles2", "--calls=draw", {38, 41}},
+      {"egl_gles2", "--calls=render,frame", {38, 41, 44}},
+      {"egl_gles2", "--calls=0-10/5", {0, 5, 10}},
+      {"egl_gles2", "--calls='*/20'", {0, 20, 40}},
+      {"egl_gles2", "--calls=48-", {48, 49, 50, 51, 52}},
+      // glClear (twice), glDrawArrays, glDrawElements, glEnd, and glClear after the first frame.
+      {"glx_calls", "--calls=draw", {20, 21, 92, 95, 110, 125}},
+      {"glx_calls", "--calls=0-100/draw", {20, 21, 92, 95}},
+      // glXSwapBuffers ends a frame and swaps the render target; glFlush and glFinish do neither.
+      {"glx_calls", "--calls=frame", {124, 126}},
+      {"glx_calls", "--calls=fbo", {124, 126}},
+      {"glx_calls", "--calls=@" + subset, {0, 1, 2, 3, 20, 46, 54, 112}},
+      {"glx_calls", "--calls=@" + quote(work / "frames.txt") + ",1", {1, 124, 126}},
+      {"glx_calls", "--calls=0-3 --calls=20,46 --calls=54,112", {0, 1, 2, 3, 20, 46, 54, 112}},
+  };
+  for (const CallSetCase& c : cases) {
+    const std::filesystem::path dir = fixture(std::string("apitrace/") + c.trace);
+    const auto r = run_command(rtrace_bin() + " apitrace dump --color=never " + c.options + " " +
+                               quote(dir / (std::string(c.trace) + ".trace")));
+    ASSERT_EQ(r.status, 0) << c.options << ": " << r.err;
+    EXPECT_EQ(r.out, dump_of_calls(read_file(dir / "dump.txt"), c.calls)) << c.options;
+  }
+  // The same set from a file gives exactly apitrace's own output for it.
+  const std::filesystem::path glx = fixture("apitrace/glx_calls");
+  const auto r = run_command(rtrace_bin() + " apitrace dump --color=never --calls=@" + subset +
+                             " " + quote(glx / "glx_calls.trace"));
+  EXPECT_EQ(r.out, read_file(glx / "dump_calls_subset.txt"));
+}
+
+TEST(ApitraceCli, BadCallSetsAndCallSetFilesAreNamed) {
+  const auto trace = quote(fixture("apitrace/egl_gles2/egl_gles2.trace"));
+  const ScratchDir work;
+  auto r = run_command(rtrace_bin() + " apitrace dump --calls=@" + quote(work / "none.txt") + " " +
+                       trace);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  const std::string none = (work / "none.txt").string();
+  EXPECT_EQ(r.err, "rtrace: " + none + ": cannot read the call set file (--calls=@" + none +
+                       "): No such file or directory\n");
+  write_file(work / "bad.txt", "1-3\n\n5 drawing\n");
+  r = run_command(rtrace_bin() + " apitrace dump --calls=@" + quote(work / "bad.txt") + " " +
+                  trace);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "rtrace: " + (work / "bad.txt").string() +
+                       ":3: cannot read the call set: 'drawing' is not a kind of call (frame, "
+                       "draw, render, fbo, rendertarget)\n");
+}
+
 TEST(ApitraceCli, BlobsAreWrittenBesideTheDump) {
   for (const char* name : {"egl_gles2", "synthetic_writer"}) {
     const std::filesystem::path dir = fixture(std::string("apitrace/") + name);
@@ -110,6 +201,71 @@ TEST(ApitraceCli, OtherContainersOfTheFixtureStreams) {
           << r.out;
     }
   }
+}
+
+// `rtrace process`, `report` and `export` read every container by content, as `rtrace apitrace`
+// does: the same trace in each gives exactly what its Snappy original gives.
+TEST(ApitracePipeline, EveryContainerReadsAsTheSnappyOriginal) {
+  const ScratchDir work;
+  for (const char* name : {"egl_gles2", "synthetic_writer"}) {
+    const std::filesystem::path dir = fixture(std::string("apitrace/") + name);
+    const std::string stream = read_file(dir / (std::string(name) + ".stream.bin"));
+    const std::string snappy = quote(dir / (std::string(name) + ".trace"));
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"gzip", gzip_container(stream)},
+        {"zstd", zstd_container(stream)},
+        {"brotli", brotli_container(stream)},
+        {"uncompressed", stream}};
+    for (const char* command : {"process -i", "process -l -i", "report -i", "export chrome -i"}) {
+      const auto original = run_command(rtrace_bin() + " " + command + " " + snappy);
+      ASSERT_EQ(original.status, 0) << command << ": " << original.err;
+      EXPECT_NE(original.out, "") << command;
+      for (const auto& [type, bytes] : files) {
+        const auto path = work / (std::string(name) + "." + type);
+        write_file(path, bytes);
+        const auto r = run_command(rtrace_bin() + " " + command + " " + quote(path));
+        EXPECT_EQ(r.status, 0) << name << " " << type << " " << command << ": " << r.err;
+        EXPECT_EQ(r.err, "") << name << " " << type << " " << command;
+        EXPECT_EQ(r.out, original.out) << name << " " << type << " " << command;
+      }
+    }
+  }
+  // What the pipeline read is the trace: its calls, as objects.
+  const auto r = run_command(rtrace_bin() + " process -i " + quote(work / "egl_gles2.brotli"));
+  EXPECT_NE(r.out.find("16. glGenTextures<texture>(1) = 0x100000001\n"), std::string::npos)
+      << r.out;
+}
+
+TEST(ApitracePipeline, DamagedAndForeignCompressedInput) {
+  const ScratchDir work;
+  const std::string stream = read_file(fixture("apitrace/egl_gles2") / "egl_gles2.stream.bin");
+  // Bytes that are no trace, plain or compressed, are no trace whatever the container.
+  const std::string noise(4096, '\x5a');
+  for (const auto& [type, bytes] :
+       std::vector<std::pair<std::string, std::string>>{{"plain", noise},
+                                                        {"gzip", gzip_container(noise)},
+                                                        {"brotli", brotli_container(noise)}}) {
+    const auto path = work / ("noise." + type);
+    write_file(path, bytes);
+    const auto r = run_command(rtrace_bin() + " process -i " + quote(path));
+    EXPECT_EQ(r.status, 1) << type;
+    EXPECT_EQ(r.err, "rtrace: " + path.string() + ":0: not a trace in any format rtrace reads\n")
+        << type;
+  }
+  // A cut Brotli container: what decompressed is processed, the cut is a warning, and the event
+  // it cut short (a large blob) an error.
+  std::string brotli = brotli_container(stream);
+  brotli.resize(brotli.size() * 2 / 3);
+  const auto cut = work / "cut.brotli";
+  write_file(cut, brotli);
+  const auto r = run_command(rtrace_bin() + " process -i " + quote(cut));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("13. eglQuerySurface(0x0)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("rtrace: " + cut.string() + ":" + std::to_string(brotli.size()) +
+                       ": warning: the Brotli stream ends early (truncated file)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(corrupt or truncated trace)\n"), std::string::npos) << r.err;
 }
 
 TEST(ApitraceCli, TruncatedTraceKeepsWhatCameBeforeAndWarns) {
@@ -171,7 +327,9 @@ TEST(ApitraceCli, OptionsAndHelp) {
   EXPECT_NE(r.err.find("expected auto, always or never"), std::string::npos) << r.err;
   r = run_command(rtrace_bin() + " apitrace dump --calls=x-y " + trace);
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "rtrace: cannot read the call set 'x-y'\n");
+  EXPECT_EQ(r.err,
+            "rtrace: cannot read the call set 'x-y': 'x' is not a kind of call (frame, draw, "
+            "render, fbo, rendertarget)\n");
   r = run_command(rtrace_bin() +
                   " apitrace dump --color=never --calls=44,45- --call-nos=no "
                   "--arg-names=no " +

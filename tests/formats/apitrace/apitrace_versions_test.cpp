@@ -2,9 +2,14 @@
 // test encoder, read back into the dump text apitrace would print.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <span>
 #include <string>
 
 #include "apitrace_test_support.h"
+#include "formats/apitrace/container.h"
+#include "formats/apitrace/stream_sniffer.h"
+#include "support/test_paths.h"
 #include "trace_encoder.h"
 
 namespace rtrace::apitrace::test {
@@ -107,8 +112,9 @@ TEST_P(EveryVersion, ReadsBackWhatTheVersionExpresses) {
 TEST_P(EveryVersion, EveryContainerGivesTheSameCalls) {
   const unsigned version = GetParam();
   const std::string stream = sample_stream(version);
+  // The last: the call stream with no container at all (what gzip and zstd hold).
   for (const std::string& file : {gzip_container(stream), zstd_container(stream),
-                                  brotli_container(stream), snappy_container(stream, 7)}) {
+                                  brotli_container(stream), snappy_container(stream, 7), stream}) {
     const DumpResult r = dump_bytes(file, verbose_with_threads());
     EXPECT_EQ(r.error, "");
     EXPECT_EQ(r.warnings, "");
@@ -116,7 +122,44 @@ TEST_P(EveryVersion, EveryContainerGivesTheSameCalls) {
   }
 }
 
+// What tells a call stream without a container from Brotli data and from other formats.
+TEST_P(EveryVersion, CallStreamsAreRecognisedByContent) {
+  const std::string stream = sample_stream(GetParam());
+  const auto bytes = [](const std::string& text) {
+    return std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  };
+  for (std::size_t head : {std::size_t{16}, std::size_t{64}, stream.size()}) {
+    EXPECT_TRUE(looks_like_call_stream(bytes(stream.substr(0, head)))) << head;
+  }
+  EXPECT_TRUE(looks_like_brotli_call_stream(bytes(brotli_container(stream))));
+  EXPECT_FALSE(looks_like_call_stream(bytes(brotli_container(stream))));
+  EXPECT_FALSE(looks_like_brotli_call_stream(bytes(stream)));
+  EXPECT_FALSE(looks_like_brotli_call_stream(bytes(brotli_container("hello, world"))));
+}
+
 INSTANTIATE_TEST_SUITE_P(Apitrace, EveryVersion, ::testing::Range(0U, 7U));
+
+TEST(ApitraceVersions, OtherFormatsAreNotCallStreams) {
+  const auto bytes = [](const std::string& text) {
+    return std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  };
+  std::size_t files = 0;
+  for (const char* folder : {"sp-rtrace", "mpatrol", "stacktrack"}) {
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(rtrace::test::fixture(folder))) {
+      if (entry.is_regular_file()) {
+        const std::string head = rtrace::test::read_file(entry.path()).substr(0, 64);
+        EXPECT_FALSE(looks_like_call_stream(bytes(head))) << entry.path();
+        ++files;
+      }
+    }
+  }
+  EXPECT_GT(files, 20U);
+  EXPECT_FALSE(looks_like_call_stream(bytes(std::string("\x06\x06\x13process"))));  // too short
+  EXPECT_FALSE(looks_like_call_stream(bytes(std::string("\x07\x06\x00\x00\x00\x00"))));
+  EXPECT_FALSE(looks_like_call_stream(bytes(std::string("\x05\x01\x00\x00\x04glX\x01"))));
+  EXPECT_TRUE(looks_like_call_stream(bytes(std::string("\x06\x06\x00", 3))));  // no calls
+}
 
 TEST(ApitraceVersions, RejectsVersionsAfterSix) {
   TraceEncoder t(7);

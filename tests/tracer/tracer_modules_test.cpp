@@ -1,0 +1,439 @@
+// The extra tracing modules end to end (memtransfer, ...): real programs traced through
+// LD_PRELOAD alone and together with the memory module, their traces decoded
+// (trace_decoder.h) and compared record by record with what the programs say they did, then
+// post-processed by the real `rtrace process -c/-l/-lc` and `rtrace report`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+#include "trace_decoder.h"
+
+namespace rtrace::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string program(const std::string& name) {
+  return std::string(RTRACE_TRACER_PROGRAMS) + "/" + name;
+}
+
+// librtrace-main.so, then the named modules in order.
+std::string preload(const std::vector<std::string>& modules) {
+  const std::string libs = RTRACE_TRACER_LIBS;
+  std::string value = libs + "/librtrace-main.so";
+  for (const std::string& module : modules) {
+    value.append(":").append(libs).append("/librtrace-").append(module).append(".so");
+  }
+  return value;
+}
+
+// Runs `command` traced from the start in managed mode; returns what it printed. The one trace
+// it wrote is at trace_path().
+class TracedRun {
+ public:
+  // `options`: more RTRACE_OPTIONS (args=1, ...).
+  TracedRun(const std::vector<std::string>& modules, const std::string& command,
+            const std::string& options = "") {
+    fs::create_directories(scratch_ / "out");
+    result_ = run_command("LD_PRELOAD=" + preload(modules) + " RTRACE_OPTIONS='start=1," +
+                          (options.empty() ? "" : options + ",") +
+                          "managed=" + (scratch_ / "out").string() + "' " + command);
+    for (const auto& entry : fs::directory_iterator(scratch_ / "out")) {
+      traces_.push_back(entry.path());
+    }
+  }
+  const CommandResult& result() const { return result_; }
+  fs::path trace_path() const {
+    EXPECT_EQ(traces_.size(), 1U);
+    return traces_.empty() ? fs::path{} : traces_.front();
+  }
+  TraceDecoder decode() const {
+    TraceDecoder trace = decode_file(trace_path().string());
+    EXPECT_TRUE(trace.complete()) << trace.error();
+    return trace;
+  }
+  // `rtrace <arguments> <trace>`: its standard output (the command must succeed).
+  std::string rtrace(const std::string& arguments) const {
+    const CommandResult run = run_command("'" + (build_dir() / "bin" / "rtrace").string() + "' " +
+                                          arguments + " '" + trace_path().string() + "'");
+    EXPECT_EQ(run.status, 0) << run.err;
+    return run.out;
+  }
+
+ private:
+  ScratchDir scratch_;
+  CommandResult result_;
+  std::vector<fs::path> traces_;
+};
+
+std::string hex(std::uint64_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+// "name(size) = 0xid" / "name(0xid)", as the text protocol writes them.
+std::string describe(const DecodedCall& call) {
+  if (call.kind == 2) {
+    return call.name + "(" + std::to_string(call.size) + ") = " + hex(call.id);
+  }
+  return call.name + "(" + hex(call.id) + ")";
+}
+
+std::vector<std::string> describe_type(const TraceDecoder& trace, std::uint32_t type) {
+  std::vector<std::string> calls;
+  for (const DecodedCall& call : trace.calls) {
+    if (call.resource_type == type) {
+      calls.push_back(describe(call));
+    }
+  }
+  return calls;
+}
+
+// The memtransfer records a program announces with its lines "name bytes 0xdestination": each
+// transfer is an allocation of its destination and at once the release of it.
+std::vector<std::string> announced_transfers(const std::string& output) {
+  static const std::regex line(R"(^(\w+) (\d+) (0x[0-9a-f]+)$)");
+  std::vector<std::string> expected;
+  std::istringstream lines(output);
+  std::string text;
+  std::smatch m;
+  while (std::getline(lines, text)) {
+    if (std::regex_match(text, m, line)) {
+      expected.push_back(m[1].str() + "(" + m[2].str() + ") = " + m[3].str());
+      expected.push_back(m[1].str() + "(" + m[3].str() + ")");
+    }
+  }
+  return expected;
+}
+
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> found;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with(prefix)) {
+      found.push_back(line);
+    }
+  }
+  return found;
+}
+
+bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path) {
+  for (const DecodedMapping& mapping : trace.mappings) {
+    if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
+        call.frames[0] < mapping.to) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- the catalog ---------------------------------------------------------------------------
+
+TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
+  const CommandResult list =
+      run_command("RTRACE_LIBDIR='" + std::string(RTRACE_TRACER_LIBS) + "' '" +
+                  (build_dir() / "bin" / "rtrace").string() + "' record -l");
+  ASSERT_EQ(list.status, 0) << list.err;
+  const std::vector<std::string> gobject = lines_starting(list.out, "gobject ");
+  const std::vector<std::string> memtransfer = lines_starting(list.out, "memtransfer ");
+  EXPECT_EQ(gobject, std::vector<std::string>{
+                         "gobject     librtrace-gobject.so     gobject: GObject instances "
+                         "(g_object_new, ref, ref_sink, unref; refcounted)"});
+  EXPECT_EQ(memtransfer, std::vector<std::string>{
+                             "memtransfer librtrace-memtransfer.so memtransfer: memcpy, memmove, "
+                             "memset, strcpy, strdup, ... (bytes copied per call site)"});
+}
+
+// ---- memtransfer ---------------------------------------------------------------------------
+
+TEST(MemtransferModule, RecordsEveryTransferOfTheProgramAsAnAllocationAndItsRelease) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{
+                               {0, "main 1.0"}, {1, "memtransfer 1.0"}}));
+  EXPECT_EQ(trace.resources,
+            std::vector<std::string>{"1 0 memtransfer (memory transfer operations in bytes)"});
+  const std::vector<std::string> expected = announced_transfers(run.result().out);
+  ASSERT_EQ(expected.size(), 46U);
+  // Nothing else: the start-up code, printf and the tracer's own copies are not in the trace.
+  EXPECT_EQ(describe_type(trace, 1), expected);
+  for (const DecodedCall& call : trace.calls) {
+    if (call.kind == 2) {
+      EXPECT_TRUE(frame0_in(trace, call, program("memtransfer_calls"))) << describe(call);
+    } else {
+      EXPECT_TRUE(call.frames.empty()) << describe(call);  // releases: no backtrace (no -A)
+    }
+  }
+}
+
+TEST(MemtransferModule, EachTransferKeepsItsReleaseNextToItAcrossThreads) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_threads"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  std::uint64_t transfers = 0;
+  for (std::size_t i = 0; i < trace.calls.size(); ++i) {
+    const DecodedCall& call = trace.calls[i];
+    if (call.kind != 2) {
+      continue;
+    }
+    ++transfers;
+    ASSERT_LT(i + 1, trace.calls.size());
+    const DecodedCall& release = trace.calls[i + 1];
+    EXPECT_EQ(release.kind, 1U) << describe(call);
+    EXPECT_EQ(describe(release), call.name + "(" + hex(call.id) + ")");
+    EXPECT_EQ(call.size == 16 || (call.size >= 64 && call.size < 128), true) << describe(call);
+  }
+  EXPECT_EQ(transfers, 40000U);
+  EXPECT_EQ(trace.calls.size(), 80000U);
+  EXPECT_EQ(trace.leaks.false_frees(), 0U);
+  EXPECT_TRUE(trace.leaks.live().empty());
+}
+
+TEST(MemtransferModule, WithFreeBacktracesTheReleaseCarriesTheTransfersBacktrace) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_calls"), "free-backtraces=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(describe_type(trace, 1), announced_transfers(run.result().out));
+  ASSERT_EQ(trace.calls.size() % 2, 0U);
+  for (std::size_t i = 0; i + 1 < trace.calls.size(); i += 2) {
+    EXPECT_FALSE(trace.calls[i].frames.empty()) << describe(trace.calls[i]);
+    EXPECT_EQ(trace.calls[i + 1].frames, trace.calls[i].frames) << describe(trace.calls[i]);
+  }
+}
+
+TEST(MemtransferModule, RecordsTheFortifiedFormsTheCompilerEmits) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_fortified"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const std::vector<std::string> expected = announced_transfers(run.result().out);
+  ASSERT_EQ(expected.size(), 10U);
+  EXPECT_EQ(expected.front().substr(0, 13), "__memset_chk(");
+  EXPECT_EQ(describe_type(run.decode(), 1), expected);
+}
+
+TEST(MemtransferModule, WithTheMemoryModuleBothTypesAreRecordedAndOnlyMemoryLeaks) {
+  const TracedRun run({"memory", "memtransfer"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources,
+            (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                      "2 0 memtransfer (memory transfer operations in bytes)"}));
+  EXPECT_EQ(describe_type(trace, 2), announced_transfers(run.result().out));
+
+  // strdup's malloc, made inside the real strdup, is the memory module's record, before the
+  // transfer record of the same block.
+  const std::string output = run.result().out;
+  const std::string copy =
+      output.substr(output.find("strdup 8 ") + 9,
+                    output.find('\n', output.find("strdup 8 ")) - output.find("strdup 8 ") - 9);
+  std::vector<std::string> around_strdup;
+  for (const DecodedCall& call : trace.calls) {
+    if (hex(call.id) == copy && call.kind == 2) {
+      around_strdup.push_back(std::to_string(call.resource_type) + " " + describe(call));
+    }
+  }
+  EXPECT_EQ(around_strdup,
+            (std::vector<std::string>{"1 malloc(8) = " + copy, "2 strdup(8) = " + copy}));
+
+  // -l: the strndup copy (and stdout's buffer, never freed) leak; no transfer does.
+  const std::string leaked = output.substr(output.find("leaked ") + 7, output.size());
+  const std::string leaks = run.rtrace("process -l -i");
+  std::vector<std::string> leak_lines = lines_starting(leaks, "# ");
+  EXPECT_EQ(leak_lines, (std::vector<std::string>{
+                            "# Resource - memory (memory allocation in bytes):",
+                            "# 2 block(s) leaked with total size of 4101 bytes",
+                            "# Resource - memtransfer (memory transfer operations in bytes):",
+                            "# 0 block(s) leaked with total size of 0 bytes"}));
+  EXPECT_NE(leaks.find("malloc<memory>(5) = " + leaked.substr(0, leaked.find('\n'))),
+            std::string::npos)
+      << leaks;
+}
+
+TEST(MemtransferModule, CompressRanksCallSitesByBytesAndLeaksFindNothing) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+
+  // One group per call site, ascending by bytes; the loop's site is last with its ten copies;
+  // the releases (no backtrace) form one group of size 0.
+  const std::vector<std::string> groups = lines_starting(run.rtrace("process -c -i"), "# ");
+  std::vector<std::string> expected{"# allocation summary: 23 block(s) with total size 0"};
+  for (const int size : {4, 4, 5, 6, 6, 8, 8, 10, 12, 16, 20, 32, 32}) {
+    expected.push_back("# allocation summary: 1 block(s) with total size " + std::to_string(size));
+  }
+  expected.push_back("# allocation summary: 10 block(s) with total size 480");
+  EXPECT_EQ(groups, expected);
+
+  const std::string leaks = run.rtrace("process -lc -i");
+  EXPECT_TRUE(lines_starting(leaks, "1").empty()) << leaks;  // no call survives
+  EXPECT_EQ(
+      lines_starting(leaks, "# "),
+      (std::vector<std::string>{"# Resource - memtransfer (memory transfer operations in bytes):",
+                                "# 0 block(s) leaked with total size of 0 bytes"}));
+  EXPECT_EQ(lines_starting(leaks, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] memtransfer (1.0)"}));
+  EXPECT_EQ(lines_starting(leaks, "<1> :"),
+            std::vector<std::string>{"<1> : memtransfer (memory transfer operations in bytes)"});
+
+  const std::string report = run.rtrace("report --no-resolve");
+  EXPECT_NE(report.find("  memtransfer (memory transfer operations in bytes): 46 calls, 23 "
+                        "allocations of 643 bytes, 23 releases, 23 temporary\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("LEAKS\n  memtransfer: 0 block(s) leaked, 0 bytes\n"), std::string::npos)
+      << report;
+  EXPECT_NE(
+      report.find("MOST ALLOCATING BACKTRACES\n    10 allocations of 480 bytes (memtransfer)"),
+      std::string::npos)
+      << report;
+}
+
+// ---- gobject -------------------------------------------------------------------------------
+
+// The gobject records a program announces with its lines "name 0xobject [type]": an
+// allocation of the object's 24 bytes with its type for the calls that add a reference, a
+// release for the others.
+std::vector<std::string> announced_objects(const std::string& output) {
+  static const std::regex line(R"(^(g_\w+) (0x[0-9a-f]+)(?: (\w+))?$)");
+  std::vector<std::string> expected;
+  std::istringstream lines(output);
+  std::string text;
+  std::smatch m;
+  while (std::getline(lines, text)) {
+    if (!std::regex_match(text, m, line)) {
+      continue;
+    }
+    if (m[3].matched) {
+      expected.push_back(m[1].str() + "(24) = " + m[2].str() + " type=" + m[3].str());
+    } else {
+      expected.push_back(m[1].str() + "(" + m[2].str() + ")");
+    }
+  }
+  return expected;
+}
+
+std::vector<std::string> describe_objects(const TraceDecoder& trace, std::uint32_t type) {
+  std::vector<std::string> calls;
+  for (const DecodedCall& call : trace.calls) {
+    if (call.resource_type != type) {
+      continue;
+    }
+    std::string text = describe(call);
+    for (const auto& [name, value] : call.args) {
+      text.append(" ").append(name).append("=").append(value);
+    }
+    calls.push_back(text);
+  }
+  return calls;
+}
+
+std::string printed_leak(const std::string& output) {
+  const std::size_t at = output.find("leaked ");
+  return at == std::string::npos ? std::string{}
+                                 : output.substr(at + 7, output.find('\n', at) - at - 7);
+}
+
+TEST(GObjectModule, RecordsCreationsReferencesAndReleasesOfARealGLibProgram) {
+  const TracedRun run({"gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{
+                               {0, "main 1.0"}, {1, "gobject 1.0"}}));
+  EXPECT_EQ(trace.resources, std::vector<std::string>{"1 1 gobject (GObject instance)"});
+  const std::vector<std::string> expected = announced_objects(run.result().out);
+  ASSERT_EQ(expected.size(), 11U);
+  // The first g_object_ref_sink took over the floating reference: no record.
+  EXPECT_EQ(describe_objects(trace, 1), expected);
+  for (const DecodedCall& call : trace.calls) {
+    if (call.kind == 2) {
+      EXPECT_TRUE(frame0_in(trace, call, program("gobject_objects"))) << describe(call);
+    }
+  }
+}
+
+TEST(GObjectModule, WithoutArgumentsTheTypeNameIsLeftOut) {
+  const TracedRun run({"gobject"}, program("gobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  ASSERT_EQ(trace.calls.size(), 11U);
+  for (const DecodedCall& call : trace.calls) {
+    EXPECT_TRUE(call.args.empty()) << describe(call);
+  }
+}
+
+TEST(GObjectModule, LeaksShowTheObjectNeverFinalizedAndWhereItWasCreated) {
+  const TracedRun run({"gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const std::string leaked = printed_leak(run.result().out);
+  ASSERT_FALSE(leaked.empty());
+
+  const std::string leaks = run.rtrace("process -l -i");
+  EXPECT_EQ(lines_starting(leaks, "<1> :"),
+            std::vector<std::string>{"<1> : gobject (GObject instance) [refcount]"});
+  EXPECT_EQ(lines_starting(leaks, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] gobject (1.0)"}));
+  static const std::regex call(R"(^11\. \[[0-9:.]+\] (.*)$)");
+  std::smatch m;
+  const std::string first_call =
+      lines_starting(leaks, "11. ").empty() ? std::string{} : lines_starting(leaks, "11. ").front();
+  ASSERT_TRUE(std::regex_match(first_call, m, call)) << leaks;
+  EXPECT_EQ(m[1].str(), "g_object_new(24) = " + leaked);
+  EXPECT_EQ(lines_starting(leaks, "\t$"), std::vector<std::string>{"\t$type = GObject"});
+  EXPECT_EQ(lines_starting(leaks, "# "),
+            (std::vector<std::string>{"# Resource - gobject (GObject instance):",
+                                      "# 1 block(s) leaked with total size of 24 bytes"}));
+
+  const std::string compressed = run.rtrace("process -lc -i");
+  EXPECT_EQ(lines_starting(compressed, "# "),
+            (std::vector<std::string>{"# allocation summary: 1 block(s) with total size 24",
+                                      "# Resource - gobject (GObject instance):",
+                                      "# 1 block(s) leaked with total size of 24 bytes"}));
+
+  const std::string report = run.rtrace("report --no-resolve");
+  EXPECT_NE(report.find("  gobject (GObject instance): 11 calls, 6 allocations of 144 bytes, 5 "
+                        "releases, 1 temporary\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("LEAKS\n  gobject: 1 object(s) leaked, 24 bytes\n"), std::string::npos)
+      << report;
+}
+
+TEST(GObjectModule, WithTheMemoryModuleTheObjectsAreTheSame) {
+  const TracedRun run({"memory", "gobject"}, program("gobject_objects"), "args=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 1 gobject (GObject instance)"}));
+  EXPECT_EQ(describe_objects(trace, 2), announced_objects(run.result().out));
+  EXPECT_GT(describe_type(trace, 1).size(), 0U);  // GLib's own allocations
+  const std::vector<std::string> summaries = lines_starting(run.rtrace("process -l -i"), "# ");
+  ASSERT_EQ(summaries.size(), 4U);
+  EXPECT_EQ(summaries[2], "# Resource - gobject (GObject instance):");
+  EXPECT_EQ(summaries[3], "# 1 block(s) leaked with total size of 24 bytes");
+}
+
+TEST(GObjectModule, AProgramWithoutGLibIsTracedAndDoesNotLoadIt) {
+  const TracedRun run({"memory", "gobject"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 1 gobject (GObject instance)"}));
+  EXPECT_TRUE(describe_type(trace, 2).empty());
+  EXPECT_GE(describe_type(trace, 1).size(), 6U);  // its mallocs, strdups and frees
+  for (const DecodedMapping& mapping : trace.mappings) {
+    EXPECT_EQ(mapping.path.find("libgobject"), std::string::npos) << mapping.path;
+  }
+}
+
+}  // namespace
+}  // namespace rtrace::test
