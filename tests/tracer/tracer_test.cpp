@@ -438,6 +438,21 @@ TEST(TracerTest, EverythingBeforeAnAbnormalEndIsWritten) {
   }
 }
 
+// The crash handler runs on an alternate signal stack: a thread that exhausted its own stack
+// still writes the whole trace out (each traced thread gets one with its ring).
+TEST(TracerTest, StackOverflowStillWritesTheWholeTrace) {
+  for (const std::string mode : {"overflow", "thread-overflow"}) {
+    ScratchDir scratch;
+    // No timestamps: the control thread wakes (and drains) only every 10 ms, never in the
+    // microseconds between the markers and the crash.
+    const auto result =
+        run_traced(scratch, program("lifecycle") + " " + mode, "start=1,timestamps=0");
+    EXPECT_NE(result.status, 0) << mode;
+    const TraceDecoder trace = decode_only_trace(scratch);
+    EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << mode;
+  }
+}
+
 TEST(TracerTest, ExecWritesTheTraceBeforeAndTheNewImageStartsANewOne) {
   ScratchDir scratch;
   const auto result = run_traced(scratch, program("lifecycle") + " exec");
