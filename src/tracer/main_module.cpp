@@ -9,6 +9,7 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
+#include "tracer/process_hooks.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 #include "tracer/unwinder.h"
@@ -64,6 +65,7 @@ __attribute__((constructor(101))) void main_module_init() {
     return;
   }
   rtrace::tracer::session_start_control_thread();
+  rtrace::tracer::register_quick_exit_flush();
   install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false, 0);
   for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
                                   SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {

@@ -453,6 +453,18 @@ TEST(TracerTest, StackOverflowStillWritesTheWholeTrace) {
   }
 }
 
+// quick_exit ends the process inside the C library, after the at_quick_exit handlers: the trace
+// holds what was buffered and what the program's handler allocated.
+TEST(TracerTest, QuickExitWritesTheWholeTraceAfterTheProgramsHandlers) {
+  ScratchDir scratch;
+  const auto result =
+      run_traced(scratch, program("lifecycle") + " quick_exit", "start=1,timestamps=0");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U);
+  EXPECT_EQ(calls_of_size(trace, 5555).size(), 1U);
+}
+
 TEST(TracerTest, ExecWritesTheTraceBeforeAndTheNewImageStartsANewOne) {
   ScratchDir scratch;
   const auto result = run_traced(scratch, program("lifecycle") + " exec");
