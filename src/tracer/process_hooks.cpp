@@ -77,6 +77,7 @@ std::size_t collect_arguments(const char* first, va_list& list, char** argv, std
   std::size_t count = 0;
   argv[count++] = const_cast<char*>(first);
   while (count < capacity) {
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): the caller started `list`.
     char* next = va_arg(list, char*);
     argv[count++] = next;
     if (next == nullptr) {
