@@ -492,6 +492,18 @@ TEST(TracerTest, StackOverflowStillWritesTheWholeTrace) {
   }
 }
 
+// A traced thread gets an alternate signal stack with its first traced call, unless it has one
+// of its own already: that one stays.
+TEST(TracerTest, ThreadsGetAnAlternateSignalStackUnlessTheyHaveTheirOwn) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("lifecycle") + " altstack");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(printed(result.out, "main_altstack"), "1");
+  EXPECT_EQ(printed(result.out, "own_altstack_kept"), "1");
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 1111).size(), 4U);
+}
+
 // quick_exit ends the process inside the C library, after the at_quick_exit handlers: the trace
 // holds what was buffered and what the program's handler allocated.
 TEST(TracerTest, QuickExitWritesTheWholeTraceAfterTheProgramsHandlers) {

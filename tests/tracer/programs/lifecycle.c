@@ -1,9 +1,12 @@
 /* Ends in different ways after allocating marker blocks; the trace must hold everything before.
- * Usage: lifecycle <exit|_exit|abort|segv|overflow|thread-overflow|quick_exit|exec|after-exec|
- *                   fork|fork-exit|fork-exec|system>
+ * Usage: lifecycle <exit|_exit|abort|segv|overflow|thread-overflow|quick_exit|altstack|exec|
+ *                   after-exec|fork|fork-exit|fork-exec|system>
  * Markers: 1111 x 3 before the end; 2222 after exec; 3333 in a forked child; 4444 in the parent
  * after fork; 5555 in an at_quick_exit handler. overflow: unbounded recursion exhausts the stack
- * (thread-overflow: of a second thread); the markers are allocated just before. */
+ * (thread-overflow: of a second thread); the markers are allocated just before. altstack:
+ * prints whether the main thread has an alternate signal stack after allocating
+ * (main_altstack=0|1), and whether a thread that set its own before allocating still has it
+ * (own_altstack_kept=0|1). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -50,6 +53,22 @@ static void* overflow(void* unused) {
   return NULL;
 }
 
+static int has_altstack(void) {
+  stack_t current;
+  return sigaltstack(NULL, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0;
+}
+
+static char own_stack[64 * 1024];
+
+static void* keep_own_altstack(void* kept) {
+  stack_t own = {.ss_sp = own_stack, .ss_size = sizeof own_stack, .ss_flags = 0};
+  sigaltstack(&own, NULL);
+  markers(1111, 3);
+  stack_t current;
+  *(int*)kept = sigaltstack(NULL, &current) == 0 && current.ss_sp == own_stack;
+  return NULL;
+}
+
 static void allocate_at_quick_exit(void) {
   markers(5555, 1);
 }
@@ -67,6 +86,15 @@ int main(int argc, char** argv) {
     pthread_t thread;
     pthread_create(&thread, NULL, overflow, NULL);
     pthread_join(thread, NULL);
+  }
+  if (strcmp(mode, "altstack") == 0) {
+    markers(1111, 1);
+    int kept = 0;
+    pthread_t thread;
+    pthread_create(&thread, NULL, keep_own_altstack, &kept);
+    pthread_join(thread, NULL);
+    printf("main_altstack=%d own_altstack_kept=%d\n", has_altstack(), kept);
+    return 0;
   }
   markers(1111, 3);
   if (strcmp(mode, "quick_exit") == 0) {
