@@ -9,6 +9,7 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
+#include "tracer/process_hooks.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 #include "tracer/unwinder.h"
@@ -39,7 +40,9 @@ void on_fatal_signal(int signal_number) {
   errno = saved_errno;
 }
 
-void install(int signal_number, void (*handler)(int), bool only_if_default) {
+// `flags`: SA_ONSTACK for the crash handlers, which must run even on an exhausted stack (each
+// traced thread has an alternate stack, see signal_stack.h).
+void install(int signal_number, void (*handler)(int), bool only_if_default, int flags) {
   struct sigaction current {};
   if (::sigaction(signal_number, nullptr, &current) != 0) {
     return;
@@ -49,7 +52,7 @@ void install(int signal_number, void (*handler)(int), bool only_if_default) {
   }
   struct sigaction action {};
   action.sa_handler = handler;
-  action.sa_flags = SA_RESTART;
+  action.sa_flags = SA_RESTART | flags;
   ::sigemptyset(&action.sa_mask);
   ::sigaction(signal_number, &action, nullptr);
 }
@@ -62,11 +65,12 @@ __attribute__((constructor(101))) void main_module_init() {
     return;
   }
   rtrace::tracer::session_start_control_thread();
-  install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false);
+  rtrace::tracer::register_quick_exit_flush();
+  install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false, 0);
   for (const int signal_number : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
                                   SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
     if (signal_number != rtrace::tracer::session_options().toggle_signal) {
-      install(signal_number, on_fatal_signal, true);
+      install(signal_number, on_fatal_signal, true, SA_ONSTACK);
     }
   }
 }

@@ -1,5 +1,6 @@
 // librtrace-main.so's interposers for the process events a trace must survive: loading and
-// unloading libraries (new maps), exec and _exit (write everything out first), and a program
+// unloading libraries (new maps), exec, _exit and quick_exit (write everything out first), and a
+// program
 // closing or reusing the trace connection's file descriptor. fork is handled with
 // pthread_atfork in trace_session.cpp.
 //
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstddef>
+#include <cstdlib>
 
 #include "tracer/real_symbol.h"
 #include "tracer/trace_session.h"
@@ -33,6 +35,7 @@ struct RealProcessFunctions {
   int (*execvpe)(const char*, char* const[], char* const[]) = nullptr;
   int (*fexecve)(int, char* const[], char* const[]) = nullptr;
   void (*exit)(int) = nullptr;
+  void (*quick_exit)(int) = nullptr;
   int (*close)(int) = nullptr;
   int (*close_range)(unsigned int, unsigned int, int) = nullptr;
   int (*dup2)(int, int) = nullptr;
@@ -41,6 +44,7 @@ struct RealProcessFunctions {
 
 RealProcessFunctions g_real;
 bool g_resolved = false;
+bool g_quick_exit_flush_registered = false;
 
 // The table; resolved here when a hook runs before the session started (another library's
 // constructor calling close, say), which is never in a signal handler.
@@ -90,6 +94,12 @@ bool is_connection(int fd) {
   return fd >= 0 && fd == rtrace::tracer::session_connection_fd();
 }
 
+// quick_exit's end: the C library calls its own _exit, which we never see.
+void finish_at_quick_exit() {
+  rtrace::tracer::GuardScope guard;
+  rtrace::tracer::session_finish(FinishReason::FastExit);
+}
+
 }  // namespace
 
 void rtrace::tracer::resolve_process_functions() {
@@ -102,11 +112,19 @@ void rtrace::tracer::resolve_process_functions() {
   find_real(g_real.execvpe, "execvpe");
   find_real(g_real.fexecve, "fexecve");
   find_real(g_real.exit, "_exit");
+  find_real(g_real.quick_exit, "quick_exit");
   find_real(g_real.close, "close");
   find_real(g_real.close_range, "close_range");
   find_real(g_real.dup2, "dup2");
   find_real(g_real.dup3, "dup3");
   __atomic_store_n(&g_resolved, true, __ATOMIC_RELEASE);
+}
+
+void rtrace::tracer::register_quick_exit_flush() {
+  if (!__atomic_load_n(&g_quick_exit_flush_registered, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&g_quick_exit_flush_registered, at_quick_exit(finish_at_quick_exit) == 0,
+                     __ATOMIC_RELEASE);
+  }
 }
 
 extern "C" {
@@ -191,6 +209,19 @@ RTRACE_EXPORT void _exit(int status) {
 
 // NOLINTNEXTLINE(bugprone-reserved-identifier): the C library function we interpose.
 RTRACE_EXPORT void _Exit(int status) {
+  _exit(status);
+}
+
+// The program's at_quick_exit handlers run first, then ours (register_quick_exit_flush). Called
+// before our constructor registered it (from another library's constructor), the trace is
+// finished here: what those handlers do is not in it.
+RTRACE_EXPORT void quick_exit(int status) noexcept {
+  if (!__atomic_load_n(&g_quick_exit_flush_registered, __ATOMIC_ACQUIRE)) {
+    finish_at_quick_exit();
+  }
+  if (real().quick_exit != nullptr) {
+    real().quick_exit(status);
+  }
   _exit(status);
 }
 

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include "tracer/signal_stack.h"
+
 #if !defined(__x86_64__)
 #error "take_ticket relies on x86-64 ordering"
 #endif
@@ -17,8 +19,11 @@ namespace {
 constexpr std::size_t kRingCapacity = std::size_t{2} << 20;
 constexpr std::size_t kRingEntries = std::size_t{1} << 16;
 
+// A ring and the alternate signal stack of the thread that owns it (see signal_stack.h): both go
+// to the next thread together.
 struct RingSlot {
   EventRing ring;
+  void* signal_stack = nullptr;
   std::atomic<bool> ready{false};
 };
 
@@ -28,7 +33,7 @@ std::atomic<std::size_t> g_ring_slots{0};
 pthread_key_t g_ring_key;
 void (*g_drain_some)() = nullptr;
 
-thread_local EventRing* t_ring __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local RingSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 thread_local int t_destructor_rounds __attribute__((tls_model("initial-exec"))) = 0;
 
 int current_tid() {
@@ -36,17 +41,19 @@ int current_tid() {
 }
 
 // The thread is ending. Other destructors of the same rounds may still allocate or free, so the
-// ring is handed back only in the last round glibc runs.
-void retire_ring(void* ring) {
-  auto* owned = static_cast<EventRing*>(ring);
+// ring is handed back only in the last round glibc runs; with it the signal stack, which the
+// thread stops using first (the next owner may run on it while this thread is still ending).
+void retire_ring(void* slot) {
+  auto* owned = static_cast<RingSlot*>(slot);
   if (++t_destructor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
-    ::pthread_setspecific(g_ring_key, ring);
+    ::pthread_setspecific(g_ring_key, slot);
     return;
   }
-  if (owned == t_ring) {
-    t_ring = nullptr;
+  if (owned == t_slot) {
+    t_slot = nullptr;
   }
-  owned->owner_tid.store(0, std::memory_order_release);
+  signal_stack_release(owned->signal_stack);
+  owned->ring.owner_tid.store(0, std::memory_order_release);
 }
 
 // Whether a ring's owner is gone without handing it back (it recorded something after its last
@@ -60,7 +67,7 @@ bool drained(const EventRing& ring) {
 }
 
 // A drained ring that is free, or whose owner is gone, becomes this thread's.
-EventRing* claim_unused_ring(int self) {
+RingSlot* claim_unused_ring(int self) {
   constexpr int kMaxLivenessChecks = 8;
   int checks = 0;
   const std::size_t slots = ring_slots();
@@ -74,13 +81,13 @@ EventRing* claim_unused_ring(int self) {
       continue;
     }
     if (ring->owner_tid.compare_exchange_strong(owner, self, std::memory_order_acq_rel)) {
-      return ring;
+      return &g_rings[i];
     }
   }
   return nullptr;
 }
 
-EventRing* new_ring(int self) {
+RingSlot* new_ring(int self) {
   const std::size_t slot = g_ring_slots.fetch_add(1);
   if (slot >= kMaxRings) {
     return nullptr;
@@ -89,9 +96,10 @@ EventRing* new_ring(int self) {
   if (!entry.ring.create(kRingCapacity, kRingEntries)) {
     return nullptr;
   }
+  entry.signal_stack = signal_stack_create();
   entry.ring.owner_tid.store(self, std::memory_order_relaxed);
   entry.ready.store(true, std::memory_order_release);
-  return &entry.ring;
+  return &entry;
 }
 
 }  // namespace
@@ -102,28 +110,30 @@ void rings_init(void (*drain_some)()) {
 }
 
 EventRing* my_ring() {
-  if (t_ring != nullptr) {
-    return t_ring;
+  if (t_slot != nullptr) {
+    return &t_slot->ring;
   }
   const int self = current_tid();
-  EventRing* ring = claim_unused_ring(self);
-  if (ring == nullptr && g_drain_some != nullptr) {
+  RingSlot* slot = claim_unused_ring(self);
+  if (slot == nullptr && g_drain_some != nullptr) {
     // Rings of threads that ended are reusable once drained: drain rather than grow.
     g_drain_some();
-    ring = claim_unused_ring(self);
+    slot = claim_unused_ring(self);
   }
-  if (ring == nullptr) {
-    ring = new_ring(self);
+  if (slot == nullptr) {
+    slot = new_ring(self);
   }
-  if (ring != nullptr) {
-    t_ring = ring;
-    ::pthread_setspecific(g_ring_key, ring);
+  if (slot == nullptr) {
+    return nullptr;
   }
-  return ring;
+  t_slot = slot;
+  ::pthread_setspecific(g_ring_key, slot);
+  signal_stack_adopt(slot->signal_stack);
+  return &slot->ring;
 }
 
 EventRing* current_ring() {
-  return t_ring;
+  return t_slot != nullptr ? &t_slot->ring : nullptr;
 }
 
 std::size_t ring_slots() {
@@ -180,7 +190,7 @@ void reset_rings_after_fork() {
       continue;
     }
     ring->reset();
-    ring->owner_tid.store(ring == t_ring ? current_tid() : 0);
+    ring->owner_tid.store(t_slot != nullptr && ring == &t_slot->ring ? current_tid() : 0);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "tracer/trace_registry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 
@@ -7,7 +8,9 @@ namespace rtrace::tracer {
 namespace {
 
 constexpr std::size_t kMaxModules = 16;
-constexpr std::size_t kMaxResources = 16;
+// The protocol names resource types in 32-bit masks (the text registry's <hexmask>, `-R`): ids
+// 1..32. Registrations beyond that get id 0, whose calls are never recorded.
+constexpr std::size_t kMaxResources = kMaxResourceTypes;
 constexpr std::size_t kNameSize = 64;
 
 struct Module {
@@ -60,13 +63,17 @@ std::uint32_t registry_add_resource(const char* type, const char* description,
                                     std::uint32_t flags) {
   const std::uint32_t index = g_resource_count.load();
   if (index >= kMaxResources) {
-    return index;
+    return 0;
   }
   copy_name(g_resources[index].type, type);
   copy_name(g_resources[index].description, description);
   g_resources[index].flags = flags;
   g_resource_count.store(index + 1);
   return index + 1;
+}
+
+bool registry_resource_known(std::uint32_t id) {
+  return id != 0 && id <= std::min<std::uint32_t>(g_resource_count.load(), kMaxResources);
 }
 
 std::uint32_t registry_add_context(const char* name) {

@@ -10,11 +10,15 @@
 namespace rtrace::tracer {
 
 inline constexpr std::uint32_t kMaxContexts = 32;
+inline constexpr std::uint32_t kMaxResourceTypes = 32;
 
 // Returns the module's id (0 for main, then 1, 2, ...).
 std::uint32_t registry_add_module(const char* name, std::uint16_t major, std::uint16_t minor);
-// Returns the resource type's id (1, 2, 3, ...).
+// Returns the resource type's id (1, 2, 3, ...), or 0 once kMaxResourceTypes are registered (the
+// protocol's resource masks have 32 bits).
 std::uint32_t registry_add_resource(const char* type, const char* description, std::uint32_t flags);
+// Whether `id` is the id of a registered type: calls of other ids are never recorded.
+bool registry_resource_known(std::uint32_t id);
 // Returns the context's bit (1, 2, 4, ...), or 0 when all kMaxContexts are taken.
 std::uint32_t registry_add_context(const char* name);
 // Whether every bit of `id` belongs to a created context.

@@ -612,6 +612,9 @@ bool session_context_known(std::uint32_t id) {
 
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count) {
+  if (!registry_resource_known(call.resource_type)) {
+    return false;  // 0: the module registered more types than the protocol can name
+  }
   start_if_pending();
   EventRing* ring = my_ring();
   if (ring == nullptr) {
@@ -667,6 +670,9 @@ std::size_t append_release(char* space, std::size_t used, std::size_t bound,
 // encoded together so that they share one reservation, one backtrace and one ticket.
 bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
                                std::uint32_t frame_count, std::uint32_t release_frame_count) {
+  if (!registry_resource_known(call.resource_type)) {
+    return false;
+  }
   start_if_pending();
   EventRing* ring = my_ring();
   if (ring == nullptr) {

@@ -51,7 +51,9 @@ RTRACE_EXPORT int rtrace_bootstrap();
 // Registers a tracing module (MINF); returns its id. Call it once, after rtrace_bootstrap.
 RTRACE_EXPORT std::uint32_t rtrace_register_module(const char* name, std::uint16_t major,
                                                    std::uint16_t minor);
-// Registers a resource type (RESR); returns its id (1, 2, 3, ...).
+// Registers a resource type (RESR); returns its id (1, 2, 3, ...), or 0 when the process already
+// has 32 types (the protocol's resource masks have 32 bits): calls of type 0, or of any id not
+// returned here, are never recorded.
 RTRACE_EXPORT std::uint32_t rtrace_register_resource(const char* type, const char* description,
                                                      std::uint32_t flags);
 // Says that a module has registered everything; tracing from the start (start=1) begins when
@@ -63,7 +65,8 @@ RTRACE_EXPORT void rtrace_module_ready();
 //  1. rtrace_prepare: unwinds (as the options ask) and encodes the packets into this thread's
 //     buffer, waiting for room if needed. `return_address` is the wrapper's
 //     __builtin_return_address(0): the backtrace starts at that frame, whatever the tracer's own
-//     frames look like. Returns 0 when the call cannot be recorded.
+//     frames look like. Returns 0 when the call cannot be recorded (no room, or a resource type
+//     that is not registered).
 //  2. rtrace_ticket: this thread's place in the global order. An allocation takes it after the
 //     real function returned; a release BEFORE calling the real function, so that another thread
 //     that gets the same id afterwards is ordered after the release.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -22,11 +23,15 @@ std::string program(const std::string& name) {
   return std::string(RTRACE_TRACER_PROGRAMS) + "/" + name;
 }
 
-// librtrace-main.so, then the named modules in order.
+// librtrace-main.so, then the named modules in order (a path: a test module of ours).
 std::string preload(const std::vector<std::string>& modules) {
   const std::string libs = RTRACE_TRACER_LIBS;
   std::string value = libs + "/librtrace-main.so";
   for (const std::string& module : modules) {
+    if (module.find('/') != std::string::npos) {
+      value.append(":").append(module);
+      continue;
+    }
     value.append(":").append(libs).append("/librtrace-").append(module).append(".so");
   }
   return value;
@@ -150,6 +155,46 @@ TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
   EXPECT_EQ(memtransfer, std::vector<std::string>{
                              "memtransfer librtrace-memtransfer.so memtransfer: memcpy, memmove, "
                              "memset, strcpy, strdup, ... (bytes copied per call site)"});
+}
+
+// ---- the registry's limits -------------------------------------------------------------------
+
+// The protocol names resource types in 32-bit masks: with the memory module's one type, a module
+// registering 40 gets ids for 31; the other 9 registrations return 0 and their calls are dropped,
+// never written under another type's id.
+TEST(TracerModules, AtMost32ResourceTypesAndNoCallOfAnUnregisteredOne) {
+  const TracedRun run({"memory", program("librtrace-manytypes.so")}, program("many_types"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  ASSERT_EQ(trace.resources.size(), 32U);
+  EXPECT_EQ(trace.resources.front(), "1 0 memory (memory allocation in bytes)");
+  std::map<std::uint32_t, std::string> type_names;  // wire id -> type
+  for (std::size_t i = 1; i < 32; ++i) {
+    const std::string expected_type = (i - 1 < 10 ? "type0" : "type") + std::to_string(i - 1);
+    EXPECT_EQ(trace.resources[i],
+              std::to_string(i + 1) + " 0 " + expected_type + " (a test resource type)");
+    type_names[static_cast<std::uint32_t>(i + 1)] = expected_type;
+  }
+  std::vector<std::string> made;
+  for (const DecodedCall& call : trace.calls) {
+    ASSERT_GE(call.resource_type, 1U) << call.name;
+    ASSERT_LE(call.resource_type, 32U) << call.name;
+    if (call.name.rfind("make_", 0) != 0) {
+      EXPECT_EQ(call.resource_type, 1U) << call.name;
+      continue;
+    }
+    // make_typeNN is a call of typeNN, id 0x1000 + NN, size 100 + NN.
+    const int index = std::stoi(call.name.substr(9));
+    EXPECT_EQ(type_names[call.resource_type], call.name.substr(5));
+    EXPECT_EQ(call.id, 0x1000U + static_cast<unsigned>(index));
+    EXPECT_EQ(call.size, 100U + static_cast<unsigned>(index));
+    made.push_back(call.name);
+  }
+  std::vector<std::string> expected;
+  for (int i = 0; i < 31; ++i) {
+    expected.push_back(std::string(i < 10 ? "make_type0" : "make_type") + std::to_string(i));
+  }
+  EXPECT_EQ(made, expected);
 }
 
 // ---- memtransfer ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -390,6 +391,44 @@ TEST(TracerTest, ManyThreadsLoseNothingAndKeepEveryAddressHistoryTrue) {
   EXPECT_GE(trace.leaks.counted_allocations() + trace.leaks.counted_frees(), 8000000U);
 }
 
+// Eight threads hand every block they allocate to the next one through a queue, which frees it
+// (the address goes straight back to other threads' mallocs); a known set is kept on purpose.
+// `rtrace process -l` must list exactly the kept blocks: no false leak, none missed.
+TEST(TracerTest, CrossThreadFreesThroughQueuesLeakExactlyTheKeptBlocks) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("queue_threads") + " 8 20000");
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::set<std::string> kept;
+  std::istringstream printed_lines(result.out);
+  for (std::string line; std::getline(printed_lines, line);) {
+    if (line.rfind("kept=", 0) == 0) {
+      kept.insert(line.substr(5));
+    }
+  }
+  EXPECT_EQ(kept.size(), 8U * 199U);  // blocks 0, 101, ..., 19998 of each thread
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(trace.leaks.false_frees(), 0U);
+  EXPECT_EQ(trace.leaks.double_allocations(), 0U);
+
+  const CommandResult leaks =
+      run_command("'" + (build_dir() / "bin" / "rtrace").string() + "' process -l -i '" +
+                  trace_files(scratch)[0].string() + "'");
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  const std::regex leak_line(R"(^\d+\. (\[[^\]]*\] )?malloc\((\d+)\) = (0x[0-9a-f]+)$)");
+  std::set<std::string> reported;
+  std::istringstream report(leaks.out);
+  for (std::string line; std::getline(report, line);) {
+    std::smatch match;
+    if (std::regex_match(line, match, leak_line)) {
+      const auto size = std::stoul(match[2].str());
+      if (size >= 3000 && size < 4000) {
+        reported.insert(match[3].str());
+      }
+    }
+  }
+  EXPECT_EQ(reported, kept);
+}
+
 // _exit is async-signal-safe: a handler calling it while the program is inside malloc (holding
 // the arena lock) must not hang the tracer, and the trace must still be whole.
 TEST(TracerTest, ExitFromASignalHandlerNeverHangs) {
@@ -436,6 +475,45 @@ TEST(TracerTest, EverythingBeforeAnAbnormalEndIsWritten) {
     const TraceDecoder trace = decode_only_trace(scratch);
     EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << mode;
   }
+}
+
+// The crash handler runs on an alternate signal stack: a thread that exhausted its own stack
+// still writes the whole trace out (each traced thread gets one with its ring).
+TEST(TracerTest, StackOverflowStillWritesTheWholeTrace) {
+  for (const std::string mode : {"overflow", "thread-overflow"}) {
+    ScratchDir scratch;
+    // No timestamps: the control thread wakes (and drains) only every 10 ms, never in the
+    // microseconds between the markers and the crash.
+    const auto result =
+        run_traced(scratch, program("lifecycle") + " " + mode, "start=1,timestamps=0");
+    EXPECT_NE(result.status, 0) << mode;
+    const TraceDecoder trace = decode_only_trace(scratch);
+    EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << mode;
+  }
+}
+
+// A traced thread gets an alternate signal stack with its first traced call, unless it has one
+// of its own already: that one stays.
+TEST(TracerTest, ThreadsGetAnAlternateSignalStackUnlessTheyHaveTheirOwn) {
+  ScratchDir scratch;
+  const auto result = run_traced(scratch, program("lifecycle") + " altstack");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(printed(result.out, "main_altstack"), "1");
+  EXPECT_EQ(printed(result.out, "own_altstack_kept"), "1");
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 1111).size(), 4U);
+}
+
+// quick_exit ends the process inside the C library, after the at_quick_exit handlers: the trace
+// holds what was buffered and what the program's handler allocated.
+TEST(TracerTest, QuickExitWritesTheWholeTraceAfterTheProgramsHandlers) {
+  ScratchDir scratch;
+  const auto result =
+      run_traced(scratch, program("lifecycle") + " quick_exit", "start=1,timestamps=0");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const TraceDecoder trace = decode_only_trace(scratch);
+  EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U);
+  EXPECT_EQ(calls_of_size(trace, 5555).size(), 1U);
 }
 
 TEST(TracerTest, ExecWritesTheTraceBeforeAndTheNewImageStartsANewOne) {
