@@ -35,6 +35,9 @@ enum Loss : std::uint32_t {
   kLosesScopes = 1U << 8,              // enter and exit calls become "other" calls
   kLosesHistory = 1U << 9,             // the header's origin and applied stages
   kLosesCallIndices = 1U << 10,        // calls are numbered by their position in the file
+  kLosesPartialSymbols = 1U << 11,     // a frame's module when it has a source file too, and a
+                                       // line without a file (apitrace backtraces have both)
+  kLosesUnknownDepth = 1U << 12,       // an unknown backtrace depth reads back as 0
 };
 
 struct TraceFormatInfo {

@@ -44,10 +44,7 @@ const RoundTrip kRoundTrips[] = {
       "e08_unknown_record_byte.trace"}},
 
     {"stacktrack", "stacktrack"},
-    // apitrace: not yet. Its "other" calls are covered (the text protocol declares
-    // kLosesOtherCalls), but two undeclared writer losses remain: the text protocol has no form for
-    // a frame with both a module and a source position, nor for a line without a file (apitrace
-    // backtraces have both), and the binary protocol writes an unknown backtrace depth as 0.
+    {"apitrace", "apitrace"},
 };
 
 // Every record as canonical text, grouped by kind (a writer may lay the kinds out in its own
@@ -68,7 +65,9 @@ class ContentSink final : public TraceSink {
     add("process",
         fmt::format("pid={} name={} start={} {} depth={}", p.pid, p.name, p.start.seconds,
                     lost(kLosesStartSubseconds) ? 0 : p.start.microseconds,
-                    p.backtrace_depth ? std::to_string(*p.backtrace_depth) : "-"));
+                    p.backtrace_depth          ? std::to_string(*p.backtrace_depth)
+                    : lost(kLosesUnknownDepth) ? "0"
+                                               : "-"));
   }
   void output_settings(const OutputSettings& s) override {
     if (!lost(kLosesOutputSettings)) {
@@ -87,7 +86,9 @@ class ContentSink final : public TraceSink {
   void resource_type(const ResourceType& t) override {
     add("type", fmt::format("{} {} {} ({})", t.id, t.flags, t.type, t.description));
   }
-  void symbol(SymbolId id, const Symbol& s) override { symbols_[id] = describe_symbol(s); }
+  void symbol(SymbolId id, const Symbol& s) override {
+    symbols_[id] = describe_symbol(lost(kLosesPartialSymbols) ? partial(s) : s);
+  }
   void call(const CallRecord& r) override {
     const Call& c = r.call;
     CallKind kind = c.kind;
@@ -141,6 +142,16 @@ class ContentSink final : public TraceSink {
   int finishes() const { return finishes_; }
 
  private:
+  // What a format that keeps only whole frames keeps of `s`: the module when there is no source
+  // file, a line only with its file.
+  static Symbol partial(Symbol s) {
+    if (!s.where.file.empty()) {
+      s.module.clear();
+    } else {
+      s.where.line = 0;
+    }
+    return s;
+  }
   static std::string describe_symbol(const Symbol& s) {
     const auto position = [](const SourcePosition& p) {
       return fmt::format("{}|{}|{}|{}|{}", p.function, p.parameters, p.file, p.line, p.column);

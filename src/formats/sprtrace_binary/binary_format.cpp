@@ -21,7 +21,7 @@ TraceFormatInfo sprtrace_binary_format() {
       // The tracer's wire format: no packet for what post-processing adds.
       .losses = kLosesSymbols | kLosesHeapBlockRange | kLosesGroupsAndSummaries | kLosesNotes |
                 kLosesThreads | kLosesSubmilliseconds | kLosesScopes | kLosesHistory |
-                kLosesCallIndices,
+                kLosesCallIndices | kLosesUnknownDepth,
   };
 }
 

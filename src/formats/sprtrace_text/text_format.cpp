@@ -19,8 +19,8 @@ TraceFormatInfo sprtrace_text_format() {
                                    .preamble = options.keep_input_order ? PreambleOrder::AsRead
                                                                         : PreambleOrder::Original});
       },
-      .losses =
-          kLosesStartSubseconds | kLosesOutputSettings | kLosesThreads | kLosesSubmilliseconds,
+      .losses = kLosesStartSubseconds | kLosesOutputSettings | kLosesThreads |
+                kLosesSubmilliseconds | kLosesPartialSymbols,
   };
 }
 

@@ -6,9 +6,12 @@
 #include <cstdio>
 
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/module_sdk.h"
 #include "tracer/tracer_api.h"
 
 namespace {
+
+struct ManyTypesModule {};  // the tag of this module's own guard
 
 constexpr int kTypes = 40;
 
@@ -16,11 +19,13 @@ char g_type_names[kTypes][16];
 char g_call_names[kTypes][24];
 std::uint32_t g_ids[kTypes];
 
-__attribute__((constructor)) void register_many_types() {
-  const rtrace::tracer::GuardScope guard;
-  if (rtrace_bootstrap() != 1) {
+bool g_registered = false;
+
+void register_many_types() {
+  if (g_registered) {
     return;
   }
+  g_registered = true;
   rtrace_register_module("manytypes", 1, 0);
   for (int i = 0; i < kTypes; ++i) {
     std::snprintf(g_type_names[i], sizeof g_type_names[i], "type%02d", i);
@@ -30,11 +35,25 @@ __attribute__((constructor)) void register_many_types() {
   rtrace_module_ready();
 }
 
+// When the session was set up before this library loaded (module_order.h calls
+// rtrace_module_register only for the modules loaded by then).
+__attribute__((constructor)) void start_many_types() {
+  const rtrace::tracer::GuardScope guard;
+  if (rtrace_bootstrap() == 1) {
+    register_many_types();
+  }
+}
+
 }  // namespace
+
+// From the session's set-up, in LD_PRELOAD order, as every module registers (module_sdk.h).
+extern "C" RTRACE_EXPORT void rtrace_module_register() {
+  register_many_types();
+}
 
 // One allocation of every type, id 0x1000 + i, size 100 + i, named make_typeNN.
 extern "C" RTRACE_EXPORT void manytypes_record_all() {
-  if (!rtrace::tracer::tracing_now()) {
+  if (!rtrace::tracer::tracing_now<ManyTypesModule>()) {
     return;
   }
   const rtrace::tracer::GuardScope guard;
