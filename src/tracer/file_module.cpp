@@ -119,18 +119,7 @@ const char* fd_kind_name(FdKind kind) {
 }
 
 void format_hex(char* out, unsigned int value) {
-  *out++ = '0';
-  *out++ = 'x';
-  char digits[8];
-  int n = 0;
-  do {
-    digits[n++] = "0123456789abcdef"[value & 0xf];
-    value >>= 4;
-  } while (value != 0);
-  while (n > 0) {
-    *out++ = digits[--n];
-  }
-  *out = '\0';
+  *write_hex(out, value) = '\0';
 }
 
 void format_int(char* out, int value) {
