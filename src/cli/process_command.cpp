@@ -18,7 +18,9 @@
 #include "io/input_stream.h"
 #include "io/output_stream.h"
 #include "io/progress.h"
+#include "pipeline/completeness_check.h"
 #include "pipeline/late_maps_first.h"
+#include "pipeline/original_protocol_only.h"
 #include "pipeline/pid_probe.h"
 #include "pipeline/pid_split.h"
 #include "pipeline/pipeline.h"
@@ -56,6 +58,17 @@ std::vector<Mapping> late_maps_of(const std::string& path) {
   return read_late_maps(*input);
 }
 
+// A trace that broke off (CompletenessCheck) is a warning at the end of the input: its calls are
+// all there is, but the process went on after them.
+std::function<void(std::uint32_t)> warn_incomplete(const InputStream& input,
+                                                   Diagnostics& diagnostics) {
+  return [&input, &diagnostics](std::uint32_t pid) {
+    // At the end of the input: a line number for text, a byte offset for binary.
+    const std::uint64_t end = input.line_number() != 0 ? input.line_number() : input.offset();
+    diagnostics.warning(input.name(), end, fmt::format("{} (process {})", kIncompleteTrace, pid));
+  };
+}
+
 int process(const ProcessOptions& o) {
   StderrDiagnostics diagnostics(o.quiet);
   const std::unique_ptr<InputStream> input =
@@ -67,9 +80,10 @@ int process(const ProcessOptions& o) {
   PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
   LateMapsFirst late_maps_first(split, late_maps_of(o.input));
+  CompletenessCheck check(late_maps_first, warn_incomplete(*input, diagnostics));
   std::optional<InputError> damage;
   try {
-    read_trace(*input, late_maps_first, diagnostics);
+    read_trace(*input, check, diagnostics);
   } catch (const InputError& error) {
     damage = error;
   }
@@ -130,7 +144,7 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
       ->option_text("TARGET:START+SIZE");
   app.footer(
       "Exit status: 0 success (warnings allowed), 1 unreadable or corrupt input or a write\n"
-      "error (with --strict also a damaged input), 2 bad options.");
+      "error (with --strict also a damaged input or an incomplete trace), 2 bad options.");
 }
 
 std::optional<InputError> process_stream(const ProcessOptions& options, InputStream& input,
@@ -139,7 +153,10 @@ std::optional<InputError> process_stream(const ProcessOptions& options, InputStr
   const std::unique_ptr<TraceSink> writer =
       output_export(options).open(out, ExportOptions{.origin = std::string(kOrigin)});
   PidProbe probe(*writer);
-  Pipeline pipeline(process_stages(options), process_stage_context(options), probe);
+  OriginalProtocolOnly original(probe);
+  TraceSink& last = options.original_protocol ? static_cast<TraceSink&>(original) : probe;
+  CompletenessCheck check(last, warn_incomplete(input, diagnostics));
+  Pipeline pipeline(process_stages(options), process_stage_context(options), check);
   std::optional<InputError> damage = pipeline.run(input, diagnostics);
   if (pid != nullptr) {
     *pid = probe.pid();

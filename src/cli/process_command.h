@@ -35,6 +35,10 @@ struct ProcessOptions {
   std::optional<std::string> include_file;
   std::optional<std::string> exclude_file;
   std::optional<std::string> call_address;
+
+  // sp-rtrace -P: the output holds the original protocol only (no `## command line:`,
+  // `## trace end:` lines); no command-line option sets it.
+  bool original_protocol = false;
 };
 
 // Declares the options on `app` (the same for both command names).

@@ -68,6 +68,10 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.follow_forks = o.follow_forks;
   s.arguments = o.arguments;
   s.signal = toggle_signal(o.signal);
+  // sp-rtrace's trace files hold the original protocol only. Through the recorder the extension
+  // packets still come (they tell a killed process's trace) and are left out of the file; in
+  // managed mode (-m) the process writes its files itself, so it must not write them at all.
+  s.extensions = !(o.compatible && o.managed);
   return s;
 }
 
@@ -115,9 +119,11 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
   request.tracer = tracer_settings(o);
   request.managed = o.managed;
   request.quiet = o.quiet;
+  request.original_protocol = o.compatible;
   std::optional<std::string> output = o.output;
   if (o.postproc) {
-    const ProcessOptions process = postproc_options(*o.postproc);
+    ProcessOptions process = postproc_options(*o.postproc);
+    process.original_protocol = o.compatible;
     // As in the original, an output named inside -P comes after (and wins over) -o.
     if (!process.output.empty()) {
       output = process.output;

@@ -120,13 +120,14 @@ function summarySection(data) {
       continue;
     }
     figures.append(
-      figure(t.type + " leaked", humanBytes(t.leaked_bytes), humanCount(t.leaked_blocks) + " blocks"),
+      figure(t.type + " " + data.leaks_are, humanBytes(t.leaked_bytes),
+        humanCount(t.leaked_blocks) + " blocks"),
       figure(t.type + " peak", humanBytes(t.peak_bytes), "at call " + humanCount(t.peak_call)),
       figure(t.type + " allocated", humanBytes(t.bytes_allocated),
         humanCount(t.allocations) + " allocations"),
     );
   }
-  const children = [figures, table];
+  const children = [...processLines(data), figures, table];
   if (data.suppressed.blocks > 0) {
     children.push(element("p", {
       text: "Suppressed: " + humanCount(data.suppressed.blocks) + " blocks, " +
@@ -134,6 +135,27 @@ function summarySection(data) {
     }));
   }
   return section("summary", "Summary", ...children);
+}
+
+// The command line, how the trace ended, the peak RSS; a warning when the trace broke off.
+function processLines(data) {
+  const lines = [];
+  if (data.incomplete) {
+    lines.push(element("p", { class: "warning", text: data.incomplete_message }));
+  }
+  if (data.command_line_shell !== null) {
+    lines.push(element("p", {
+      text: "Command line: " + data.command_line_shell + (data.command_line_cut ? " ... (cut)" : ""),
+    }));
+  }
+  if (data.trace_end !== null) {
+    lines.push(element("p", {
+      text: "Trace ended by: " + data.trace_end.description + ". Peak RSS: " +
+        humanBytes(data.trace_end.peak_rss_bytes) + " (RSS at the end: " +
+        humanBytes(data.trace_end.rss_bytes) + ").",
+    }));
+  }
+  return lines;
 }
 
 function figure(label, value, detail) {
@@ -674,9 +696,12 @@ function main() {
   sections.push(timelineSection(data));
   const flame = flameSection(data);
   sections.push(flame.node);
-  sections.push(siteSection("leaks", "Leaks", data.leaks,
+  const toggled = data.leaks_are !== "leaked";
+  sections.push(siteSection("leaks", toggled ? "Alive when tracing stopped" : "Leaks", data.leaks,
     ["type", "leaked", "leakedBlocks", "allocations", "backtrace"],
-    "What was still allocated at the end, by backtrace, most bytes first."));
+    toggled
+      ? "What was allocated when tracing was toggled off (not known to be leaks: the program went on), by backtrace, most bytes first."
+      : "What was still allocated at the end, by backtrace, most bytes first."));
   sections.push(siteSection("peak", "At the peak", data.peak,
     ["type", "peak", "allocations", "allocated", "backtrace"],
     "What each resource type held when it reached its peak."));

@@ -6,6 +6,7 @@
 
 #include "io/json_string.h"
 #include "reports/report_sections.h"
+#include "reports/trace_ending.h"
 
 namespace rtrace::exporters {
 namespace {
@@ -101,11 +102,12 @@ std::string report_tables_json(const ReportData& data, const reports::ReportDiff
   }
   types += "]";
   return fmt::format(
-      R"("process":{},"pid":{},"calls":{},"types":{},"suppressed":{{"blocks":{},"bytes":{}}},)"
+      R"("process":{},"pid":{},{},"calls":{},"types":{},"suppressed":{{"blocks":{},"bytes":{}}},)"
       "\n"
       R"("leaks":{},"hot":{},"temporary":{},"peak":{},"diff":{})",
-      json_string(data.process), data.pid, data.calls, types, data.suppressed_blocks,
-      data.suppressed_bytes, sites_json(data, reports::leak_sites(data, top)),
+      json_string(data.process), data.pid, reports::trace_ending_json(data), data.calls, types,
+      data.suppressed_blocks, data.suppressed_bytes,
+      sites_json(data, reports::leak_sites(data, top)),
       sites_json(data, reports::allocating_sites(data, top)),
       sites_json(data, reports::temporary_sites(data, top)), peak_json(data, top),
       diff == nullptr ? "null" : diff_json(*diff, top));

@@ -52,12 +52,23 @@ struct TimeOfDay {
   friend bool operator==(const TimeOfDay&, const TimeOfDay&) = default;
 };
 
+// The arguments a process was started with (its argv, from /proc/PID/cmdline).
+struct CommandLine {
+  std::vector<std::string> arguments{};
+  bool cut = false;  // the tracer kept only the arguments that fit its buffer
+
+  friend bool operator==(const CommandLine&, const CommandLine&) = default;
+};
+
 // A traced process. A stream may hold several (each call names its pid); most hold one.
 struct ProcessInfo {
   std::uint32_t pid = 0;
-  std::string name;
+  std::string name;  // what the original's PINF holds: argv[0]
   TimeOfDay start;
   std::optional<std::uint32_t> backtrace_depth;  // the tracer's configured depth, when known
+  // Written only by rtrace's own tracer, which also ends each of its traces with a TraceEnd
+  // record: a process with a command line and no TraceEnd is an incomplete trace (killed).
+  std::optional<CommandLine> command_line{};
 };
 
 // The recorder's output directory and post-processor options (sp-rtrace toggle mode).
@@ -178,6 +189,33 @@ struct HeapInfo {
   std::uint32_t fordblks = 0;
   std::uint32_t keepcost = 0;
 };
+
+// Why a trace ended.
+enum class EndReason : std::uint8_t {
+  Exit = 1,       // exit() or a return from main
+  ToggleOff = 2,  // tracing toggled off: what is allocated was alive then, not leaked
+  FastExit = 3,   // _exit() or quick_exit(): no exit handlers ran
+  Signal = 4,     // a fatal signal (a crash, or SIGTERM, SIGINT...): `signal` says which
+  Exec = 5,       // the process replaced its image (the new image starts a new trace)
+};
+
+// The last record of a trace written by rtrace's tracer, when the process closes the trace
+// itself. A trace that should have one (its process has a command line) and lacks it ended
+// without the tracer seeing it: the process was killed (SIGKILL) or the connection broke.
+struct TraceEnd {
+  std::uint32_t pid = 0;
+  EndReason reason = EndReason::Exit;
+  std::uint32_t signal = 0;          // EndReason::Signal only
+  TimeOfDay time{};                  // wall clock when the trace ended
+  std::uint64_t peak_rss_bytes = 0;  // VmHWM: the process's peak resident set; 0 = unknown
+  std::uint64_t rss_bytes = 0;       // VmRSS at the end; 0 = unknown
+
+  friend bool operator==(const TraceEnd&, const TraceEnd&) = default;
+};
+
+// The words `## trace end: reason=...` and the reports use for a reason; nullopt for none.
+std::string_view end_reason_name(EndReason reason);
+std::optional<EndReason> end_reason_from_name(std::string_view name);
 
 // A file bundled with the trace.
 struct Attachment {

@@ -41,6 +41,9 @@ class PidSplit final : public TraceSink {
   void group(const CallGroup& group) override { current().group(group); }
   void leak_summary(const LeakSummary& summary) override { current().leak_summary(summary); }
   void heap_info(const HeapInfo& info) override { current().heap_info(info); }
+  void trace_end(const TraceEnd& end) override {
+    branch(end.pid != 0 ? end.pid : first_pid_.value_or(0)).trace_end(end);
+  }
   void attachment(const Attachment& attachment) override { current().attachment(attachment); }
   void note(const Note& note) override { current().note(note); }
   void finish() override;

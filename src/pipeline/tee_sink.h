@@ -46,6 +46,9 @@ class TeeSink final : public TraceSink {
   void heap_info(const HeapInfo& info) override {
     both([&](TraceSink& s) { s.heap_info(info); });
   }
+  void trace_end(const TraceEnd& end) override {
+    both([&](TraceSink& s) { s.trace_end(end); });
+  }
   void attachment(const Attachment& a) override {
     both([&](TraceSink& s) { s.attachment(a); });
   }

@@ -5,8 +5,8 @@
 // mappings, contexts, resource types) and calls, interleaved as the trace has them. symbol()
 // announces a SymbolId before the first frame that uses it. group() announces that the next
 // calls share a backtrace (compressed output); leak_summary() follows the calls of a leaks-only
-// trace. finish() is called exactly once, after the last record, also when the input was damaged
-// (everything complete before the damage has been delivered by then).
+// trace; trace_end() ends the trace of a process whose tracer closed it. finish() comes exactly
+// once, after the last record, also on damaged input (everything complete delivered by then).
 //
 // Every method but finish() does nothing by default: a sink overrides what it uses. (We chose
 // virtual methods with empty defaults over one push(const Record&) taking a std::variant: a
@@ -38,6 +38,7 @@ class TraceSink {
   virtual void group(const CallGroup& /*group*/) {}
   virtual void leak_summary(const LeakSummary& /*summary*/) {}
   virtual void heap_info(const HeapInfo& /*info*/) {}
+  virtual void trace_end(const TraceEnd& /*end*/) {}
   virtual void attachment(const Attachment& /*attachment*/) {}
   virtual void note(const Note& /*note*/) {}
   virtual void finish() = 0;
@@ -60,6 +61,7 @@ class ForwardingSink : public TraceSink {
   void group(const CallGroup& group) override { next_.group(group); }
   void leak_summary(const LeakSummary& summary) override { next_.leak_summary(summary); }
   void heap_info(const HeapInfo& info) override { next_.heap_info(info); }
+  void trace_end(const TraceEnd& end) override { next_.trace_end(end); }
   void attachment(const Attachment& attachment) override { next_.attachment(attachment); }
   void note(const Note& note) override { next_.note(note); }
   void finish() override { next_.finish(); }

@@ -96,7 +96,7 @@ std::unique_ptr<TraceHandler> make_handler(const RecordRequest& request,
                                            const std::string& directory,
                                            const PrivateSocket& socket) {
   if (!request.convert) {
-    return std::make_unique<RawTraceHandler>(directory, request.quiet);
+    return std::make_unique<RawTraceHandler>(directory, request.quiet, request.original_protocol);
   }
   std::optional<std::string> text_directory;
   if (request.output_directory) {

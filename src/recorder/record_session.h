@@ -22,6 +22,9 @@ struct RecordRequest {
   // -P: post-process each trace in-process; without it the binary stream is kept as it came.
   std::optional<TraceConverter> convert;
   bool quiet = false;
+  // sp-rtrace: the trace files hold the original protocol only (rtrace's extension packets, the
+  // command line and the trace end, are left out; docs/protocol-extensions.md).
+  bool original_protocol = false;
 };
 
 struct RecordResult {

@@ -28,6 +28,9 @@ std::string format_tracer_options(const TracerSettings& s) {
       key::kTimestamps, flag(s.timestamps), key::kBuffered, flag(s.buffered), key::kFollowForks,
       flag(s.follow_forks), key::kArgs, flag(s.arguments));
   // The list separator is ';' because ',' separates the keys.
+  if (!s.extensions) {
+    text += fmt::format(",{}=0", key::kExtensions);
+  }
   if (!s.sizes.empty()) {
     text += fmt::format(",{}={}", key::kSizes, fmt::join(s.sizes, ";"));
   }

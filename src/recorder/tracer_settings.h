@@ -20,6 +20,7 @@ struct TracerSettings {
   bool follow_forks = false;           // -f
   bool arguments = false;              // function arguments (ARGS packets)
   std::optional<std::string> managed;  // -m: the directory the process writes its trace into
+  bool extensions = true;  // false: the tracer writes the original protocol only (no RCMD/REND)
 };
 
 // The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a

@@ -6,6 +6,7 @@
 
 #include "io/json_string.h"
 #include "reports/sites_json.h"
+#include "reports/trace_ending.h"
 
 namespace rtrace::reports {
 namespace {
@@ -98,12 +99,13 @@ std::string render_json(const ReportData& data, const ReportDiff* diff,
   }
   types += data.types.empty() ? "]" : "\n  ]";
   return fmt::format(
-      "{{\n  \"process\": {},\n  \"pid\": {},\n  \"calls\": {},\n  \"types\": {},\n"
+      "{{\n  \"process\": {},\n  \"pid\": {},\n  {},\n  \"calls\": {},\n  \"types\": {},\n"
       "  \"suppressed\": {{\"blocks\": {}, \"bytes\": {}}},\n  \"leaks\": {},\n"
       "  \"allocation_sites\": {},\n  \"mismatched_releases\": {},\n"
       "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"heap\": {},\n  \"diff\": {}\n}}\n",
-      json_string(data.process), data.pid, data.calls, types, data.suppressed_blocks,
-      data.suppressed_bytes, sites_json(data, leak_sites(data, options.top), options),
+      json_string(data.process), data.pid, trace_ending_json(data), data.calls, types,
+      data.suppressed_blocks, data.suppressed_bytes,
+      sites_json(data, leak_sites(data, options.top), options),
       allocation_sites_json(data, options), mismatched_releases_json(data, options),
       sites_json(data, allocating_sites(data, options.top), options),
       sites_json(data, temporary_sites(data, options.top), options), heap_json(data),

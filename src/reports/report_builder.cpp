@@ -17,6 +17,14 @@ std::size_t histogram_bucket(std::uint64_t size) {
 void ReportBuilder::process(const ProcessInfo& info) {
   data_.process = info.name;
   data_.pid = info.pid;
+  data_.command_line = info.command_line;
+}
+
+// The process's own end; a stream of several processes ends each of theirs.
+void ReportBuilder::trace_end(const TraceEnd& end) {
+  if (end.pid == data_.pid || end.pid == 0) {
+    data_.end = end;
+  }
 }
 
 ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
@@ -230,6 +238,7 @@ bool ReportBuilder::suppressed(std::span<const Frame> frames) const {
 }
 
 void ReportBuilder::finish() {
+  data_.incomplete = data_.command_line.has_value() && !data_.end.has_value();
   for (const std::uint32_t id : registry_order_) {
     TypeState& state = types_[id];
     data_.types.push_back(state.totals);

@@ -75,6 +75,11 @@ struct MismatchedRelease {
 struct ReportData {
   std::string process;
   std::uint32_t pid = 0;
+  std::optional<CommandLine> command_line;  // from rtrace's tracer only (RCMD)
+  std::optional<TraceEnd> end;              // how the trace ended, when the tracer said so
+  // The tracer that wrote the trace ends every trace with a TraceEnd record and this one has
+  // none: the process died without closing it (SIGKILL) and the calls stop short.
+  bool incomplete = false;
   std::uint64_t calls = 0;
   std::vector<TypeTotals> types;  // registry order
   std::vector<SiteStats> sites;   // in order of first allocation

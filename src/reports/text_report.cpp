@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <iterator>
 
+#include "model/command_line.h"
+#include "pipeline/completeness_check.h"
 #include "reports/checkpoint_text.h"
 #include "reports/human_units.h"
 #include "reports/resource_unit.h"
 #include "reports/sites_text.h"
+#include "reports/trace_ending.h"
 
 namespace rtrace::reports {
 namespace {
@@ -31,12 +34,29 @@ void append_frames(std::string& out, const std::vector<std::string>& frames,
   }
 }
 
-// What the trace says about the process beyond its calls: its command line, its memory.
+// What the trace says about the process beyond its calls: its command line, how the trace
+// ended, its memory.
 void append_process(std::string& out, const ReportData& data) {
-  // sp-rtrace's process information names the program (argv[0]); its arguments are not sent.
-  fmt::format_to(std::back_inserter(out), "command line: {} (arguments are not recorded)\n",
-                 data.process);
-  out += "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not RSS)\n";
+  if (data.incomplete) {
+    fmt::format_to(std::back_inserter(out), "{}\n", kIncompleteTrace);
+  }
+  if (data.command_line) {
+    fmt::format_to(std::back_inserter(out), "command line: {}{}\n",
+                   quote_command_line(data.command_line->arguments),
+                   data.command_line->cut ? " ... (cut)" : "");
+  } else {
+    // sp-rtrace's process information names the program (argv[0]); its arguments are not sent.
+    fmt::format_to(std::back_inserter(out), "command line: {} (arguments are not recorded)\n",
+                   data.process);
+  }
+  if (data.end) {
+    fmt::format_to(std::back_inserter(out), "trace ended by: {}\n", end_description(*data.end));
+    fmt::format_to(std::back_inserter(out), "peak RSS: {} (RSS at the end: {})\n",
+                   human_bytes(data.end->peak_rss_bytes), human_bytes(data.end->rss_bytes));
+  } else {
+    out += data.incomplete ? "peak RSS: not recorded (the trace broke off before its end record)\n"
+                           : "peak RSS: not recorded (only rtrace's tracer records it)\n";
+  }
   if (!data.heap) {
     out += "heap statistics: none in the trace\n";
     return;
@@ -85,11 +105,13 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
 }
 
 void append_leaks(std::string& out, const ReportData& data, const RenderOptions& options) {
-  out += "\nLEAKS\n";
+  out += ended_by_toggle(data)
+             ? "\nALIVE WHEN TRACING STOPPED (tracing was toggled off: not known to be leaks)\n"
+             : "\nLEAKS\n";
   for (const TypeTotals& t : data.types) {
     const ResourceUnit unit = resource_unit(t);
-    fmt::format_to(std::back_inserter(out), "  {}: {} leaked{}\n", t.type.type,
-                   unit.count(t.leaked_blocks),
+    fmt::format_to(std::back_inserter(out), "  {}: {} {}{}\n", t.type.type,
+                   unit.count(t.leaked_blocks), leak_wording(data),
                    unit.sized ? fmt::format(", {} bytes", t.leaked_bytes) : "");
   }
   if (data.suppressed_blocks > 0) {

@@ -31,7 +31,7 @@ void on_toggle_signal(int) {
 void on_fatal_signal(int signal_number) {
   const int saved_errno = errno;
   ++rtrace_guard;
-  rtrace::tracer::session_finish(FinishReason::Crash);
+  rtrace::tracer::session_finish(FinishReason::Crash, signal_number);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(signal_number, &default_action, nullptr);

@@ -22,20 +22,22 @@ inline constexpr char kFollowForks[] = "follow-forks";
 inline constexpr char kArgs[] = "args";
 inline constexpr char kSizes[] = "sizes";
 inline constexpr char kManaged[] = "managed";
+inline constexpr char kExtensions[] = "extensions";
 }  // namespace option_key
 
 struct TracerOptions {
   static constexpr std::size_t kMaxSizes = 32;
   static constexpr std::uint32_t kMaxDepth = 256;  // the recorder refuses more (-b)
 
-  std::uint32_t depth = 10;             // depth=N, 0 = no backtraces
-  bool start = false;                   // start=1: trace from the start (-s)
-  int toggle_signal = 10;               // signal=N (SIGUSR1)
-  bool free_backtraces = false;         // free-backtraces=1 (-A)
-  bool timestamps = true;               // timestamps=0 (-T)
-  bool buffered = true;                 // buffered=0 (-B): every event goes out at once
-  bool follow_forks = false;            // follow-forks=1 (-f)
-  bool args = false;                    // args=1
+  std::uint32_t depth = 10;      // depth=N, 0 = no backtraces
+  bool start = false;            // start=1: trace from the start (-s)
+  int toggle_signal = 10;        // signal=N (SIGUSR1)
+  bool free_backtraces = false;  // free-backtraces=1 (-A)
+  bool timestamps = true;        // timestamps=0 (-T)
+  bool buffered = true;          // buffered=0 (-B): every event goes out at once
+  bool follow_forks = false;     // follow-forks=1 (-f)
+  bool args = false;             // args=1
+  bool extensions = true;  // extensions=0: no RCMD/REND, the original protocol only (sp-rtrace -m)
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

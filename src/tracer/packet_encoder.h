@@ -57,6 +57,7 @@ class PacketEncoder {
 
   void u32(std::uint32_t value) { raw(&value, sizeof value); }
   void pointer(std::uint64_t value) { raw(&value, sizeof value); }
+  void u64(std::uint64_t value) { raw(&value, sizeof value); }
 
   // [length:2][text][NUL padding]; the length counts the padding, as the real tracer writes it.
   void string(const char* text) {

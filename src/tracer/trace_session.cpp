@@ -29,6 +29,7 @@
 #include "tracer/maps_reader.h"
 #include "tracer/module_order.h"
 #include "tracer/packet_encoder.h"
+#include "tracer/proc_self.h"
 #include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
 #include "tracer/thread_rings.h"
@@ -138,6 +139,28 @@ void read_process_name(char* name, std::size_t capacity) {
   name[got > 0 ? got : 0] = '\0';
 }
 
+// RCMD (rtrace's extension, protocol.h): the whole argv, which PINF cannot hold. Its presence
+// also tells readers that this trace ends with REND.
+void encode_command_line(PacketEncoder& encoder) {
+  static char arguments[32 * 1024];
+  bool cut = false;
+  const std::size_t size = read_arguments("/proc/self/cmdline", arguments, sizeof arguments, cut);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    count += arguments[i] == '\0' ? 1 : 0;
+  }
+  encoder.begin_packet(PacketType::CommandLine);
+  encoder.u32(static_cast<std::uint32_t>(g_pid));
+  encoder.u32(cut ? sprtrace::kCommandLineCut : 0);
+  encoder.u32(count);
+  for (std::size_t at = 0; at < size;) {
+    const std::size_t length = std::strlen(arguments + at);
+    encoder.string(arguments + at, length);
+    at += length + 1;
+  }
+  encoder.end_packet();
+}
+
 void encode_header(PacketEncoder& encoder) {
   encoder.handshake();
 
@@ -152,6 +175,9 @@ void encode_header(PacketEncoder& encoder) {
   encoder.u32(g_options.depth);
   encoder.string(name);
   encoder.end_packet();
+  if (g_options.extensions) {
+    encode_command_line(encoder);
+  }
 
   encode_registry(encoder);
   encode_executable_mappings(encoder);
@@ -174,6 +200,9 @@ void start_session() {
     if (output_is_open()) {
       g_state.store(State::Tracing);
       __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);
+      // The control thread may be in its idle sleep (1 s): from now on it must drain every
+      // 10 ms, which bounds what a SIGKILL can lose.
+      wake_control_thread();
     }
   }
   if (g_state.load() == State::Pending) {
@@ -212,8 +241,35 @@ void encode_heap_info(PacketEncoder& encoder) {
   encoder.end_packet();
 }
 
-// Stops recording, waits (a little) for calls in progress, writes everything out and closes.
-void stop_session(bool heap_info, long patience_ms, State next) {
+// Why a session stops, for its REND packet.
+struct SessionEnd {
+  std::uint32_t reason = sprtrace::kEndExit;
+  std::uint32_t signal = 0;
+};
+
+// REND (rtrace's extension, protocol.h): how the trace ended and the resident set size. Safe in
+// a signal handler: raw reads of /proc into fixed buffers (proc_self.h).
+void encode_trace_end(PacketEncoder& encoder, const SessionEnd& end) {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const ResidentSet resident = read_resident_set("/proc/self/status");
+  encoder.begin_packet(PacketType::TraceEnd);
+  encoder.u32(static_cast<std::uint32_t>(g_pid));
+  encoder.u32(end.reason);
+  encoder.u32(end.signal);
+  encoder.u32(static_cast<std::uint32_t>(now.tv_sec));
+  encoder.u32(static_cast<std::uint32_t>(now.tv_nsec / 1000));
+  encoder.u64(resident.peak_bytes);
+  encoder.u64(resident.current_bytes);
+  encoder.end_packet();
+}
+
+// Stops recording, waits (a little) for calls in progress, writes everything out, ends the trace
+// with REND and closes. Heap statistics (HINF) only when the session ends outside a signal
+// handler (exit, toggle off): mallinfo2 takes the arena locks an interrupted malloc may hold.
+void stop_session(const SessionEnd& ending, long patience_ms, State next) {
+  const bool heap_info =
+      ending.reason == sprtrace::kEndExit || ending.reason == sprtrace::kEndToggleOff;
   const State state = g_state.load();
   if (state == State::Pending) {
     __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
@@ -243,6 +299,12 @@ void stop_session(bool heap_info, long patience_ms, State next) {
     PacketEncoder encoder(packet, sizeof packet);
     encode_heap_info(encoder);
     output_append(packet, encoder.size());
+  }
+  if (g_options.extensions) {
+    char end_packet[sprtrace::kPacketHeaderSize + sprtrace::kTraceEndSize];
+    PacketEncoder end_encoder(end_packet, sizeof end_packet);
+    encode_trace_end(end_encoder, ending);
+    output_append(end_packet, end_encoder.size());
   }
   flush_output();
   output_close();
@@ -288,7 +350,7 @@ void* control_thread_main(void*) {
     g_wake.store(0, std::memory_order_relaxed);
     for (int toggles = g_toggles.exchange(0); toggles > 0; --toggles) {
       if (g_state.load() == State::Tracing) {
-        stop_session(true, 1000, State::Idle);
+        stop_session({.reason = sprtrace::kEndToggleOff}, 1000, State::Idle);
       } else {
         start_session();
       }
@@ -764,7 +826,25 @@ void session_request_toggle() {
   wake_control_thread();
 }
 
-void session_finish(FinishReason reason) {
+namespace {
+
+SessionEnd session_end_of(FinishReason reason, int signal_number) {
+  switch (reason) {
+    case FinishReason::Exit:
+      break;
+    case FinishReason::FastExit:
+      return {.reason = sprtrace::kEndFastExit};
+    case FinishReason::Exec:
+      return {.reason = sprtrace::kEndExec};
+    case FinishReason::Crash:
+      return {.reason = sprtrace::kEndSignal, .signal = static_cast<std::uint32_t>(signal_number)};
+  }
+  return {.reason = sprtrace::kEndExit};
+}
+
+}  // namespace
+
+void session_finish(FinishReason reason, int signal_number) {
   if (::getpid() != g_pid) {
     // A vfork child (sharing our memory) or a child we do not trace: the session is not its own.
     return;
@@ -775,9 +855,7 @@ void session_finish(FinishReason reason) {
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
-  // Heap statistics (mallinfo2 takes the malloc arena locks) only at a normal exit: _exit and
-  // crashes run in signal handlers too, where the interrupted thread may hold those locks.
-  stop_session(reason == FinishReason::Exit, patience_ms, next);
+  stop_session(session_end_of(reason, signal_number), patience_ms, next);
   if (reason != FinishReason::Exec) {
     g_state.store(State::Finished);
   }

@@ -67,9 +67,10 @@ void session_commit_maps();
 void session_request_toggle();
 
 enum class FinishReason { Exit, FastExit, Exec, Crash };
-// Stops tracing and writes out everything recorded so far. Safe from a signal handler when
-// `reason` is Crash (no heap statistics then).
-void session_finish(FinishReason reason);
+// Stops tracing and writes out everything recorded so far, then the end record (REND: the
+// reason, `signal_number` for Crash, the resident set size). Safe from a signal handler when
+// `reason` is FastExit or Crash (no heap statistics then).
+void session_finish(FinishReason reason, int signal_number = 0);
 // After a failed exec: trace again (a new connection, as a new trace).
 void session_resume_after_exec();
 

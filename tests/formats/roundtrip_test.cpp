@@ -68,6 +68,15 @@ class ContentSink final : public TraceSink {
                     p.backtrace_depth          ? std::to_string(*p.backtrace_depth)
                     : lost(kLosesUnknownDepth) ? "0"
                                                : "-"));
+    if (p.command_line) {
+      add("command line", fmt::format("pid={} cut={} [{}]", p.pid, p.command_line->cut,
+                                      fmt::join(p.command_line->arguments, "|")));
+    }
+  }
+  void trace_end(const TraceEnd& e) override {
+    add("trace end", fmt::format("pid={} reason={} signal={} time={}.{} peak={} rss={}", e.pid,
+                                 static_cast<int>(e.reason), e.signal, e.time.seconds,
+                                 e.time.microseconds, e.peak_rss_bytes, e.rss_bytes));
   }
   void output_settings(const OutputSettings& s) override {
     if (!lost(kLosesOutputSettings)) {
@@ -240,18 +249,11 @@ void expect_step(const std::string& label, const std::string& from, const std::s
       << label;
 }
 
-class RoundTripTest : public testing::TestWithParam<RoundTrip> {};
-
-TEST_P(RoundTripTest, FormatToTextToBinaryToTextLosesOnlyWhatEachFormatDeclares) {
-  RTRACE_NEEDS_FIXTURES();
-  const RoundTrip& trip = GetParam();
+// `original` (any format) -> text -> binary -> text.
+void expect_round_trip(const std::string& original) {
   const TraceFormatInfo& text = format_named("text");
   const TraceFormatInfo& binary = format_named("binary");
-  const std::vector<std::filesystem::path> files = fixtures_of(trip);
-  ASSERT_FALSE(files.empty()) << "no " << trip.format << " fixtures under " << trip.fixture_dir;
-  for (const std::filesystem::path& file : files) {
-    SCOPED_TRACE(file.string());
-    const std::string original = read_file(file);
+  {
     const std::string as_text = convert(original, text);
     expect_step("format -> text", original, as_text, text.losses);
     const std::string as_binary = convert(as_text, binary);
@@ -266,6 +268,88 @@ TEST_P(RoundTripTest, FormatToTextToBinaryToTextLosesOnlyWhatEachFormatDeclares)
     const std::string again = convert(as_text, text);
     EXPECT_EQ(convert(again, text), again);
   }
+}
+
+class RoundTripTest : public testing::TestWithParam<RoundTrip> {};
+
+TEST_P(RoundTripTest, FormatToTextToBinaryToTextLosesOnlyWhatEachFormatDeclares) {
+  RTRACE_NEEDS_FIXTURES();
+  const RoundTrip& trip = GetParam();
+  const std::vector<std::filesystem::path> files = fixtures_of(trip);
+  ASSERT_FALSE(files.empty()) << "no " << trip.format << " fixtures under " << trip.fixture_dir;
+  for (const std::filesystem::path& file : files) {
+    SCOPED_TRACE(file.string());
+    expect_round_trip(read_file(file));
+  }
+}
+
+// What only rtrace's tracer writes (RCMD, REND: docs/protocol-extensions.md), with arguments that
+// need every kind of quoting in the text, and a second process whose trace ended by a signal.
+TEST(RoundTrip, CommandLineAndTraceEndOfRtracesTracer) {
+  ScratchDir scratch;
+  const std::filesystem::path path = scratch / "tracer.rtrace";
+  {
+    OutputStream out(path.string(), {});
+    const std::unique_ptr<TraceSink> writer = format_named("binary").open_writer(out, {});
+    TraceHeader header;
+    header.arch = "x86_64";
+    writer->header(header);
+    ProcessInfo process;
+    process.pid = 41;
+    process.name = "./prog";
+    process.start = {.seconds = 1763919601, .microseconds = 5};
+    process.backtrace_depth = 10;
+    process.command_line = CommandLine{.arguments = {"./prog", "two words", "it's", "", "tab\there",
+                                                     "\\x", "$HOME", "caf\xc3\xa9"}};
+    writer->process(process);
+    ResourceType memory;
+    memory.id = 1;
+    memory.type = "memory";
+    memory.description = "memory allocation";
+    writer->resource_type(memory);
+    CallRecord call;
+    call.call = {.index = 1,
+                 .resource_id = 0x10,
+                 .size = 5,
+                 .pid = 41,
+                 .resource_type = 1,
+                 .kind = CallKind::Alloc};
+    call.function = "malloc";
+    writer->call(call);
+    writer->trace_end({.pid = 41,
+                       .reason = EndReason::ToggleOff,
+                       .time = {1763919602, 999999},
+                       .peak_rss_bytes = 8 << 20,
+                       .rss_bytes = 4096});
+    ProcessInfo child;
+    child.pid = 42;
+    child.name = "./child";
+    child.backtrace_depth = 10;
+    child.command_line = CommandLine{.arguments = {"./child"}, .cut = true};
+    writer->process(child);
+    writer->trace_end({.pid = 42, .reason = EndReason::Signal, .signal = 11});
+    writer->finish();
+    out.commit();
+  }
+  const std::string original = read_file(path);
+  expect_round_trip(original);
+  const auto content = content_of(original, 0);
+  EXPECT_EQ(fmt::format("{}", fmt::join(content.at("command line"), "\n")),
+            "pid=41 cut=false [./prog|two words|it's||tab\there|\\x|$HOME|caf\xc3\xa9]\n"
+            "pid=42 cut=true [./child]");
+  EXPECT_EQ(fmt::format("{}", fmt::join(content.at("trace end"), "\n")),
+            "pid=41 reason=2 signal=0 time=1763919602.999999 peak=8388608 rss=4096\n"
+            "pid=42 reason=4 signal=11 time=0.0 peak=0 rss=0");
+  const std::string text = convert(original, format_named("text"));
+  EXPECT_NE(text.find("\n## command line: ./prog 'two words' 'it'\\''s' '' $'tab\\x09here' "
+                      "'\\x' '$HOME' 'caf\xc3\xa9'\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n## command line (cut): ./child\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n## trace end: pid=42, reason=signal, signal=11, time=0.000000, "
+                      "peak rss=0, rss=0\n"),
+            std::string::npos)
+      << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormat, RoundTripTest, testing::ValuesIn(kRoundTrips),

@@ -16,6 +16,7 @@
 #include "tracer/event_ring.h"
 #include "tracer/options.h"
 #include "tracer/packet_encoder.h"
+#include "tracer/proc_self.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -133,6 +134,43 @@ TEST(Environment, MissingRootPidIsAdded) {
   EXPECT_STREQ(environment_value(kRootPidVariable), "777");
   EXPECT_STREQ(std::getenv(kRootPidVariable), "777");
   EXPECT_FALSE(claim_root_process(778));
+}
+
+// ---- /proc/self (proc_self.h) ----------------------------------------------------------------
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(ProcSelf, KeepsWholeArgumentsThatFit) {
+  const test::ScratchDir dir;
+  const std::string path = (dir / "cmdline").string();
+  write_file(path, std::string("./prog\0two words\0x\0", 19));
+  char buffer[32];
+  bool cut = true;
+  EXPECT_EQ(read_arguments(path.c_str(), buffer, sizeof buffer, cut), 19U);
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(std::string(buffer, 19), std::string("./prog\0two words\0x\0", 19));
+  // Room for the first argument and part of the second: only the first is kept.
+  EXPECT_EQ(read_arguments(path.c_str(), buffer, 10, cut), 7U);
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(read_arguments((dir / "missing").c_str(), buffer, sizeof buffer, cut), 0U);
+}
+
+TEST(ProcSelf, ReadsPeakAndCurrentResidentSetSize) {
+  const test::ScratchDir dir;
+  const std::string path = (dir / "status").string();
+  // A long line before the ones read (Groups: can be kilobytes long).
+  write_file(path, "Name:\tprog\nGroups:\t" + std::string(5000, '7') +
+                       "\nVmPeak:\t   99999 kB\nVmHWM:\t    8192 kB\nVmRSS:\t     640 kB\n"
+                       "Threads:\t1\n");
+  const ResidentSet resident = read_resident_set(path.c_str());
+  EXPECT_EQ(resident.peak_bytes, 8192U * 1024);
+  EXPECT_EQ(resident.current_bytes, 640U * 1024);
+  // This process's own: the peak is never below the current size.
+  const ResidentSet self = read_resident_set("/proc/self/status");
+  EXPECT_GT(self.current_bytes, 0U);
+  EXPECT_GE(self.peak_bytes, self.current_bytes);
 }
 
 }  // namespace

@@ -30,6 +30,9 @@
 //    and top as dwords even with 8-byte pointers (a 48-byte packet): both layouts are read.
 //  - PINF has the backtrace depth from 1.2; RESR has its flags from 1.3; FILE appeared in 1.4.
 //  - NLIB goes only from the tracer to the recorder; a file holding one is read past silently.
+//  - rtrace's extensions (protocol.h, docs/protocol-extensions.md): RCMD follows the PINF of its
+//    process and completes it (the process record is held until the next packet); REND ends the
+//    trace of a process.
 
 namespace rtrace {
 namespace {
@@ -61,6 +64,8 @@ bool is_known_type(std::uint32_t type) {
     case PacketType::OutputSettings:
     case PacketType::ResourceRegistry:
     case PacketType::FileAttachment:
+    case PacketType::CommandLine:
+    case PacketType::TraceEnd:
       return true;
   }
   return false;
@@ -118,6 +123,9 @@ class BinaryReader {
   void read_heap_info(PacketCursor& packet);
   void read_output_settings(PacketCursor& packet);
   void read_attachment(PacketCursor& packet);
+  void read_command_line(PacketCursor& packet);
+  void read_trace_end(PacketCursor& packet);
+  void deliver_process();
   void skip_unknown(std::uint32_t type, std::uint64_t offset);
   bool accept_call_part(const char* what, std::uint64_t offset);
 
@@ -151,8 +159,10 @@ class BinaryReader {
   std::vector<char> spare_text_;
   std::uint64_t call_count_ = 0;
 
-  // Reused between packets so that their strings keep their capacity.
+  // Reused between packets so that their strings keep their capacity. The process is delivered
+  // at the packet after its PINF, which may be its RCMD.
   ProcessInfo process_;
+  bool process_pending_ = false;
   ModuleInfo module_;
   Mapping mapping_;
   ContextInfo context_;
@@ -172,10 +182,12 @@ void BinaryReader::run() {
   } catch (const CorruptPacket& damage) {
     arguments_.resize(complete_arguments_);
     deliver_call();
+    deliver_process();
     sink_.finish();
     throw InputError(input_.name(), damage.offset, damage.message);
   }
   deliver_call();
+  deliver_process();
   sink_.finish();
 }
 
@@ -342,6 +354,9 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
     return read_backtrace(packet);
   }
   deliver_call();
+  if (type != static_cast<std::uint32_t>(PacketType::CommandLine)) {
+    deliver_process();
+  }
   switch (static_cast<PacketType>(type)) {
     case PacketType::FunctionCall:
       return read_call(packet);
@@ -361,6 +376,10 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
       return read_output_settings(packet);
     case PacketType::FileAttachment:
       return read_attachment(packet);
+    case PacketType::CommandLine:
+      return read_command_line(packet);
+    case PacketType::TraceEnd:
+      return read_trace_end(packet);
     case PacketType::NewLibrary:
       return;  // recorder-internal
     case PacketType::FunctionArgs:
@@ -450,7 +469,59 @@ void BinaryReader::read_process_info(PacketCursor& packet) {
     process_.backtrace_depth = packet.dword();
   }
   process_.name.assign(packet.string());
-  sink_.process(process_);
+  process_.command_line.reset();
+  process_pending_ = mode_ == Mode::Everything;
+}
+
+void BinaryReader::deliver_process() {
+  if (process_pending_) {
+    process_pending_ = false;
+    sink_.process(process_);
+  }
+}
+
+// RCMD: [pid][flags][argc] then argc strings; completes the process of the PINF just before.
+void BinaryReader::read_command_line(PacketCursor& packet) {
+  const std::uint32_t pid = packet.dword();
+  const std::uint32_t flags = packet.dword();
+  const std::uint32_t count = packet.dword();
+  // Each argument is a string of at least 2 bytes.
+  if (count > packet.remaining() / 2) {
+    packet.fail(fmt::format("argument count {} larger than the packet holds", count));
+  }
+  CommandLine command_line{.cut = (flags & sprtrace::kCommandLineCut) != 0};
+  command_line.arguments.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    command_line.arguments.emplace_back(packet.string());
+  }
+  if (!process_pending_ || process_.pid != pid) {
+    warn(packet.packet_offset(),
+         fmt::format("RCMD packet of process {} not right after its PINF packet; ignored", pid));
+    deliver_process();
+    return;
+  }
+  process_.command_line = std::move(command_line);
+  deliver_process();
+}
+
+// REND: [pid][reason][signal][seconds][microseconds][peak rss:8][rss:8].
+void BinaryReader::read_trace_end(PacketCursor& packet) {
+  TraceEnd end;
+  end.pid = packet.dword();
+  const std::uint32_t reason = packet.dword();
+  end.signal = packet.dword();
+  end.time.seconds = packet.dword();
+  end.time.microseconds = packet.dword();
+  end.peak_rss_bytes = packet.qword();
+  end.rss_bytes = packet.qword();
+  if (reason < static_cast<std::uint32_t>(EndReason::Exit) ||
+      reason > static_cast<std::uint32_t>(EndReason::Exec)) {
+    warn(packet.packet_offset(),
+         fmt::format("REND packet with unknown reason {}; ignored", reason));
+    return;
+  }
+  end.reason = static_cast<EndReason>(reason);
+  sink_.trace_end(end);
 }
 
 void BinaryReader::read_module(PacketCursor& packet) {

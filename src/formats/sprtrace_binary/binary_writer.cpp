@@ -88,6 +88,7 @@ class BinaryWriter::Encoder {
   }
 
   void dword(std::uint32_t value) { append(swap_ ? __builtin_bswap32(value) : value); }
+  void qword(std::uint64_t value) { append(swap_ ? __builtin_bswap64(value) : value); }
 
   void pointer(Address value) {
     if (pointer_size_ == 4) {
@@ -145,6 +146,38 @@ void BinaryWriter::process(const ProcessInfo& info) {
   encoder_->dword(info.start.microseconds);
   encoder_->dword(info.backtrace_depth.value_or(0));
   encoder_->string(info.name);
+  end_record();
+  if (info.command_line) {
+    write_command_line(info.pid, *info.command_line);
+  }
+}
+
+// RCMD (protocol.h): an argument too long for the 16-bit string length is cut, and so marked.
+void BinaryWriter::write_command_line(std::uint32_t pid, const CommandLine& command_line) {
+  bool cut = command_line.cut;
+  for (const std::string& argument : command_line.arguments) {
+    cut = cut || argument.size() > kMaxStringText || argument.find('\0') != std::string::npos;
+  }
+  encoder_->begin(PacketType::CommandLine);
+  encoder_->dword(pid);
+  encoder_->dword(cut ? sprtrace::kCommandLineCut : 0);
+  encoder_->dword(static_cast<std::uint32_t>(command_line.arguments.size()));
+  for (const std::string& argument : command_line.arguments) {
+    encoder_->string(argument);
+  }
+  end_record();
+}
+
+void BinaryWriter::trace_end(const TraceEnd& end) {
+  start_record();
+  encoder_->begin(PacketType::TraceEnd);
+  encoder_->dword(end.pid);
+  encoder_->dword(static_cast<std::uint32_t>(end.reason));
+  encoder_->dword(end.signal);
+  encoder_->dword(static_cast<std::uint32_t>(end.time.seconds));
+  encoder_->dword(end.time.microseconds);
+  encoder_->qword(end.peak_rss_bytes);
+  encoder_->qword(end.rss_bytes);
   end_record();
 }
 

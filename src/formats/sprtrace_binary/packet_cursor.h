@@ -66,6 +66,13 @@ class PacketCursor {
     return v;
   }
 
+  std::uint64_t qword() {
+    need(8, "a 64-bit field");
+    const std::uint64_t v = load_u64(pos_, layout_.swap);
+    pos_ += 8;
+    return v;
+  }
+
   Address pointer() {
     need(layout_.pointer_size, "a pointer");
     const Address v =

@@ -46,7 +46,27 @@ enum class PacketType : std::uint32_t {
   OutputSettings = packet_type("OCFG"),
   ResourceRegistry = packet_type("RESR"),
   FileAttachment = packet_type("FILE"),
+  // rtrace's extensions (docs/protocol-extensions.md): written only by rtrace's own tracer (and
+  // kept by rtrace's writer); the original post-processor skips packets of unknown types.
+  CommandLine = packet_type("RCMD"),
+  TraceEnd = packet_type("REND"),
 };
+
+// RCMD, right after PINF: [pid:4][flags:4][argc:4] then argc strings, the process's argv.
+inline constexpr std::uint32_t kCommandLineCut = 0x1;  // flags: later arguments left out
+// REND, the last packet: [pid:4][reason:4][signal:4][seconds:4][microseconds:4]
+// [peak rss bytes:8][rss bytes:8]. Reasons as EndReason (records.h):
+inline constexpr std::uint32_t kEndExit = 1;
+inline constexpr std::uint32_t kEndToggleOff = 2;
+inline constexpr std::uint32_t kEndFastExit = 3;  // _exit, quick_exit
+inline constexpr std::uint32_t kEndSignal = 4;    // a fatal signal; `signal` says which
+inline constexpr std::uint32_t kEndExec = 5;
+inline constexpr std::size_t kTraceEndSize = 5 * 4 + 2 * 8;
+
+constexpr bool is_extension(std::uint32_t type) {
+  return type == static_cast<std::uint32_t>(PacketType::CommandLine) ||
+         type == static_cast<std::uint32_t>(PacketType::TraceEnd);
+}
 
 // Packet headers: [type][size] from 2.0, where size counts the data only; [size][type] before
 // 2.0, where size also counts the type field (the 1.x tracer wrote "bytes after the size field").

@@ -1,8 +1,16 @@
 #include "formats/sprtrace_text/comment_lines.h"
 
+#include <fmt/format.h>
+
 #include <array>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "formats/sprtrace_text/text_numbers.h"
+#include "model/command_line.h"
 
 namespace rtrace::sprtrace_text {
 namespace {
@@ -121,6 +129,63 @@ bool parse_leak_total_line(std::string_view line, LeakSummary& summary) {
   return take(line, "# ") &&
          take_decimal(line, " block(s) leaked with total size of ", summary.blocks) &&
          take_decimal(line, " bytes", summary.bytes) && line.empty();
+}
+
+bool parse_command_line_line(std::string_view line, CommandLine& command_line) {
+  const bool cut = take(line, kCutCommandLinePrefix);
+  if (!cut && !take(line, kCommandLinePrefix)) {
+    return false;
+  }
+  std::optional<std::vector<std::string>> arguments = parse_command_line(line);
+  if (!arguments) {
+    return false;
+  }
+  command_line = CommandLine{.arguments = std::move(*arguments), .cut = cut};
+  return true;
+}
+
+std::string format_command_line_line(const CommandLine& command_line) {
+  return std::string(command_line.cut ? kCutCommandLinePrefix : kCommandLinePrefix) +
+         quote_command_line(command_line.arguments);
+}
+
+bool parse_trace_end_line(std::string_view line, TraceEnd& end) {
+  end = TraceEnd{};
+  std::uint64_t seconds = 0;
+  if (!take(line, kTraceEndPrefix) || !take(line, "pid=") ||
+      !take_decimal(line, ", reason=", end.pid)) {
+    return false;
+  }
+  const std::size_t comma = line.find(", ");
+  const std::optional<EndReason> reason = end_reason_from_name(line.substr(0, comma));
+  if (!reason || comma == std::string_view::npos) {
+    return false;
+  }
+  end.reason = *reason;
+  line.remove_prefix(comma + 2);
+  if (end.reason == EndReason::Signal &&
+      !(take(line, "signal=") && take_decimal(line, ", ", end.signal))) {
+    return false;
+  }
+  if (!take(line, "time=") || !take_decimal(line, ".", seconds) ||
+      !take_decimal(line, ", peak rss=", end.time.microseconds) ||
+      !take_decimal(line, ", rss=", end.peak_rss_bytes) || !parse_decimal(line, end.rss_bytes) ||
+      end.time.microseconds >= 1'000'000 || seconds > UINT32_MAX) {
+    return false;
+  }
+  end.time.seconds = static_cast<std::int64_t>(seconds);
+  return true;
+}
+
+std::string format_trace_end_line(const TraceEnd& end) {
+  std::string line =
+      fmt::format("{}pid={}, reason={}, ", kTraceEndPrefix, end.pid, end_reason_name(end.reason));
+  if (end.reason == EndReason::Signal) {
+    line += fmt::format("signal={}, ", end.signal);
+  }
+  line += fmt::format("time={}.{:06}, peak rss={}, rss={}", end.time.seconds, end.time.microseconds,
+                      end.peak_rss_bytes, end.rss_bytes);
+  return line;
 }
 
 }  // namespace rtrace::sprtrace_text

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "model/records.h"
@@ -22,6 +23,21 @@ inline constexpr std::string_view kLeakTypePrefix = "# Resource - ";
 // that the calls and maps after it belong to that process (the header's, until the first one).
 inline constexpr std::string_view kProcessPrefix = "## process: ";
 inline constexpr std::string_view kPidPrefix = "## pid=";
+
+// rtrace's extensions, written from the RCMD and REND packets (docs/protocol-extensions.md):
+// `## command line: <arguments, shell-quoted>` (`## command line (cut): ` when the tracer kept
+// only the first arguments) right after the header line or the `## process:` line of its
+// process; `## trace end: pid=<pid>, reason=<exit|toggle-off|_exit|signal|exec>[, signal=<n>],
+// time=<seconds>.<microseconds>, peak rss=<bytes>, rss=<bytes>`.
+inline constexpr std::string_view kCommandLinePrefix = "## command line: ";
+inline constexpr std::string_view kCutCommandLinePrefix = "## command line (cut): ";
+inline constexpr std::string_view kTraceEndPrefix = "## trace end: ";
+
+// False when the line is not a command line or its quoting is broken.
+bool parse_command_line_line(std::string_view line, CommandLine& command_line);
+std::string format_command_line_line(const CommandLine& command_line);
+bool parse_trace_end_line(std::string_view line, TraceEnd& end);
+std::string format_trace_end_line(const TraceEnd& end);
 
 // `## tracing module: [<hex id>] <name> (<major>.<minor>)`
 bool parse_module_line(std::string_view line, ModuleInfo& module);

@@ -51,10 +51,12 @@ class TextReader {
         drop_cut_record();
       }
     } catch (const InputError&) {
+      deliver_process();
       flush_heap_lines();
       sink_.finish();
       throw;
     }
+    deliver_process();
     flush_heap_lines();
     sink_.finish();
   }
@@ -123,11 +125,29 @@ class TextReader {
     }
     pid_ = header.process.pid;
     sink_.header(header.header);
-    sink_.process(header.process);
+    held_process_ = std::move(header.process);
+  }
+
+  // A process is passed on at the line after the one that announced it, which may be its
+  // `## command line:`.
+  void deliver_process() {
+    if (held_process_) {
+      sink_.process(*held_process_);
+      held_process_.reset();
+    }
   }
 
   // Returns false when reading must stop.
   bool handle(std::string_view line) {
+    if (held_process_) {
+      CommandLine command_line;
+      if (line.starts_with("## command line") && parse_command_line_line(line, command_line)) {
+        held_process_->command_line = std::move(command_line);
+        deliver_process();
+        return true;
+      }
+      deliver_process();
+    }
     // Record lines are not held; `# ` lines are dropped (but leak summaries, counted there); a
     // call line resets the count.
     if (!(pending() && line.starts_with('\t')) && !line.starts_with("# ")) {
@@ -241,6 +261,10 @@ class TextReader {
     if (line.starts_with("## ") && process_line(line)) {
       return;
     }
+    if (line.starts_with(kTraceEndPrefix) && parse_trace_end_line(line, trace_end_)) {
+      sink_.trace_end(trace_end_);
+      return;
+    }
     if (line == kHeapTitle) {
       start_heap_block(line);
       return;
@@ -295,7 +319,7 @@ class TextReader {
           !error.empty()) {
         fail(std::string(error) + " ('## process:' line)");
       }
-      sink_.process(fields.process);
+      held_process_ = std::move(fields.process);
       return true;
     }
     return false;
@@ -496,6 +520,8 @@ class TextReader {
   static constexpr std::size_t kNoHeapBlock = ~std::size_t{0};
   std::size_t heap_field_ = kNoHeapBlock;  // the next heap field line expected
   HeapInfo heap_;
+  TraceEnd trace_end_;
+  std::optional<ProcessInfo> held_process_;
   std::string heap_lines_;  // the block's lines so far
   ContextInfo context_;
   ResourceType resource_type_;

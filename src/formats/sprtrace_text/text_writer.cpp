@@ -194,6 +194,15 @@ class TextWriter::Printer {
       preamble_.heap = info;
     }
   }
+  // After the calls, where the tracer wrote it; a stage holding the calls back (-l, -c) may pass
+  // it on before them: then it follows the preamble.
+  void trace_end(const TraceEnd& end) {
+    if (started_) {
+      print_trace_end(end);
+    } else {
+      with_buffer(preamble_.tail, [&] { print_trace_end(end); });
+    }
+  }
   void attachment(const Attachment& attachment) {
     if (started_) {
       print_attachment(attachment);
@@ -356,6 +365,20 @@ class TextWriter::Printer {
     }
     field("origin", header.origin.empty() ? options_.origin : header.origin);
     b += '\n';
+    print_command_line(process);
+  }
+
+  // Right after the line that announces its process, where the reader looks for it.
+  void print_command_line(const ProcessInfo& process) {
+    if (process.command_line) {
+      out_.buffer() += sprtrace_text::format_command_line_line(*process.command_line);
+      out_.buffer() += '\n';
+    }
+  }
+
+  void print_trace_end(const TraceEnd& end) {
+    out_.buffer() += sprtrace_text::format_trace_end_line(end);
+    out_.buffer() += '\n';
   }
 
   void print_process(const ProcessInfo& process) {
@@ -374,6 +397,7 @@ class TextWriter::Printer {
       b += ", ";
     }
     b += '\n';
+    print_command_line(process);
   }
 
   // Calls and maps of a process other than the one of the records before them follow a
@@ -711,6 +735,10 @@ void TextWriter::leak_summary(const LeakSummary& summary) {
 }
 void TextWriter::heap_info(const HeapInfo& info) {
   printer_->heap_info(info);
+}
+
+void TextWriter::trace_end(const TraceEnd& end) {
+  printer_->trace_end(end);
 }
 void TextWriter::attachment(const Attachment& attachment) {
   printer_->attachment(attachment);

@@ -1,0 +1,47 @@
+// Follows the packets of a binary trace stream as the recorder copies it to a file, with a few
+// bytes of state whatever the input (hostile input cannot make it allocate or loop):
+//  - it notes rtrace's extension packets (RCMD at the start, REND at the end: see
+//    docs/protocol-extensions.md), so that the recorder can tell a trace that broke off (the
+//    process was killed: RCMD and no REND) from a complete one;
+//  - with `strip_extensions` (the `sp-rtrace` command, which keeps the original's protocol
+//    exactly) it leaves them out of what it passes on.
+// A stream that does not start with a handshake is passed on untouched.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace rtrace::recorder {
+
+class PacketStream {
+ public:
+  explicit PacketStream(bool strip_extensions) : strip_(strip_extensions) {}
+
+  // Appends to `out` what of `bytes` is to be kept.
+  void feed(std::span<const std::uint8_t> bytes, std::string& out);
+
+  // The stream came from rtrace's tracer (it has RCMD) and did not end with REND.
+  bool broke_off() const { return saw_command_line_ && !saw_trace_end_; }
+
+ private:
+  enum class State : std::uint8_t { HandshakeHead, Handshake, PacketHeader, Payload, Opaque };
+
+  void on_collected(std::string& out);
+  void pass_held(std::string& out);
+
+  bool strip_;
+  State state_ = State::HandshakeHead;
+  std::array<std::uint8_t, 2 + 255> held_{};
+  std::size_t held_size_ = 0;
+  std::size_t want_ = 2;
+  std::uint64_t payload_left_ = 0;
+  bool keep_payload_ = true;
+  bool big_endian_ = false;
+  bool type_first_ = true;
+  bool saw_command_line_ = false;
+  bool saw_trace_end_ = false;
+};
+
+}  // namespace rtrace::recorder

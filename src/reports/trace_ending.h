@@ -1,0 +1,26 @@
+// How a report speaks of the end of a trace: why it ended, and what the blocks still allocated
+// at the end are. After an exit they are leaks; after tracing was toggled off they were only
+// alive at that moment (the program went on and may well release them).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "reports/report_data.h"
+
+namespace rtrace::reports {
+
+// "exit", "_exit", "tracing toggled off", "signal 11 (SIGSEGV)", "exec".
+std::string end_description(const TraceEnd& end);
+
+bool ended_by_toggle(const ReportData& data);
+
+// "leaked", or "alive when tracing stopped" for a trace ended by toggling.
+std::string_view leak_wording(const ReportData& data);
+
+// The JSON members `"command_line": [...] | null, "command_line_cut": bool,
+// "trace_end": {...} | null, "incomplete": bool, "incomplete_message": "..." | null,
+// "leaks_are": "leaked" | "alive when tracing stopped"` (no braces), for --json and --html.
+std::string trace_ending_json(const ReportData& data);
+
+}  // namespace rtrace::reports

@@ -1,0 +1,243 @@
+// How a trace ends, end to end with the real tracer: a program (trace_end_program.c) recorded by
+// `rtrace record` ends by exit, _exit, SIGSEGV, SIGKILL or by tracing being toggled off, and
+// `rtrace report` and `rtrace process -l` say how, with its full command line and its peak RSS;
+// a killed program's trace is called incomplete (issue #16), a toggled-off one's blocks are
+// "alive when tracing stopped", not leaked (issue #17).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+namespace fs = std::filesystem;
+using test::read_file;
+using test::run_command;
+using test::ScratchDir;
+
+std::string quote(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+std::string bin(const std::string& name) {
+  return quote(test::build_dir() / "bin" / name);
+}
+
+const std::string kIncomplete =
+    "trace incomplete: the process ended without closing the trace (killed?)";
+
+std::vector<fs::path> files_in(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    files.push_back(entry.path());
+  }
+  return files;
+}
+
+// The report's lines up to the first empty line: what it says about the process.
+std::string report_head(const fs::path& trace) {
+  const auto r = run_command(bin("rtrace") + " report " + quote(trace));
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.out.substr(0, r.out.find("\n\n") + 1);
+}
+
+// The first two lines of the report's section `title`: the title and the first type's total.
+std::string section_start(const std::string& report, const std::string& title) {
+  const std::size_t at = report.find("\n" + title + "\n");
+  if (at == std::string::npos) {
+    return {};
+  }
+  const std::size_t second = report.find('\n', at + 1 + title.size() + 1);
+  return report.substr(at + 1, second == std::string::npos ? std::string::npos : second - at);
+}
+
+// `head` with the peak RSS line checked (at least the 8 MiB the program touched) and replaced
+// by "peak RSS: *" (its value varies from run to run).
+std::string without_rss(const std::string& head) {
+  static const std::regex rss(R"(peak RSS: ([0-9.]+) MB \(RSS at the end: [0-9.]+ [KM]?B\)\n)");
+  std::smatch m;
+  if (!std::regex_search(head, m, rss)) {
+    ADD_FAILURE() << "no peak RSS line in:\n" << head;
+    return head;
+  }
+  EXPECT_GE(std::stod(m[1].str()), 8.3) << head;  // 8 MiB = 8.4 MB
+  return m.prefix().str() + "peak RSS: *\n" + m.suffix().str();
+}
+
+struct Recorded {
+  int status = 0;
+  std::string err;
+  fs::path trace;
+};
+
+// Records the program in `mode` (with a quoted argument after it) from the start.
+Recorded record(const ScratchDir& out, const std::string& mode, const std::string& extra = "") {
+  const auto r =
+      run_command(bin("rtrace") + " record -s -e memory " + extra + " -o " + quote(out.path()) +
+                  " -x " + quote(RTRACE_TRACE_END_PROGRAM) + " " + mode + " 'two words'");
+  const std::vector<fs::path> files = files_in(out.path());
+  EXPECT_EQ(files.size(), 1U) << r.err;
+  return {r.status, r.err, files.empty() ? fs::path() : files[0]};
+}
+
+std::string program() {
+  return RTRACE_TRACE_END_PROGRAM;
+}
+
+TEST(TraceEnd, ExitIsACompleteTraceWithItsCommandLineAndPeakRss) {
+  const ScratchDir out;
+  const Recorded r = record(out, "exit");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  const std::string head = report_head(r.trace);
+  EXPECT_EQ(without_rss(head.substr(head.find('\n') + 1)),
+            "command line: " + program() +
+                " exit 'two words'\n"
+                "trace ended by: exit\n"
+                "peak RSS: *\n"
+                "heap when tracing stopped: " +
+                head.substr(head.find("heap when tracing stopped: ") + 27))
+      << head;
+  const std::string report = run_command(bin("rtrace") + " report " + quote(r.trace)).out;
+  EXPECT_EQ(section_start(report, "LEAKS"), "LEAKS\n  memory: 1 block(s) leaked, 100 bytes\n")
+      << report;
+  const auto leaks = run_command(bin("rtrace") + " process --strict -l -i " + quote(r.trace));
+  EXPECT_EQ(leaks.status, 0) << leaks.err;
+  EXPECT_EQ(leaks.err, "");
+  EXPECT_NE(leaks.out.find("\n## command line: " + program() + " exit 'two words'\n"),
+            std::string::npos)
+      << leaks.out;
+  EXPECT_NE(leaks.out.find("\n## trace end: pid="), std::string::npos) << leaks.out;
+  EXPECT_NE(leaks.out.find(", reason=exit, time="), std::string::npos) << leaks.out;
+}
+
+TEST(TraceEnd, UnderscoreExitAndSegvSayHowTheyEnded) {
+  const struct {
+    const char* mode;
+    int status;
+    const char* ended_by;
+  } cases[] = {
+      {"_exit", 3, "trace ended by: _exit\n"},
+      {"segv", 128 + 11, "trace ended by: signal 11 (SIGSEGV)\n"},
+  };
+  for (const auto& c : cases) {
+    const ScratchDir out;
+    const Recorded r = record(out, c.mode);
+    EXPECT_EQ(r.status, c.status) << c.mode << r.err;
+    EXPECT_EQ(r.err.find("incomplete"), std::string::npos) << r.err;
+    const std::string head = report_head(r.trace);
+    EXPECT_NE(
+        head.find("\ncommand line: " + program() + " " + c.mode + " 'two words'\n" + c.ended_by),
+        std::string::npos)
+        << head;
+    without_rss(head);
+    EXPECT_EQ(head.find(kIncomplete), std::string::npos) << head;
+    const std::string report = run_command(bin("rtrace") + " report " + quote(r.trace)).out;
+    EXPECT_EQ(section_start(report, "LEAKS"), "LEAKS\n  memory: 1 block(s) leaked, 100 bytes\n")
+        << report;
+  }
+}
+
+// SIGKILL 200 ms after the allocations: the trace holds them all (the tracer writes out every
+// 10 ms), and everything that reads it says it broke off. Through the recorder and in managed
+// mode (-m, the process writes its own file).
+TEST(TraceEnd, KilledProgramLeavesATraceThatSaysItIsIncomplete) {
+  for (const std::string extra : {"", "-m"}) {
+    const ScratchDir out;
+    const Recorded r = record(out, "kill", extra);
+    EXPECT_EQ(r.status, 128 + 9) << extra << r.err;
+    if (extra.empty()) {
+      EXPECT_NE(r.err.find("rtrace: " + r.trace.string() + ": warning: " + kIncomplete + "\n"),
+                std::string::npos)
+          << r.err;
+    }
+    const std::string head = report_head(r.trace);
+    EXPECT_EQ(head.substr(head.find('\n') + 1, kIncomplete.size() + 1), kIncomplete + "\n") << head;
+    EXPECT_NE(head.find("\ncommand line: " + program() +
+                        " kill 'two words'\n"
+                        "peak RSS: not recorded (the trace broke off before its end record)\n"),
+              std::string::npos)
+        << head;
+    // Every allocation made before the kill is in the trace: 4 calls (malloc, free of the 8 MiB,
+    // malloc, free of the 50 bytes) and the 100 bytes still held.
+    const std::string report = run_command(bin("rtrace") + " report " + quote(r.trace)).out;
+    EXPECT_EQ(section_start(report, "LEAKS"), "LEAKS\n  memory: 1 block(s) leaked, 100 bytes\n")
+        << report;
+    const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(r.trace));
+    EXPECT_EQ(leaks.status, 0) << leaks.err;
+    EXPECT_NE(leaks.err.find(": warning: " + kIncomplete + " (process "), std::string::npos)
+        << leaks.err;
+    EXPECT_EQ(run_command(bin("rtrace") + " process --strict -l -i " + quote(r.trace)).status, 1);
+    const auto json = run_command(bin("rtrace") + " report --json " + quote(r.trace));
+    EXPECT_NE(
+        json.out.find("\"incomplete\": true, \"incomplete_message\": \"" + kIncomplete + "\""),
+        std::string::npos)
+        << json.out.substr(0, 800);
+  }
+}
+
+// `sp-rtrace` keeps the original protocol: its file holds no RCMD or REND; the recorder still
+// knows (from the stream) that a killed program's trace broke off.
+TEST(TraceEnd, SpRtraceFilesHoldTheOriginalProtocolOnly) {
+  for (const char* mode : {"exit", "kill"}) {
+    const ScratchDir out;
+    const auto r = run_command(bin("sp-rtrace") + " -s -e memory -o " + quote(out.path()) + " -x " +
+                               quote(RTRACE_TRACE_END_PROGRAM) + " " + mode);
+    const std::vector<fs::path> files = files_in(out.path());
+    ASSERT_EQ(files.size(), 1U) << r.err;
+    const std::string bytes = read_file(files[0]);
+    EXPECT_EQ(bytes.find("RCMD"), std::string::npos) << mode;
+    EXPECT_EQ(bytes.find("REND"), std::string::npos) << mode;
+    EXPECT_EQ(r.err.find(kIncomplete) != std::string::npos, std::string(mode) == "kill") << r.err;
+    const auto text = run_command(bin("rtrace") + " process -i " + quote(files[0]));
+    EXPECT_EQ(text.err, "") << mode;
+    EXPECT_EQ(text.out.find("## command line"), std::string::npos) << mode;
+  }
+}
+
+// Tracing toggled off while the program runs: the trace ends there, and what was allocated then
+// is "alive when tracing stopped", not leaked.
+TEST(TraceEnd, ToggledOffTraceSaysAliveWhenTracingStopped) {
+  const ScratchDir out;
+  const fs::path traces = out / "traces";
+  fs::create_directory(traces);
+  const fs::path fifo = out / "in";
+  const fs::path pid = out / "pid";
+  const auto r = run_command(
+      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q -o " + quote(traces) +
+      " -x " + quote(RTRACE_TRACE_END_PROGRAM) + " wait < " + quote(fifo) + " > " + quote(pid) +
+      " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " + quote(pid) +
+      " ] && break; sleep 0.05; done; " + bin("rtrace") + " record -t $(cat " + quote(pid) +
+      ") && echo go >&3; exec 3>&-; " + "wait $recorder");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<fs::path> files = files_in(traces);
+  ASSERT_EQ(files.size(), 1U) << r.err;
+  const std::string head = report_head(files[0]);
+  EXPECT_NE(head.find("\ncommand line: " + program() +
+                      " wait\ntrace ended by: tracing toggled "
+                      "off\n"),
+            std::string::npos)
+      << head;
+  without_rss(head);
+  const std::string report = run_command(bin("rtrace") + " report " + quote(files[0])).out;
+  EXPECT_EQ(section_start(report,
+                          "ALIVE WHEN TRACING STOPPED (tracing was toggled off: not known to be "
+                          "leaks)"),
+            "ALIVE WHEN TRACING STOPPED (tracing was toggled off: not known to be leaks)\n"
+            "  memory: 1 block(s) alive when tracing stopped, 100 bytes\n")
+      << report;
+  EXPECT_EQ(report.find("\nLEAKS\n"), std::string::npos) << report;
+  const auto html_path = out / "report.html";
+  const auto html =
+      run_command(bin("rtrace") + " report --html " + quote(html_path) + " " + quote(files[0]));
+  ASSERT_EQ(html.status, 0) << html.err;
+  EXPECT_NE(read_file(html_path).find("\"leaks_are\": \"alive when tracing stopped\""),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rtrace
