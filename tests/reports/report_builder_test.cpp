@@ -125,7 +125,7 @@ TEST(TextReport, ExactLayout) {
       text,
       "rtrace report: ./prog (pid 7), 6 calls\n"
       "command line: ./prog (arguments are not recorded)\n"
-      "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not RSS)\n"
+      "peak RSS: not recorded (only rtrace's tracer records it)\n"
       "heap statistics: none in the trace\n"
       "\n"
       "TOTALS\n"

@@ -24,7 +24,7 @@ TEST(ReportCli, TextSummaryOfTheMemoryTrace) {
   EXPECT_EQ(r.out.substr(0, r.out.find("\nPEAK")),
             "rtrace report: ./memory (pid 778), 44 calls\n"
             "command line: ./memory (arguments are not recorded)\n"
-            "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not RSS)\n"
+            "peak RSS: not recorded (only rtrace's tracer records it)\n"
             "heap statistics: none in the trace\n\nTOTALS\n"
             "  memory (memory allocation in bytes): 44 calls, 25 allocations of 7554 bytes, 19 "
             "releases, 19 temporary\n");
@@ -46,8 +46,15 @@ TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
       test::run_command(report(fixture_arg("memory/memory.lcr.txt") + " --json --suppressions '" +
                                (dir / "supp").string() + "'"));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("{\n  \"process\": \"./memory\",\n  \"pid\": 778,\n  \"calls\": 6,\n", 0),
-            0U);
+  // An sp-rtrace trace: no command line, no end record, never incomplete.
+  EXPECT_EQ(
+      r.out.rfind("{\n  \"process\": \"./memory\",\n  \"pid\": 778,\n  \"command_line\": null, "
+                  "\"command_line_shell\": null, \"command_line_cut\": false, "
+                  "\"trace_end\": null, \"incomplete\": false, \"incomplete_message\": null, "
+                  "\"leaks_are\": \"leaked\",\n  \"calls\": 6,\n",
+                  0),
+      0U)
+      << r.out.substr(0, 400);
   EXPECT_NE(r.out.find("\"suppressed\": {\"blocks\": 2, \"bytes\": 200}"), std::string::npos);
   EXPECT_NE(r.out.find("\"leaked_blocks\": 4, \"leaked_bytes\": 4700"), std::string::npos);
   EXPECT_NE(r.out.find("\"0x401239 leaf_memalign_leak() from /tmp/ref/progs/memory\""),

@@ -160,11 +160,15 @@ TEST_F(ReportSites, MismatchedReleasesCommandLineAndHeap) {
                      "long), allocated from:\n"
                      "      ADDR main() at sites_program.cpp:50\n"),
             std::string::npos);
-  EXPECT_NE(r.out.find("command line: " + std::string(REPORT_SITES_PROGRAM) +
-                       " (arguments are not recorded)\n"
-                       "peak RSS: not recorded (traces carry the heap statistics of mallinfo, not "
-                       "RSS)\n"),
+  // rtrace's tracer records the whole command line, how the trace ended and the peak RSS.
+  EXPECT_NE(r.out.find("\ncommand line: " + std::string(REPORT_SITES_PROGRAM) +
+                       " 3\n"
+                       "trace ended by: exit\n"
+                       "peak RSS: "),
             std::string::npos)
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\npeak RSS: [0-9.]+ [KM]?B \\(RSS at the end: [0-9.]+ [KM]?B\\)\n")))
       << r.out;
   // The tracer sends mallinfo2 when the program exits.
   EXPECT_TRUE(std::regex_search(

@@ -86,6 +86,16 @@ void RecordingSink::process(const ProcessInfo& i) {
   lines_.push_back(fmt::format("process pid={} name={} start={}.{:06} text={} depth={}", i.pid,
                                i.name, i.start.seconds, i.start.microseconds, start_text_,
                                i.backtrace_depth ? std::to_string(*i.backtrace_depth) : "none"));
+  if (i.command_line) {
+    lines_.back() += fmt::format(" argv=[{}]{}", fmt::join(i.command_line->arguments, "|"),
+                                 i.command_line->cut ? " cut" : "");
+  }
+}
+
+void RecordingSink::trace_end(const TraceEnd& e) {
+  lines_.push_back(fmt::format("end pid={} reason={} signal={} time={}.{:06} peak={} rss={}", e.pid,
+                               end_reason_name(e.reason), e.signal, e.time.seconds,
+                               e.time.microseconds, e.peak_rss_bytes, e.rss_bytes));
 }
 
 void RecordingSink::output_settings(const OutputSettings& s) {

@@ -28,6 +28,7 @@ class RecordingSink final : public TraceSink {
   void group(const CallGroup& group) override;
   void leak_summary(const LeakSummary& summary) override;
   void heap_info(const HeapInfo& info) override;
+  void trace_end(const TraceEnd& end) override;
   void attachment(const Attachment& attachment) override;
   void note(const Note& note) override;
   void finish() override;

@@ -223,6 +223,48 @@ TEST(BinaryReader, ReadsProtocol10) {
   EXPECT_EQ(result->warnings, "");
 }
 
+// rtrace's extensions (docs/protocol-extensions.md): RCMD completes the process of the PINF just
+// before it; REND ends a trace. Big-endian, as any other packet.
+TEST(BinaryReader, ReadsTheCommandLineAndTheTraceEnd) {
+  TraceBuilder t(2, 0, /*big_endian=*/true);
+  t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./prog").end();
+  t.begin("RCMD").dword(42).dword(1).dword(3).string("./prog").string("a b").string("").end();
+  std::string sizes;
+  for (const std::uint64_t v : {std::uint64_t{8} << 20, std::uint64_t{4096}}) {
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      sizes += static_cast<char>((v >> shift) & 0xFF);
+    }
+  }
+  t.begin("REND").dword(42).dword(4).dword(11).dword(2000).dword(999999).raw(sizes).end();
+  const auto result = read_bytes(t.bytes(), 3);
+  EXPECT_EQ(result->warnings, "");
+  EXPECT_EQ(result->sink.text(),
+            "handshake 2.0 arch=x86_64 BE ptr=8 origin= filters=\n"
+            "process pid=42 name=./prog start=1000.000005 text= depth=7 argv=[./prog|a b|] cut\n"
+            "end pid=42 reason=signal signal=11 time=2000.999999 peak=8388608 rss=4096");
+}
+
+TEST(BinaryReader, CommandLineOfAnotherProcessOrWithTooManyArgumentsIsRefused) {
+  TraceBuilder t(2, 0);
+  t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./prog").end();
+  t.begin("RCMD").dword(43).dword(0).dword(1).string("./other").end();
+  const auto stray = read_bytes(t.bytes());
+  EXPECT_EQ(stray->warnings,
+            "trace:48: warning: RCMD packet of process 43 not right after its PINF packet; "
+            "ignored\n");
+  EXPECT_EQ(stray->sink.text(),
+            "handshake 2.0 arch=x86_64 LE ptr=8 origin= filters=\n"
+            "process pid=42 name=./prog start=1000.000005 text= depth=7");
+  TraceBuilder hostile(2, 0);
+  hostile.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./prog").end();
+  hostile.begin("RCMD").dword(42).dword(0).dword(0xFFFFFFFF).end();
+  const auto damaged = read_bytes(hostile.bytes());
+  EXPECT_TRUE(damaged->failed);
+  EXPECT_EQ(damaged->error, "trace:48: argument count 4294967295 larger than the packet holds");
+  // What came before the damage is delivered.
+  EXPECT_EQ(damaged->sink.lines().size(), 2U) << damaged->sink.text();
+}
+
 TEST(BinaryReader, ReadsProtocol12WithDepthButNoResourceFlags) {
   TraceBuilder t(1, 2);
   t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./old").end();
