@@ -4,7 +4,7 @@
  *   exit    returns from main (status 0)
  *   _exit   calls _exit(3)
  *   segv    writes through a null pointer (SIGSEGV)
- *   kill    sleeps 200 ms (longer than the tracer's flush interval), then SIGKILLs itself
+ *   kill    sleeps 100 ms (10 times the tracer's flush interval), then SIGKILLs itself
  *   wait    prints its pid, waits for a line on standard input (the test toggles tracing off
  *           meanwhile), then returns from main */
 #include <signal.h>
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     *nowhere = 1;
   }
   if (strcmp(mode, "kill") == 0) {
-    const struct timespec pause = {0, 200 * 1000 * 1000};
+    const struct timespec pause = {0, 100 * 1000 * 1000};
     nanosleep(&pause, NULL);
     kill(getpid(), SIGKILL);
   }

@@ -105,6 +105,35 @@ TEST(TextReader, EveryLineForm) {
   EXPECT_EQ(o.sink.lines(), expected) << o.sink.text();
 }
 
+// rtrace's extension lines (docs/protocol-extensions.md): the command line right after the line
+// of its process completes that process; a trace end anywhere; lines that only look like them
+// stay notes.
+TEST(TextReader, CommandLineAndTraceEndLines) {
+  Outcome o;
+  read_into(std::string(kHeader) +
+                "## command line: ./my\\ app 'a b' $'\\x09'\n"
+                "## command line: 'unclosed\n"
+                "## trace end: pid=778, reason=signal, signal=6, time=12.000034, peak rss=4096, "
+                "rss=2048\n"
+                "## trace end: pid=778, reason=vanished, time=1.000000, peak rss=1, rss=1\n"
+                "## process: pid=9, process=./child, timestamp=2026.11.21 11:09:09, \n"
+                "## command line (cut): ./child\n",
+            o);
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.warnings, "");
+  const std::vector<std::string> expected = {
+      "handshake 2.0 arch=x86_64 LE ptr=8 origin=sp-rtrace 1.8 filters=lr",
+      "process pid=778 name=./my app start=1795259349.000000 text=2026.11.21 11:09:09 depth=10 "
+      "argv=[./my app|a b|\t]",
+      "note ## command line: 'unclosed",
+      "end pid=778 reason=signal signal=6 time=12.000034 peak=4096 rss=2048",
+      "note ## trace end: pid=778, reason=vanished, time=1.000000, peak rss=1, rss=1",
+      "process pid=9 name=./child start=1795259349.000000 text=2026.11.21 11:09:09 depth=none "
+      "argv=[./child] cut",
+  };
+  EXPECT_EQ(o.sink.lines(), expected) << o.sink.text();
+}
+
 // The reader gives a compressed file as it is: each group announced, then its calls with the
 // group's backtrace, then the leak summaries. (`rtrace process` expands it: see ExpandStage.)
 TEST(TextReader, CompressedGroupsAsTheFileHasThem) {
