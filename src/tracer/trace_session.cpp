@@ -43,6 +43,10 @@ namespace {
 using sprtrace::PacketType;
 
 constexpr std::size_t kMaxMapsPayload = std::size_t{256} * 1024;
+// The command line kept for RCMD, and the most its packet can take: an argument of n bytes (its
+// NUL included) becomes a string of at most n + 4 bytes, at most 4n (an empty argument: 4 for 1).
+constexpr std::size_t kCommandLineBytes = std::size_t{32} * 1024;
+constexpr std::size_t kMaxCommandLinePacket = 8 + 3 * 4 + 4 * kCommandLineBytes;
 
 // Pending: a followed child records from its first call, but connects (and so leaves a trace)
 // only when it has something to record; a child that only execs leaves no empty trace.
@@ -142,7 +146,7 @@ void read_process_name(char* name, std::size_t capacity) {
 // RCMD (rtrace's extension, protocol.h): the whole argv, which PINF cannot hold. Its presence
 // also tells readers that this trace ends with REND.
 void encode_command_line(PacketEncoder& encoder) {
-  static char arguments[32 * 1024];
+  static char arguments[kCommandLineBytes];
   bool cut = false;
   const std::size_t size = read_arguments("/proc/self/cmdline", arguments, sizeof arguments, cut);
   std::uint32_t count = 0;
@@ -189,7 +193,7 @@ void start_session() {
     return;
   }
   if (open_connection()) {
-    static char header[kMaxMapsPayload];
+    static char header[kMaxMapsPayload + kMaxCommandLinePacket];
     PacketEncoder encoder(header, sizeof header);
     encode_header(encoder);
     if (!encoder.overflowed()) {

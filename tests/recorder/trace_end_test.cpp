@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,31 @@ TEST(TraceEnd, UnderscoreExitAndSegvSayHowTheyEnded) {
     EXPECT_EQ(section_start(report, "LEAKS"), "LEAKS\n  memory: 1 block(s) leaked, 100 bytes\n")
         << report;
   }
+}
+
+// A command line longer than the tracer keeps (32 KiB) is cut after a whole argument, and says so.
+TEST(TraceEnd, LongCommandLineIsCutAfterAWholeArgument) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q -o " + quote(out.path()) + " -x " +
+                             quote(RTRACE_TRACE_END_PROGRAM) + " exit $(seq 1 10000)");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<fs::path> files = files_in(out.path());
+  ASSERT_EQ(files.size(), 1U);
+  const std::string head = report_head(files[0]);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      head, m,
+      std::regex("\ncommand line: " + program() + " exit 1 2 3 ((?:\\d+ )+)\\.\\.\\. \\(cut\\)\n")))
+      << head.substr(0, 300);
+  // Arguments 4 to N, whole and in order, N about 32 KiB / 5 bytes.
+  std::istringstream numbers(m[1].str());
+  int expected = 4;
+  int number = 0;
+  while (numbers >> number) {
+    ASSERT_EQ(number, expected++);
+  }
+  EXPECT_GT(number, 6000);
+  EXPECT_LT(number, 10000);
 }
 
 // SIGKILL 100 ms after the allocations: the trace holds them all (the tracer writes out every
