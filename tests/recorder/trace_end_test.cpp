@@ -152,13 +152,15 @@ TEST(TraceEnd, LongCommandLineIsCutAfterAWholeArgument) {
   const std::vector<fs::path> files = files_in(out.path());
   ASSERT_EQ(files.size(), 1U);
   const std::string head = report_head(files[0]);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      head, m,
-      std::regex("\ncommand line: " + program() + " exit 1 2 3 ((?:\\d+ )+)\\.\\.\\. \\(cut\\)\n")))
+  // (No std::regex over the 32 KiB line: libstdc++'s recursion overflows the stack.)
+  const std::string start = "\ncommand line: " + program() + " exit 1 2 3 ";
+  const std::string end = " ... (cut)\n";
+  const std::size_t from = head.find(start);
+  const std::size_t to = head.find(end);
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && to > from)
       << head.substr(0, 300);
   // Arguments 4 to N, whole and in order, N about 32 KiB / 5 bytes.
-  std::istringstream numbers(m[1].str());
+  std::istringstream numbers(head.substr(from + start.size(), to - from - start.size()));
   int expected = 4;
   int number = 0;
   while (numbers >> number) {
