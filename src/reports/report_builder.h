@@ -37,6 +37,7 @@ class ReportBuilder final : public TraceSink {
   void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
   void heap_info(const HeapInfo& info) override { data_.heap = info; }
+  void attachment(const Attachment& attachment) override;
   void finish() override;
 
   // The report; valid after finish().

@@ -31,6 +31,7 @@
 #include "tracer/packet_encoder.h"
 #include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
+#include "tracer/stop_hooks.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
 #include "tracer/trace_registry.h"
@@ -213,7 +214,8 @@ void encode_heap_info(PacketEncoder& encoder) {
 }
 
 // Stops recording, waits (a little) for calls in progress, writes everything out and closes.
-void stop_session(bool heap_info, long patience_ms, State next) {
+// `attachments`: the modules' stop hooks add their files (stop_hooks.h); not after a crash.
+void stop_session(bool heap_info, long patience_ms, State next, bool attachments = true) {
   const State state = g_state.load();
   if (state == State::Pending) {
     __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
@@ -243,6 +245,9 @@ void stop_session(bool heap_info, long patience_ms, State next) {
     PacketEncoder encoder(packet, sizeof packet);
     encode_heap_info(encoder);
     output_append(packet, encoder.size());
+  }
+  if (attachments) {
+    run_stop_hooks(g_options.attachment_directory());
   }
   flush_output();
   output_close();
@@ -777,7 +782,9 @@ void session_finish(FinishReason reason) {
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
   // Heap statistics (mallinfo2 takes the malloc arena locks) only at a normal exit: _exit and
   // crashes run in signal handlers too, where the interrupted thread may hold those locks.
-  stop_session(reason == FinishReason::Exit, patience_ms, next);
+  // Attachments (the modules' stop hooks) are async-signal-safe, but not written after a crash:
+  // the crash path stays as short as it can, touching nothing more of a damaged process.
+  stop_session(reason == FinishReason::Exit, patience_ms, next, reason != FinishReason::Crash);
   if (reason != FinishReason::Exec) {
     g_state.store(State::Finished);
   }
