@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/json_string.h"
 #include "reports/human_units.h"
 #include "tracer/pagemap_layout.h"
 
@@ -358,6 +359,24 @@ std::string render_pagemap_text(const PagemapSummary& summary) {
                                    human_bytes(zero * summary.page_size), percent(zero, resident))
                      : "");
   return out;
+}
+
+std::string render_pagemap_json(const PagemapSummary& summary) {
+  std::string mappings;
+  for (const PagemapMapping& m : summary.mappings) {
+    fmt::format_to(std::back_inserter(mappings),
+                   R"({}{{"start": {}, "end": {}, "mode": {}, "path": {}, "pages": {}, )"
+                   R"("resident": {}, "all_zero": {}}})",
+                   mappings.empty() ? "" : ", ", m.start, m.end, json_string(m.permissions),
+                   json_string(m.path), m.pages, m.resident,
+                   m.zero ? std::to_string(*m.zero) : "null");
+  }
+  std::string problems;
+  for (const std::string& problem : summary.problems) {
+    problems += (problems.empty() ? "" : ", ") + json_string(problem);
+  }
+  return fmt::format(R"({{"page_size": {}, "mappings": [{}], "problems": [{}]}})",
+                     summary.page_size, mappings, problems);
 }
 
 }  // namespace rtrace::reports

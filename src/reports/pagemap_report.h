@@ -44,5 +44,7 @@ std::filesystem::path attachment_directory(const std::string& trace_path);
 
 // The text section ("PAGES ...").
 std::string render_pagemap_text(const PagemapSummary& summary);
+// The JSON value of `rtrace report --json`'s "pagemap" key.
+std::string render_pagemap_json(const PagemapSummary& summary);
 
 }  // namespace rtrace::reports

@@ -20,7 +20,7 @@ constexpr std::size_t kMaxRanges = 8192;  // more private writable mappings: not
 constexpr std::size_t kChunkPages = 512;  // page map entries read at once (a multiple of 64)
 constexpr std::uint64_t kMaxRangePages =
     1U << 24;  // bigger ranges (64 GiB of 4 KiB pages): not listed
-constexpr std::size_t kMaxPageSize = 64 * 1024;
+constexpr std::size_t kMaxPageSize = std::size_t{64} * 1024;
 constexpr int kMaxStems = 100000;
 
 struct Range {
@@ -108,7 +108,7 @@ struct OutputFile {
       return false;
     }
     char* out = path;
-    std::memcpy(out, directory, dir_length);
+    std::memcpy(out, directory, dir_length + 1);  // the NUL becomes the separator
     out += dir_length;
     *out++ = '/';
     file_name = out;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
@@ -170,6 +171,14 @@ void expect_report_counts(const Recorded& r) {
   EXPECT_TRUE(
       std::regex_search(report, std::regex(R"(\n  total: \d+ mapping\(s\), .* all-zero \()")))
       << report;
+  // --json: the same numbers under "pagemap".
+  const std::string json = rtrace("report --json " + quote(r.trace));
+  EXPECT_NE(
+      json.find(R"({"start": )" + std::to_string(r.start) + R"(, "end": )" + std::to_string(r.end) +
+                R"(, "mode": "rw-p", "path": "", "pages": 257, )"
+                R"("resident": 193, "all_zero": 64})"),
+      std::string::npos)
+      << json;
 }
 
 std::vector<std::string> attachment_lines(const Recorded& r) {
@@ -253,6 +262,48 @@ TEST(PagemapModule, TheReportSaysWhichAttachmentsAreMissing) {
             std::string::npos)
       << report;
   EXPECT_EQ(report_row(report, r), "");
+}
+
+// Managed mode (no recorder: the snapshot goes to the managed directory), tracing toggled on and
+// off twice: one snapshot per trace, each named by its own trace.
+TEST(PagemapModule, EachToggledTraceHasItsOwnSnapshotInManagedMode) {
+  const ScratchDir out;
+  const std::string libs = RTRACE_TRACER_LIBS;
+  const auto run = run_command(
+      "LD_PRELOAD=" + libs + "/librtrace-main.so:" + libs + "/librtrace-memory.so:" + libs +
+      "/librtrace-pagemap.so RTRACE_OPTIONS='start=0,managed=" + out.path().string() + "' " +
+      quote(RTRACE_TOGGLE_PROGRAM));
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(out.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  ASSERT_FALSE(names.empty());
+  const std::string pid = names.front().substr(0, names.front().find('-'));
+  std::vector<std::string> expected;
+  for (const char* stem : {"-0", "-1"}) {
+    for (const char* suffix : {".kpageflags", ".maps", ".pagemap", ".rtrace", ".zeropages"}) {
+      if (std::string(suffix) != ".kpageflags" || kpageflags_readable()) {
+        expected.push_back(pid + stem + suffix);
+      }
+    }
+  }
+  EXPECT_EQ(names, expected);
+  for (const char* stem : {"-0", "-1"}) {
+    std::istringstream text(rtrace("process -i " + quote(out / (pid + stem + ".rtrace"))));
+    std::string line;
+    std::vector<std::string> attached;
+    while (std::getline(text, line)) {
+      if (line.starts_with("& ")) {
+        attached.push_back(line.substr(line.find(" : ") + 3));
+      }
+    }
+    ASSERT_FALSE(attached.empty());
+    for (const std::string& file : attached) {
+      EXPECT_TRUE(file.starts_with(pid + stem + ".")) << file;
+    }
+  }
 }
 
 // Damaged attachments: the file and the byte offset, and no crash.
