@@ -239,6 +239,11 @@ std::optional<fs::path> attachment_file(const std::string& name, const fs::path&
   }
   const fs::path path = directory / name;
   std::error_code error;
+  if (fs::is_symlink(fs::symlink_status(path, error))) {
+    problems.push_back(
+        fmt::format("{}: a symbolic link, not the module's file: not followed", path.string()));
+    return std::nullopt;
+  }
   if (!fs::is_regular_file(path, error)) {
     problems.push_back(
         fmt::format("{}: missing (the trace names it as an attachment)", path.string()));

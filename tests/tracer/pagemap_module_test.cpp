@@ -255,6 +255,14 @@ TEST(PagemapModule, TheReportSaysWhichAttachmentsAreMissing) {
       << report;
   EXPECT_TRUE(std::regex_search(report_row(report, r), std::regex(R"( 257 +193 +\?  )"))) << report;
 
+  // A link in its place is not followed.
+  fs::create_symlink(out / r.stem(".pagemap"), out / r.stem(".zeropages"));
+  report = rtrace("report " + quote(r.trace));
+  EXPECT_NE(report.find("  " + (out / r.stem(".zeropages")).string() +
+                        ": a symbolic link, not the module's file: not followed\n"),
+            std::string::npos)
+      << report;
+
   fs::remove(out / r.stem(".pagemap"));
   report = rtrace("report " + quote(r.trace));
   EXPECT_NE(report.find("  " + (out / r.stem(".pagemap")).string() +
