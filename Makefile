@@ -18,7 +18,7 @@ SANITIZE_BUILD ?= build-sanitize
 SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
                   rtrace_tracer_main rtrace_tracer_memory rtrace_tracer_file \
                   rtrace_tracer_shmsysv rtrace_tracer_shmposix rtrace_tracer_memtransfer \
-                  rtrace_tracer_gobject rtrace_context
+                  rtrace_tracer_gobject rtrace_tracer_pagemap rtrace_context
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
 .PHONY: all deps build demo check install release bench format clean fuzz check-sanitize \

@@ -245,11 +245,12 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   }
   app.add_option("-e,--preload", o.modules,
                  o.compatible ? "Tracing modules, by alias or file name, separated by ':', in any "
-                                "order: memory, file, shmsysv, shmposix, memtransfer, gobject "
-                                "(e.g. file:memory; -l lists them)"
+                                "order: memory, file, shmsysv, shmposix, memtransfer, gobject, "
+                                "pagemap (e.g. file:memory; -l lists them)"
                               : "Tracing modules, by alias or file name, separated by ':', in any "
                                 "order: memory (the default), file (descriptors and FILE "
-                                "streams), shmsysv, shmposix, memtransfer, gobject (-l lists them)")
+                                "streams), shmsysv, shmposix, memtransfer, gobject, pagemap (-l "
+                                "lists them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "

@@ -48,7 +48,11 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
   if (read_damage && !damage) {
     damage = std::move(read_damage);
   }
-  return builder.data();
+  reports::ReportData data = builder.data();
+  // The pagemap module's files lie beside the trace.
+  data.pagemap =
+      reports::read_pagemap_attachments(data.attachments, reports::attachment_directory(path));
+  return data;
 }
 
 void write_out(const std::string& text) {

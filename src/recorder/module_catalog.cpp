@@ -43,6 +43,10 @@ std::string describe(std::string_view alias) {
   if (alias == "gobject") {
     return "gobject: GObject instances (g_object_new, ref, ref_sink, unref; refcounted)";
   }
+  if (alias == "pagemap") {
+    return "pagemap: when tracing stops, attaches copies of the memory maps and page map, the "
+           "page flags and the all-zero pages of the writable private mappings";
+  }
   return {};
 }
 

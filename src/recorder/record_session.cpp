@@ -125,8 +125,10 @@ RecordResult record(const RecordRequest& request) {
   }
 
   const PrivateSocket socket;
+  TracerSettings tracer = request.tracer;
+  tracer.attachments = directory;  // beside the traces (the current directory for -o stdout)
   const std::vector<EnvironmentChange> environment =
-      tracer_environment(request, request.tracer, &socket.path());
+      tracer_environment(request, tracer, &socket.path());
   const std::unique_ptr<TraceHandler> handler = make_handler(request, directory, socket);
   const SignalPolicy signals;
   TracedProcess target(request.command, environment);

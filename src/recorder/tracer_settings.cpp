@@ -41,6 +41,10 @@ std::string format_tracer_options(const TracerSettings& s) {
     }
     text += fmt::format(",{}={}", key::kManaged, *s.managed);
   }
+  // A directory with a comma cannot be said: attachments are then not written (the trace is).
+  if (s.attachments && s.attachments->find(',') == std::string::npos) {
+    text += fmt::format(",{}={}", key::kAttachments, *s.attachments);
+  }
   return text;
 }
 

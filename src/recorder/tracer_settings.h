@@ -21,10 +21,13 @@ struct TracerSettings {
   bool arguments = false;              // function arguments (ARGS packets)
   std::optional<std::string> managed;  // -m: the directory the process writes its trace into
   bool extensions = true;  // false: the tracer writes the original protocol only (no RCMD/REND)
+  // The directory the traces go to, where modules write the files they attach to a trace (the
+  // pagemap module); managed mode uses `managed`.
+  std::optional<std::string> attachments;
 };
 
 // The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a
-// value cannot be expressed (a managed directory whose name contains a comma).
+// value cannot be expressed (a directory whose name contains a comma).
 std::string format_tracer_options(const TracerSettings& settings);
 
 }  // namespace rtrace::recorder

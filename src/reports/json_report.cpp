@@ -102,13 +102,15 @@ std::string render_json(const ReportData& data, const ReportDiff* diff,
       "{{\n  \"process\": {},\n  \"pid\": {},\n  {},\n  \"calls\": {},\n  \"types\": {},\n"
       "  \"suppressed\": {{\"blocks\": {}, \"bytes\": {}}},\n  \"leaks\": {},\n"
       "  \"allocation_sites\": {},\n  \"mismatched_releases\": {},\n"
-      "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"heap\": {},\n  \"diff\": {}\n}}\n",
+      "  \"most_allocating\": {},\n  \"temporary\": {},\n  \"heap\": {},\n{}  \"diff\": {}\n}}\n",
       json_string(data.process), data.pid, trace_ending_json(data), data.calls, types,
       data.suppressed_blocks, data.suppressed_bytes,
       sites_json(data, leak_sites(data, options.top), options),
       allocation_sites_json(data, options), mismatched_releases_json(data, options),
       sites_json(data, allocating_sites(data, options.top), options),
       sites_json(data, temporary_sites(data, options.top), options), heap_json(data),
+      // Only for a trace with the pagemap module's attachments.
+      data.pagemap ? fmt::format("  \"pagemap\": {},\n", render_pagemap_json(*data.pagemap)) : "",
       diff == nullptr ? "null" : diff_json(*diff, options));
 }
 

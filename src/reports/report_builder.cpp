@@ -14,6 +14,13 @@ std::size_t histogram_bucket(std::uint64_t size) {
 
 }  // namespace
 
+void ReportBuilder::attachment(const Attachment& attachment) {
+  // A trace has a handful; a hostile one repeating them keeps one per name (the last).
+  const auto same_name = [&](const Attachment& kept) { return kept.name == attachment.name; };
+  std::erase_if(data_.attachments, same_name);
+  data_.attachments.push_back(attachment);
+}
+
 void ReportBuilder::process(const ProcessInfo& info) {
   data_.process = info.name;
   data_.pid = info.pid;

@@ -38,6 +38,7 @@ class ReportBuilder final : public TraceSink {
   void call(const CallRecord& record) override;
   void heap_info(const HeapInfo& info) override { data_.heap = info; }
   void trace_end(const TraceEnd& end) override;
+  void attachment(const Attachment& attachment) override;
   void finish() override;
 
   // The report; valid after finish().

@@ -10,6 +10,7 @@
 
 #include "model/records.h"
 #include "reports/checkpoint_profile.h"
+#include "reports/pagemap_report.h"
 
 namespace rtrace::reports {
 
@@ -88,6 +89,10 @@ struct ReportData {
   std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release
   std::optional<HeapInfo> heap;              // the trace's last heap statistics (HINF), if any
   std::vector<MismatchedRelease> mismatched_releases;  // most blocks first
+  std::vector<Attachment> attachments;                 // the trace's FILE packets, in order
+  // The pagemap module's attachments, read from beside the trace (by whoever knows where the
+  // trace is: read_pagemap_attachments); none when the trace has none.
+  std::optional<PagemapSummary> pagemap;
 };
 
 }  // namespace rtrace::reports

@@ -205,6 +205,9 @@ std::string render_text(const ReportData& data, const ReportDiff* diff,
   append_temporary(out, data, options);
   append_histogram(out, data);
   out += render_checkpoints(data.checkpoints, options.top);
+  if (data.pagemap) {
+    out += render_pagemap_text(*data.pagemap);
+  }
   if (diff != nullptr) {
     append_diff(out, *diff, options);
   }

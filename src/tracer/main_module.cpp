@@ -10,6 +10,7 @@
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/process_hooks.h"
+#include "tracer/stop_hooks.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 #include "tracer/unwinder.h"
@@ -171,6 +172,14 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
 
 RTRACE_EXPORT int rtrace_wants_args() {
   return rtrace::tracer::session_options().args ? 1 : 0;
+}
+
+RTRACE_EXPORT int rtrace_register_stop_hook(RtraceStopHook hook) {
+  return rtrace::tracer::add_stop_hook(hook) ? 1 : 0;
+}
+
+RTRACE_EXPORT void rtrace_attach_file(const char* name, const char* file) {
+  rtrace::tracer::attach_file(name, file);
 }
 
 // ---- the context API, as the traced program sees it while the tracer is loaded -------------

@@ -42,6 +42,15 @@ void parse_sizes(const char* begin, const char* end, TracerOptions& options) {
   }
 }
 
+// A directory value: kept when it fits (a longer one is ignored, as a malformed value).
+void copy_path(const char* value, const char* value_end, char (&path)[PATH_MAX]) {
+  const auto length = static_cast<std::size_t>(value_end - value);
+  if (length < sizeof path) {
+    std::memcpy(path, value, length);
+    path[length] = '\0';
+  }
+}
+
 void apply(const char* key, const char* key_end, const char* value, const char* value_end,
            TracerOptions& options) {
   if (key_is(key, key_end, option_key::kSizes)) {
@@ -49,11 +58,11 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     return;
   }
   if (key_is(key, key_end, option_key::kManaged)) {
-    const auto length = static_cast<std::size_t>(value_end - value);
-    if (length < sizeof options.managed_dir) {
-      std::memcpy(options.managed_dir, value, length);
-      options.managed_dir[length] = '\0';
-    }
+    copy_path(value, value_end, options.managed_dir);
+    return;
+  }
+  if (key_is(key, key_end, option_key::kAttachments)) {
+    copy_path(value, value_end, options.attachment_dir);
     return;
   }
   std::uint64_t number = 0;

@@ -23,6 +23,7 @@ inline constexpr char kArgs[] = "args";
 inline constexpr char kSizes[] = "sizes";
 inline constexpr char kManaged[] = "managed";
 inline constexpr char kExtensions[] = "extensions";
+inline constexpr char kAttachments[] = "attachments";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -41,8 +42,15 @@ struct TracerOptions {
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves
+  // attachments=<dir>: the directory the recorder writes the traces into, where modules put the
+  // files they attach to a trace (FILE packets: the pagemap module). Managed mode: managed_dir.
+  char attachment_dir[PATH_MAX] = {};
 
   bool managed() const { return managed_dir[0] != '\0'; }
+  // Where attachments go: null when no directory is known (they are then not written).
+  const char* attachment_directory() const {
+    return attachment_dir[0] != '\0' ? attachment_dir : managed() ? managed_dir : nullptr;
+  }
   bool wants_backtrace_for_size(std::uint64_t size) const;
 };
 

@@ -32,6 +32,7 @@
 #include "tracer/proc_self.h"
 #include "tracer/process_hooks.h"
 #include "tracer/record_merge.h"
+#include "tracer/stop_hooks.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
 #include "tracer/trace_registry.h"
@@ -271,6 +272,7 @@ void encode_trace_end(PacketEncoder& encoder, const SessionEnd& end) {
 // Stops recording, waits (a little) for calls in progress, writes everything out, ends the trace
 // with REND and closes. Heap statistics (HINF) only when the session ends outside a signal
 // handler (exit, toggle off): mallinfo2 takes the arena locks an interrupted malloc may hold.
+// The modules' stop hooks add their files (stop_hooks.h), before REND; not after a crash.
 void stop_session(const SessionEnd& ending, long patience_ms, State next) {
   const bool heap_info =
       ending.reason == sprtrace::kEndExit || ending.reason == sprtrace::kEndToggleOff;
@@ -303,6 +305,9 @@ void stop_session(const SessionEnd& ending, long patience_ms, State next) {
     PacketEncoder encoder(packet, sizeof packet);
     encode_heap_info(encoder);
     output_append(packet, encoder.size());
+  }
+  if (ending.reason != sprtrace::kEndSignal) {
+    run_stop_hooks(g_options.attachment_directory());
   }
   if (g_options.extensions) {
     char end_packet[sprtrace::kPacketHeaderSize + sprtrace::kTraceEndSize];
@@ -859,6 +864,8 @@ void session_finish(FinishReason reason, int signal_number) {
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
+  // Attachments (the modules' stop hooks) are async-signal-safe, but not written after a crash:
+  // the crash path stays as short as it can, touching nothing more of a damaged process.
   stop_session(session_end_of(reason, signal_number), patience_ms, next);
   if (reason != FinishReason::Exec) {
     g_state.store(State::Finished);

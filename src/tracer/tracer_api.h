@@ -98,6 +98,19 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
 
 // Non-zero when the `args` option asks for function arguments.
 RTRACE_EXPORT int rtrace_wants_args();
+
+// A function a module wants called when a trace ends (tracing toggled off, exit, _exit,
+// quick_exit, exec; never after a crash), after the trace's last record and before it is closed,
+// with recording already stopped. It may run inside a signal handler (_exit called from one) and
+// while other threads are stopped anywhere: async-signal-safe code only (raw system calls,
+// static buffers, no allocation, no locks). `directory` is where the trace's attachments go (the
+// directory of the trace file); without one (`attachments=` not given, not managed) the hook is
+// not called. At most 16 hooks; returns 0 when the table is full.
+using RtraceStopHook = void (*)(const char* directory);
+RTRACE_EXPORT int rtrace_register_stop_hook(RtraceStopHook hook);
+// From a stop hook only: adds a FILE packet to the trace, attachment `name` (alphanumeric) of the
+// file `file`, a name in the hook's `directory`.
+RTRACE_EXPORT void rtrace_attach_file(const char* name, const char* file);
 }
 
 namespace rtrace::tracer {

@@ -31,8 +31,8 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
         "lib/rtrace/librtrace-main.so", "lib/rtrace/librtrace-memory.so",
         "lib/rtrace/librtrace-file.so", "lib/rtrace/librtrace-shmsysv.so",
         "lib/rtrace/librtrace-shmposix.so", "lib/rtrace/librtrace-memtransfer.so",
-        "lib/rtrace/librtrace-gobject.so", "lib/librtrace-context.so",
-        "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
+        "lib/rtrace/librtrace-gobject.so", "lib/rtrace/librtrace-pagemap.so",
+        "lib/librtrace-context.so", "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
         "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
   }

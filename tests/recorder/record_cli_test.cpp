@@ -183,7 +183,8 @@ TEST(RecordCli, GivesTheTracerItsEnvironment) {
   std::getline(lines, line);
   EXPECT_EQ(line,
             "RTRACE_OPTIONS=depth=4,start=1,signal=12,free-backtraces=1,timestamps=0,buffered=0,"
-            "follow-forks=1,args=1,sizes=32;64");
+            "follow-forks=1,args=1,sizes=32;64,attachments=" +
+                fs::canonical(out.path()).string());
   std::getline(lines, line);
   const std::string socket = line.substr(std::strlen("RTRACE_SOCKET="));
   EXPECT_TRUE(std::regex_match(socket, std::regex("/tmp/rtrace-[A-Za-z0-9]{6}/socket"))) << line;

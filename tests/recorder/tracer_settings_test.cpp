@@ -33,6 +33,21 @@ TEST(TracerSettings, EveryOptionHasItsKey) {
             "args=1,sizes=100;4096,managed=/tmp/out dir");
 }
 
+// The attachment directory (beside the traces): a name with a comma cannot be said, and then
+// only the attachments are lost, not the trace.
+TEST(TracerSettings, TheAttachmentDirectoryIsSaidWhenItCanBe) {
+  TracerSettings s;
+  s.attachments = "/tmp/out dir";
+  const std::string said = format_tracer_options(s);
+  EXPECT_TRUE(said.ends_with(",args=0,attachments=/tmp/out dir")) << said;
+  EXPECT_STREQ(tracer::parse_options(said.c_str()).attachment_dir, "/tmp/out dir");
+  EXPECT_STREQ(tracer::parse_options(said.c_str()).attachment_directory(), "/tmp/out dir");
+  s.attachments = "/tmp/a,b";
+  EXPECT_TRUE(format_tracer_options(s).ends_with(",args=0")) << format_tracer_options(s);
+  EXPECT_EQ(tracer::parse_options("start=1").attachment_directory(), nullptr);
+  EXPECT_STREQ(tracer::parse_options("managed=/m").attachment_directory(), "/m");
+}
+
 TEST(TracerSettings, AManagedDirectoryWithACommaCannotBeSaid) {
   TracerSettings s;
   s.managed = "/tmp/a,b";
