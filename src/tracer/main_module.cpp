@@ -31,6 +31,7 @@ void on_toggle_signal(int) {
 void on_fatal_signal(int signal_number) {
   const int saved_errno = errno;
   ++rtrace_guard;
+  rtrace::tracer::session_note_crash_signal(signal_number);
   rtrace::tracer::session_finish(FinishReason::Crash);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;

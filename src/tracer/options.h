@@ -22,6 +22,7 @@ inline constexpr char kFollowForks[] = "follow-forks";
 inline constexpr char kArgs[] = "args";
 inline constexpr char kSizes[] = "sizes";
 inline constexpr char kManaged[] = "managed";
+inline constexpr char kCompact[] = "compact";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -36,6 +37,7 @@ struct TracerOptions {
   bool buffered = true;                 // buffered=0 (-B): every event goes out at once
   bool follow_forks = false;            // follow-forks=1 (-f)
   bool args = false;                    // args=1
+  bool compact = false;                 // compact=1: the compact format, not sp-rtrace's
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

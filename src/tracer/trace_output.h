@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "formats/compact/compact_protocol.h"
 #include "tracer/options.h"
 
 namespace rtrace::tracer {
@@ -26,6 +27,8 @@ void output_append(const char* data, std::size_t size);
 // Queues `size` bytes at `data` to be written as they are; they must stay put until the next
 // output_flush. Returns false when the queue is full (flush first).
 bool output_add_piece(const char* data, std::size_t size);
+// The compact format's end-of-trace record (nothing in the sp-rtrace protocol).
+void output_end(compact::EndReason reason, std::uint32_t signal, std::uint64_t timestamp_ms);
 // Writes everything queued; false when the connection broke (it is then closed).
 bool output_flush();
 

@@ -212,6 +212,10 @@ void encode_heap_info(PacketEncoder& encoder) {
   encoder.end_packet();
 }
 
+// Why the current trace ends, for the compact format's end record (set just before stopping).
+compact::EndReason g_end_reason = compact::EndReason::ToggleOff;
+std::uint32_t g_crash_signal = 0;
+
 // Stops recording, waits (a little) for calls in progress, writes everything out and closes.
 void stop_session(bool heap_info, long patience_ms, State next) {
   const State state = g_state.load();
@@ -244,6 +248,8 @@ void stop_session(bool heap_info, long patience_ms, State next) {
     encode_heap_info(encoder);
     output_append(packet, encoder.size());
   }
+  output_end(g_end_reason, g_crash_signal, monotonic_milliseconds());
+  g_end_reason = compact::EndReason::ToggleOff;
   flush_output();
   output_close();
   g_state.store(next);
@@ -775,12 +781,20 @@ void session_finish(FinishReason reason) {
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
+  g_end_reason = reason == FinishReason::Exit       ? compact::EndReason::Exit
+                 : reason == FinishReason::FastExit ? compact::EndReason::FastExit
+                 : reason == FinishReason::Exec     ? compact::EndReason::Exec
+                                                    : compact::EndReason::Crash;
   // Heap statistics (mallinfo2 takes the malloc arena locks) only at a normal exit: _exit and
   // crashes run in signal handlers too, where the interrupted thread may hold those locks.
   stop_session(reason == FinishReason::Exit, patience_ms, next);
   if (reason != FinishReason::Exec) {
     g_state.store(State::Finished);
   }
+}
+
+void session_note_crash_signal(int signal_number) {
+  g_crash_signal = static_cast<std::uint32_t>(signal_number);
 }
 
 void session_resume_after_exec() {

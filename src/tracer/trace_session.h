@@ -70,6 +70,8 @@ enum class FinishReason { Exit, FastExit, Exec, Crash };
 // Stops tracing and writes out everything recorded so far. Safe from a signal handler when
 // `reason` is Crash (no heap statistics then).
 void session_finish(FinishReason reason);
+// The signal of a Crash finish (for the compact format's end record); call before it.
+void session_note_crash_signal(int signal_number);
 // After a failed exec: trace again (a new connection, as a new trace).
 void session_resume_after_exec();
 

@@ -308,5 +308,59 @@ TEST(RecordTracer, ThirdPartyProgramsBehaveAndTheirTracesDecode) {
   }
 }
 
+// The same program recorded in the compact format (the default) and in the sp-rtrace binary
+// protocol (--format sp-rtrace) gives the same calls: functions, kinds, sizes, frame counts and
+// resolved frames (addresses and times aside, which differ between runs). And compact -> binary
+// -> text is compact -> text.
+TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir compact_out;
+  const ScratchDir binary_out;
+  const std::string record = bin("rtrace") + " record -q -s -e memory -o ";
+  const auto a = run_command(record + quote(compact_out.path()) + " -x " +
+                             quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b = run_command(record + quote(binary_out.path()) + " --format sp-rtrace -x " +
+                             quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(b.status, 0) << b.err;
+  const fs::path compact = only_file(compact_out.path(), ".rtrace");
+  const fs::path binary = only_file(binary_out.path(), ".rtrace");
+  EXPECT_TRUE(read_file(compact).starts_with("\x89RTC\r\n\x1a\n"));
+  EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
+  EXPECT_LT(read_file(compact).size() * 2, read_file(binary).size());
+
+  // Call and frame lines of the resolved text, every hex number and timestamp masked.
+  const auto resolved_calls = [](const fs::path& trace) {
+    const auto r = run_command(bin("rtrace") + " process --strict -i " + quote(trace) + " | " +
+                               bin("rtrace") + " resolve");
+    EXPECT_EQ(r.status, 0) << r.err;
+    static const std::regex hex("0x[0-9a-f]+");
+    static const std::regex time(R"(\[[0-9:.]+\] )");
+    static const std::regex call_or_frame(R"(^(\d+\. |\t).*)");
+    std::string out;
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (std::regex_match(line, call_or_frame)) {
+        out += std::regex_replace(std::regex_replace(line, time, ""), hex, "0x?") + "\n";
+      }
+    }
+    return out;
+  };
+  const std::string from_compact = resolved_calls(compact);
+  EXPECT_GT(count_call_records(from_compact), 20U);
+  EXPECT_NE(from_compact.find("main() at "), std::string::npos) << from_compact;
+  EXPECT_EQ(from_compact, resolved_calls(binary));
+
+  const ScratchDir work;
+  const auto converted = run_command(bin("rtrace") + " process --to binary -i " + quote(compact) +
+                                     " -o " + quote(work / "converted.rtrace"));
+  ASSERT_EQ(converted.status, 0) << converted.err;
+  const auto text_of = [](const fs::path& trace) {
+    return run_command(bin("rtrace") + " process --strict -i " + quote(trace)).out;
+  };
+  EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
+}
+
 }  // namespace
 }  // namespace rtrace
