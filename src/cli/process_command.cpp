@@ -12,8 +12,8 @@
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "exports/export_registry.h"
-#include "formats/format_registry.h"
 #include "formats/compact/compact_reader.h"
+#include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -43,7 +43,8 @@ ExportInfo output_export(const ProcessOptions& o) {
 
 // The memory maps that a binary or compact trace in a file records after its first call, read
 // ahead so that they print before the calls, as the original prints every map; none for other
-// input (a pipe cannot be read twice: there they print where they arrive). See rtrace-process(1), TEXT OUTPUT.
+// input (a pipe cannot be read twice: there they print where they arrive). See rtrace-process(1),
+// TEXT OUTPUT.
 std::vector<Mapping> late_maps_of(const std::string& path) {
   struct stat st {};
   if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {

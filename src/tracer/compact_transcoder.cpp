@@ -207,8 +207,8 @@ void packet(std::uint32_t type, Fields f) {
 std::uint64_t resident_bytes() {
   char text[128];
   // System calls, not the functions: the file module wraps open and close.
-  const auto fd = static_cast<int>(
-      ::syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  const auto fd =
+      static_cast<int>(::syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
   if (fd < 0) {
     return 0;
   }

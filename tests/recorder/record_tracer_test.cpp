@@ -317,8 +317,8 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const ScratchDir compact_out;
   const ScratchDir binary_out;
   const std::string record = bin("rtrace") + " record -q -s -e memory -o ";
-  const auto a = run_command(record + quote(compact_out.path()) + " -x " +
-                             quote(RTRACE_MEMORY_PROGRAM));
+  const auto a =
+      run_command(record + quote(compact_out.path()) + " -x " + quote(RTRACE_MEMORY_PROGRAM));
   ASSERT_EQ(a.status, 0) << a.err;
   const auto b = run_command(record + quote(binary_out.path()) + " --format sp-rtrace -x " +
                              quote(RTRACE_MEMORY_PROGRAM));

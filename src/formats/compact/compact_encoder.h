@@ -165,12 +165,13 @@ class CompactEncoder {
       Record r(*this, Tag::Function, string_bound(f.function));
       r.string(f.function);
     }
-    const std::uint32_t frame_count = f.frame_count < kMaxWrittenFrames ? f.frame_count
-                                                                         : kMaxWrittenFrames;
+    const std::uint32_t frame_count =
+        f.frame_count < kMaxWrittenFrames ? f.frame_count : kMaxWrittenFrames;
     std::uint64_t stack = 0;
     if (frame_count > 0) {
       fresh = false;
-      stack = with_room(Table::Stacks, [&] { return tables_.stack_id(f.frames, frame_count, fresh); });
+      stack =
+          with_room(Table::Stacks, [&] { return tables_.stack_id(f.frames, frame_count, fresh); });
       if (fresh) {
         write_stack(f.frames, frame_count);
       }
@@ -292,7 +293,8 @@ class CompactEncoder {
   static std::uint32_t fitting_arguments(const CallFields& f) {
     std::size_t total = 1 + 7 * kMaxVarint + kMaxVarint;
     for (std::uint32_t i = 0; i < f.argument_count; ++i) {
-      total += string_bound(f.arguments[2 * i]) + string_bound(f.arguments[2 * i + 1]);
+      const Text* pair = f.arguments + 2 * std::size_t{i};
+      total += string_bound(pair[0]) + string_bound(pair[1]);
       if (total > kMaxPayload) {
         return i;
       }

@@ -16,10 +16,9 @@ TraceFormatInfo compact_format() {
       .detect =
           [](std::span<const std::uint8_t> head) {
             return head.size() >= compact::kMagicSize &&
-                   std::equal(compact::kMagic, compact::kMagic + compact::kMagicSize,
-                              head.begin(), [](char a, std::uint8_t b) {
-                                return static_cast<std::uint8_t>(a) == b;
-                              });
+                   std::equal(
+                       compact::kMagic, compact::kMagic + compact::kMagicSize, head.begin(),
+                       [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; });
           },
       .read = read_compact,
       .open_writer = [](OutputStream& out, const ExportOptions& /*options*/)

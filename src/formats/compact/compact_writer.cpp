@@ -95,8 +95,7 @@ struct CompactWriter::State {
   std::vector<Text> arguments;
 };
 
-CompactWriter::CompactWriter(OutputStream& out)
-    : out_(out), state_(std::make_unique<State>(out)) {}
+CompactWriter::CompactWriter(OutputStream& out) : out_(out), state_(std::make_unique<State>(out)) {}
 
 CompactWriter::~CompactWriter() = default;
 
@@ -128,10 +127,9 @@ void CompactWriter::ensure_header() {
 
 void CompactWriter::process(const ProcessInfo& info) {
   ensure_header();
-  state_->encoder.process(info.pid, static_cast<std::uint64_t>(info.start.seconds),
-                          info.start.microseconds,
-                          info.backtrace_depth ? std::uint64_t{*info.backtrace_depth} + 1 : 0,
-                          text(info.name));
+  state_->encoder.process(
+      info.pid, static_cast<std::uint64_t>(info.start.seconds), info.start.microseconds,
+      info.backtrace_depth ? std::uint64_t{*info.backtrace_depth} + 1 : 0, text(info.name));
 }
 
 void CompactWriter::output_settings(const OutputSettings& settings) {
@@ -141,8 +139,7 @@ void CompactWriter::output_settings(const OutputSettings& settings) {
 
 void CompactWriter::module(const ModuleInfo& module) {
   ensure_header();
-  state_->encoder.module(module.id, module.version_major, module.version_minor,
-                         text(module.name));
+  state_->encoder.module(module.id, module.version_major, module.version_minor, text(module.name));
 }
 
 void CompactWriter::mapping(const Mapping& mapping) {
@@ -190,11 +187,10 @@ void CompactWriter::call(const CallRecord& record) {
 
 void CompactWriter::heap_info(const HeapInfo& info) {
   ensure_header();
-  const std::uint64_t fields[] = {info.heap_bottom, info.heap_top, info.lowest_block,
-                                  info.highest_block, info.arena,  info.ordblks,
-                                  info.smblks,        info.hblks,  info.hblkhd,
-                                  info.usmblks,       info.fsmblks, info.uordblks,
-                                  info.fordblks,      info.keepcost};
+  const std::uint64_t fields[] = {
+      info.heap_bottom, info.heap_top, info.lowest_block, info.highest_block, info.arena,
+      info.ordblks,     info.smblks,   info.hblks,        info.hblkhd,        info.usmblks,
+      info.fsmblks,     info.uordblks, info.fordblks,     info.keepcost};
   state_->encoder.heap_info(fields);
 }
 

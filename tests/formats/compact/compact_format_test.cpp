@@ -131,8 +131,8 @@ TEST(CompactFormat, TruncationAtEveryOffset) {
 
 TEST(CompactFormat, ExactMessages) {
   const std::string call_payload = std::string(1, '\x02') + B::varint(1) + B::varint(1) +
-                                   B::varint(0) + B::varint(2) + B::varint(0x20) +
-                                   B::varint(16) + B::varint(0);
+                                   B::varint(0) + B::varint(2) + B::varint(0x20) + B::varint(16) +
+                                   B::varint(0);
   B good;
   good.trace().record(Tag::Function, B::str("malloc")).record(Tag::Call, call_payload);
   const std::size_t after_call = good.size();
@@ -182,8 +182,7 @@ TEST(CompactFormat, ExactMessages) {
                   ": frame count 1000000000 larger than the record holds");
   }
   {  // A hostile record length.
-    B bad = good;
-    const std::string bytes = bad.bytes() + '\x09' + B::varint(compact::kMaxPayload + 1);
+    const std::string bytes = good.bytes() + '\x09' + B::varint(compact::kMaxPayload + 1);
     EXPECT_EQ(read_any(bytes)->error,
               "trace:" + std::to_string(after_call) + ": impossible record length 16777217");
   }
@@ -238,7 +237,8 @@ TEST(CompactFormat, ResetStartsATableAgain) {
   bad.trace();
   const std::size_t at = bad.size();
   bad.record(Tag::Reset, B::varint(3));
-  EXPECT_EQ(read_any(bad.bytes())->error, "trace:" + std::to_string(at) + ": unknown table 3 to reset");
+  EXPECT_EQ(read_any(bad.bytes())->error,
+            "trace:" + std::to_string(at) + ": unknown table 3 to reset");
 }
 
 }  // namespace

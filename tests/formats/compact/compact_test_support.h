@@ -94,8 +94,8 @@ class CompactBuilder {
                   str("x86_64") + varint(8) + varint(0) + varint(1'000'000) + str("") + varint(0));
   }
   CompactBuilder& end() {
-    return record(compact::Tag::End, varint(1) + varint(0) + varint(4096) + varint(4096) +
-                                         varint(10));
+    return record(compact::Tag::End,
+                  varint(1) + varint(0) + varint(4096) + varint(4096) + varint(10));
   }
 
   std::size_t size() const { return bytes_.size(); }
