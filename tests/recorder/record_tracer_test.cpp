@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "support/test_paths.h"
@@ -360,6 +362,62 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
     return run_command(bin("rtrace") + " process --strict -i " + quote(trace)).out;
   };
   EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
+}
+
+// The last record of a compact trace file: its tag and its payload's varints (docs/format.md).
+std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string& bytes) {
+  const auto varint = [&bytes](std::size_t& at) {
+    std::uint64_t value = 0;
+    for (unsigned shift = 0; at < bytes.size(); shift += 7) {
+      const auto b = static_cast<std::uint8_t>(bytes[at++]);
+      value |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    return value;
+  };
+  int tag = -1;
+  std::size_t payload = 0;
+  std::size_t end = 0;
+  for (std::size_t at = 10; at < bytes.size(); at = end) {
+    tag = static_cast<std::uint8_t>(bytes[at++]);
+    const std::uint64_t length = varint(at);
+    payload = at;
+    end = at + length;
+  }
+  std::vector<std::uint64_t> fields;
+  while (payload < end && payload < bytes.size()) {
+    fields.push_back(varint(payload));
+  }
+  return {tag, fields};
+}
+
+// A compact trace ends with its end-of-trace record: reason 1 (exit) with the peak and final
+// RSS, or reason 4 with the signal of a crash.
+TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
+  const ScratchDir exited;
+  auto r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(exited.path()) +
+                       " -x /bin/true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto [tag, fields] = last_compact_record(read_file(only_file(exited.path(), ".rtrace")));
+  EXPECT_EQ(tag, 0x0E);
+  ASSERT_EQ(fields.size(), 5U);
+  EXPECT_EQ(fields[0], 1U);        // exit
+  EXPECT_EQ(fields[1], 0U);        // no signal
+  EXPECT_GT(fields[2], 100'000U);  // peak RSS, bytes
+  EXPECT_GT(fields[3], 100'000U);  // RSS at the end
+  EXPECT_LE(fields[3], fields[2] + 4096);
+
+  const ScratchDir crashed;
+  r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(crashed.path()) +
+                  " -x /bin/sh -c 'kill -SEGV $$'");
+  EXPECT_EQ(r.status, 128 + 11) << r.err;
+  std::tie(tag, fields) = last_compact_record(read_file(only_file(crashed.path(), ".rtrace")));
+  EXPECT_EQ(tag, 0x0E);
+  ASSERT_EQ(fields.size(), 5U);
+  EXPECT_EQ(fields[0], 4U);   // crash
+  EXPECT_EQ(fields[1], 11U);  // SIGSEGV
 }
 
 }  // namespace

@@ -211,15 +211,17 @@ class CompactEncoder {
   }
 
  private:
-  // One record: reserves room for the tag, the longest length field and `bound` payload bytes,
-  // then (on destruction) moves the payload to right after its actual length field.
+  // One record: reserves room for the tag, the longest length field and `bound` payload bytes.
+  // The payload is written after a 1-byte length field, which holds every payload below 128
+  // bytes (almost every record); a longer one is moved up (on destruction) to make room for its
+  // longer length field.
   class Record {
    public:
     Record(CompactEncoder& encoder, Tag tag, std::size_t bound)
         : out_(encoder.out_), start_(out_.reserve(kMaxRecordHeader + bound)) {
       if (start_ != nullptr) {
         start_[0] = static_cast<char>(tag);
-        payload_ = start_ + kMaxRecordHeader;
+        payload_ = start_ + 2;
         pos_ = payload_;
       }
     }
@@ -230,9 +232,12 @@ class CompactEncoder {
         return;
       }
       const auto length = static_cast<std::size_t>(pos_ - payload_);
-      char* body = put_varint(start_ + 1, length);
-      std::memmove(body, payload_, length);
-      out_.commit(static_cast<std::size_t>(body - start_) + length);
+      const std::size_t header = 1 + varint_size(length);
+      if (header > 2) {
+        std::memmove(start_ + header, payload_, length);
+      }
+      put_varint(start_ + 1, length);
+      out_.commit(header + length);
     }
 
     void byte(std::uint8_t value) {
