@@ -87,19 +87,29 @@ std::uint64_t hash_frames(const std::uint64_t* frames, std::uint32_t count) {
   return hash;
 }
 
+// Up to 8 bytes as a number: a fixed 8-byte load, or the bytes one by one (a variable-length
+// memcpy into a local stalls the load that follows it: store forwarding fails).
+std::uint64_t load_bytes(const char* p, std::size_t n) {
+  std::uint64_t value = 0;
+  if (n == sizeof value) {
+    std::memcpy(&value, p, sizeof value);
+    return value;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    value |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  }
+  return value;
+}
+
 // The length and the first and last 8 bytes: the names of one program's traced functions
 // differ there, and the comparison that follows a match checks the rest. (Hashing every byte
 // cost as much as the rest of the transcoding of a call.)
 std::uint64_t hash_name(const char* name, std::size_t length) {
-  std::uint64_t head = 0;
-  std::uint64_t tail = 0;
   if (length == 0) {
     return mix(0, 0);
   }
-  const std::size_t part = length < sizeof head ? length : sizeof head;
-  std::memcpy(&head, name, part);
-  std::memcpy(&tail, name + length - part, part);
-  return mix(mix(length, head), tail);
+  const std::size_t part = length < sizeof(std::uint64_t) ? length : sizeof(std::uint64_t);
+  return mix(mix(length, load_bytes(name, part)), load_bytes(name + length - part, part));
 }
 
 }  // namespace
