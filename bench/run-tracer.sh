@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Tracer benchmark: the allocation-churn program (bench/churn) run plain, under heaptrack and
-# under `rtrace record -e memory`, side by side, for each variant; prints each tool's slowdown
-# against the plain run. Copy the table into bench/RESULTS.md with the command line.
+# Tracer benchmark: the allocation-churn program (bench/churn) run plain, under heaptrack, under
+# `rtrace record -e memory` (the compact format, the default) and under `rtrace record -e memory
+# --format sp-rtrace` (the original's binary protocol), side by side; prints each tool's added
+# time, rtrace's as a share of heaptrack's, and the trace sizes. Copy the table into
+# bench/RESULTS.md with the command line.
 #
 #   bench/run-tracer.sh [BUILD_DIR] [ITERATIONS] [RUNS]
+#   DEPTHS="5 10 20" THREADS="1 4" bench/run-tracer.sh ...
 #
 # ITERATIONS is the number of malloc+free pairs per run (default 1,000,000, the size of the
-# original's reference figure), shared out between the threads of a variant. Variants: 1 and 4
-# threads, recorded backtrace depth 5, 10 (the default and the reference) and 20. The churn's call
-# chains are 12-15 frames deep, so depth 20 takes whole stacks. heaptrack always takes whole
-# stacks: its figures do not depend on the depth. Wall times are medians of RUNS runs (default 3),
-# measured around the whole process (start-up, tracing, and writing the trace to disk).
+# original's reference figure), shared out between the threads of a variant. Variants: THREADS
+# (default 1 and 4) times DEPTHS, the recorded backtrace depths (default 10, the default and the
+# reference). The churn's call chains are 12-15 frames deep, so depth 20 takes whole stacks.
+# heaptrack always takes whole stacks: its figures do not depend on the depth. The four commands
+# run interleaved (plain, heaptrack, compact, sp-rtrace, then again), so that a change of the
+# machine's load hits them alike; wall times are medians of RUNS rounds (default 5), measured
+# around the whole process (start-up, tracing, and writing the trace to disk). Sizes: the trace
+# files of the last round (heaptrack's is zstd-compressed).
 set -euo pipefail
 build=${1:-build}
 iterations=${2:-1000000}
-runs=${3:-3}
+runs=${3:-5}
+depths=${DEPTHS:-10}
+thread_counts=${THREADS:-1 4}
 bin=$build/bin
 churn=$bin/rtrace-churn
 for tool in "$churn" "$bin/rtrace"; do
@@ -26,40 +34,47 @@ trap 'rm -rf "$work"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# Median wall seconds of RUNS runs of the command; each run starts with an empty output directory.
-wall() {
-  local times=()
-  for _ in $(seq "$runs"); do
-    rm -rf "$work/out" && mkdir "$work/out"
-    local start=$EPOCHREALTIME
-    "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
-    local end=$EPOCHREALTIME
-    times+=("$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')")
-  done
-  printf '%s\n' "${times[@]}" | median
+# Runs the command once with an empty output directory $work/out-NAME; appends its wall seconds
+# to $work/NAME.times.
+timed() {
+  local name=$1
+  shift
+  rm -rf "$work/out-$name" && mkdir "$work/out-$name"
+  local start=$EPOCHREALTIME
+  "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
+  local end=$EPOCHREALTIME
+  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.times"
 }
 
-echo "Tracer overhead on bench/churn ($iterations malloc+free pairs per run, median of $runs runs," \
-     "$(nproc) cores, $(date -u +%F))"
+size_mb() { du -bc "$work/out-$1" | tail -1 | awk '{printf "%.1f", $1 / 1e6}'; }
+
+echo "Tracer overhead on bench/churn ($iterations malloc+free pairs per run, median of $runs" \
+     "interleaved rounds, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the" \
+     "start, $(date -u +%F))"
 echo
-echo "| threads | depth | plain | heaptrack | rtrace record | heaptrack slowdown | rtrace slowdown | rtrace trace size |"
-echo "|---|---|---|---|---|---|---|---|"
-for threads in 1 4; do
+echo "| threads | depth | plain | heaptrack | rtrace compact | rtrace sp-rtrace | added: heaptrack | compact (of heaptrack's) | sp-rtrace (of heaptrack's) | sizes: heaptrack (zstd) | compact | sp-rtrace |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+for threads in $thread_counts; do
   per_thread=$((iterations / threads))
-  heaptrack_time=""
-  plain=$(wall "$churn" "$per_thread" "$threads")
-  for depth in 5 10 20; do
-    # heaptrack does not take a depth: measure it once per thread count.
-    if [[ -z $heaptrack_time ]]; then
-      heaptrack_time=$(wall heaptrack -o "$work/out/heaptrack" "$churn" "$per_thread" "$threads")
-    fi
-    rtrace_time=$(wall "$bin/rtrace" record -q -s -e memory -b "$depth" -o "$work/out" \
-                    -x "$churn" "$per_thread" "$threads")
-    size=$(du -b "$work/out" | awk '{print $1}')
-    awk -v th="$threads" -v d="$depth" -v p="$plain" -v h="$heaptrack_time" -v r="$rtrace_time" \
-        -v s="$size" 'BEGIN {
-      printf "| %d | %d | %.3f s | %.3f s | %.3f s | %.1fx (+%.2f s) | %.1fx (+%.2f s) | %.0f MB |\n",
-             th, d, p, h, r, h / p, h - p, r / p, r - p, s / 1e6
+  for depth in $depths; do
+    rm -f "$work"/*.times
+    for _ in $(seq "$runs"); do
+      timed plain "$churn" "$per_thread" "$threads"
+      timed heaptrack heaptrack -o "$work/out-heaptrack/heaptrack" "$churn" "$per_thread" "$threads"
+      timed compact "$bin/rtrace" record -q -s -e memory -b "$depth" -o "$work/out-compact" \
+        -x "$churn" "$per_thread" "$threads"
+      timed sprtrace "$bin/rtrace" record -q -s -e memory -b "$depth" --format sp-rtrace \
+        -o "$work/out-sprtrace" -x "$churn" "$per_thread" "$threads"
+    done
+    p=$(median < "$work/plain.times")
+    h=$(median < "$work/heaptrack.times")
+    c=$(median < "$work/compact.times")
+    s=$(median < "$work/sprtrace.times")
+    awk -v th="$threads" -v d="$depth" -v p="$p" -v h="$h" -v c="$c" -v s="$s" \
+        -v hs="$(size_mb heaptrack)" -v cs="$(size_mb compact)" -v ss="$(size_mb sprtrace)" 'BEGIN {
+      printf "| %d | %d | %.3f s | %.3f s | %.3f s | %.3f s | +%.2f s | +%.2f s (%.0f %%) | +%.2f s (%.0f %%) | %s MB | %s MB | %s MB |\n",
+             th, d, p, h, c, s, h - p, c - p, 100 * (c - p) / (h - p), s - p, 100 * (s - p) / (h - p),
+             hs, cs, ss
     }'
   done
 done

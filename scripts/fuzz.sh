@@ -44,6 +44,8 @@ if [[ -d "$fixtures" ]]; then
   find "$fixtures" -type f -size -4M ! -name '*.md' -exec cp --backup=numbered -t "$seeds" {} +
 fi
 cp -t "$seeds" "$root"/tests/fuzz-regressions/*/* 2>/dev/null || true
+# Seeds of formats without fixtures (the compact recording format).
+cp --backup=numbered -t "$seeds" "$root"/fuzz/seeds/*/* 2>/dev/null || true
 
 failed=()
 for target in "${targets[@]}"; do

@@ -12,6 +12,7 @@
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "exports/export_registry.h"
+#include "formats/compact/compact_reader.h"
 #include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/diagnostics.h"
@@ -42,9 +43,10 @@ ExportInfo output_export(const ProcessOptions& o) {
   return *info;
 }
 
-// The memory maps that a binary trace in a file records after its first call, read ahead so that
-// they print before the calls, as the original prints every map; none for other input (a pipe
-// cannot be read twice: there they print where they arrive). See rtrace-process(1), TEXT OUTPUT.
+// The memory maps that a binary or compact trace in a file records after its first call, read
+// ahead so that they print before the calls, as the original prints every map; none for other
+// input (a pipe cannot be read twice: there they print where they arrive). See rtrace-process(1),
+// TEXT OUTPUT.
 std::vector<Mapping> late_maps_of(const std::string& path) {
   struct stat st {};
   if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -52,6 +54,9 @@ std::vector<Mapping> late_maps_of(const std::string& path) {
   }
   const std::unique_ptr<InputStream> input = open_input(path);
   const TraceFormatInfo* format = detect_format(input->peek(kDetectBytes));
+  if (format != nullptr && format->name == "compact") {
+    return read_compact_late_maps(*input);
+  }
   if (format == nullptr || format->name != "binary") {
     return {};
   }

@@ -72,6 +72,8 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   // packets still come (they tell a killed process's trace) and are left out of the file; in
   // managed mode (-m) the process writes its files itself, so it must not write them at all.
   s.extensions = !(o.compatible && o.managed);
+  // The compatible sp-rtrace command keeps writing the original's binary protocol.
+  s.compact = !o.compatible && o.format == "compact";
   return s;
 }
 
@@ -140,7 +142,7 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
   }
   if (request.managed && request.convert) {
     throw UsageError(
-        "-P cannot be used with -m: the traced process writes its own binary "
+        "-P cannot be used with -m: the traced process writes its own "
         "traces; post-process them with rtrace process");
   }
   return request;
@@ -261,6 +263,13 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  "<dir>/<pid>-<n>.rtrace.txt (standard output without -o)")
       ->option_text("'OPTIONS'")
       ->allow_extra_args(false);
+  if (!o.compatible) {
+    app.add_option("--format", o.format,
+                   "Trace format: compact (the default; deduplicated backtraces, docs/format.md) "
+                   "or sp-rtrace (the original's binary protocol, several times larger)")
+        ->check(CLI::IsMember({"compact", "sp-rtrace"}))
+        ->option_text("compact|sp-rtrace");
+  }
   app.add_flag("-m,--manage-preproc", o.managed,
                "Managed mode: each traced process writes its own trace files (no recorder "
                "connection; for children and programs that own the terminal)");

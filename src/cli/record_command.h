@@ -21,6 +21,7 @@ struct RecordOptions {
   std::optional<std::string> output;  // a directory, or "stdout"
   std::optional<std::string> postproc;
   bool managed = false;
+  std::string format = "compact";  // rtrace record --format: compact or sp-rtrace
   unsigned depth = 10;
   bool free_backtraces = false;
   bool no_timestamps = false;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "formats/apitrace/apitrace_format.h"
+#include "formats/compact/compact_format.h"
 #include "formats/mpatrol/mpatrol_format.h"
 #include "formats/sprtrace_binary/binary_format.h"
 #include "formats/sprtrace_text/text_format.h"
@@ -19,6 +20,7 @@ const auto kFormats = std::to_array<TraceFormatInfo>({
     mpatrol_format(),
     apitrace_format(),
     stacktrack::trace_format(),
+    compact_format(),
 });
 
 }  // namespace

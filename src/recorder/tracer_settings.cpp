@@ -34,6 +34,9 @@ std::string format_tracer_options(const TracerSettings& s) {
   if (!s.sizes.empty()) {
     text += fmt::format(",{}={}", key::kSizes, fmt::join(s.sizes, ";"));
   }
+  if (s.compact) {
+    text += fmt::format(",{}=1", key::kCompact);
+  }
   if (s.managed) {
     if (s.managed->find(',') != std::string::npos) {
       throw std::invalid_argument(*s.managed +

@@ -90,6 +90,8 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     options.args = number != 0;
   } else if (key_is(key, key_end, option_key::kExtensions)) {
     options.extensions = number != 0;
+  } else if (key_is(key, key_end, option_key::kCompact)) {
+    options.compact = number != 0;
   }
 }
 

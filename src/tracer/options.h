@@ -24,6 +24,7 @@ inline constexpr char kSizes[] = "sizes";
 inline constexpr char kManaged[] = "managed";
 inline constexpr char kExtensions[] = "extensions";
 inline constexpr char kAttachments[] = "attachments";
+inline constexpr char kCompact[] = "compact";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -39,6 +40,7 @@ struct TracerOptions {
   bool follow_forks = false;     // follow-forks=1 (-f)
   bool args = false;             // args=1
   bool extensions = true;  // extensions=0: no RCMD/REND, the original protocol only (sp-rtrace -m)
+  bool compact = false;    // compact=1: the compact format, not sp-rtrace's
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 
+#include "tracer/compact_transcoder.h"
 #include "tracer/decimal.h"
 
 namespace rtrace::tracer {
@@ -24,8 +25,10 @@ int g_fd = -1;
 bool g_fd_is_socket = false;
 unsigned g_managed_index = 0;
 bool g_broken = false;
+// The compact format (compact_transcoder.h): everything written is transcoded into g_buffer.
+bool g_compact = false;
 
-char g_buffer[std::size_t{256} * 1024];
+char g_buffer[std::size_t{1024} * 1024];
 std::size_t g_buffered = 0;
 iovec g_pieces[kMaxPieces];
 int g_piece_count = 0;
@@ -137,6 +140,10 @@ bool output_open(const TracerOptions& options, const char* socket_path, pid_t pi
   }
   g_fd = move_to_high_fd(fd);
   g_broken = false;
+  g_compact = options.compact;
+  if (g_compact) {
+    compact_restart();
+  }
   return true;
 }
 
@@ -173,6 +180,10 @@ void output_move_from(int fd) {
 }
 
 void output_append(const char* data, std::size_t size) {
+  if (g_compact) {
+    compact_transcode(data, size);
+    return;
+  }
   if (g_piece_count > 0 || sizeof g_buffer - g_buffered < size) {
     output_flush();  // keep the order: queued pieces first
   }
@@ -186,6 +197,10 @@ void output_append(const char* data, std::size_t size) {
 }
 
 bool output_add_piece(const char* data, std::size_t size) {
+  if (g_compact) {
+    compact_transcode(data, size);
+    return true;
+  }
   if (g_piece_count > 0) {
     iovec& last = g_pieces[g_piece_count - 1];
     if (static_cast<const char*>(last.iov_base) + last.iov_len == data) {
@@ -198,6 +213,20 @@ bool output_add_piece(const char* data, std::size_t size) {
   }
   g_pieces[g_piece_count++] = iovec{const_cast<char*>(data), size};
   return true;
+}
+
+char* output_reserve(std::size_t bytes) {
+  if (bytes > sizeof g_buffer) {
+    return nullptr;
+  }
+  if (sizeof g_buffer - g_buffered < bytes) {
+    write_buffer();
+  }
+  return g_buffer + g_buffered;
+}
+
+void output_commit(std::size_t bytes) {
+  g_buffered += bytes;
 }
 
 bool output_flush() {

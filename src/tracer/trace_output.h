@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "formats/compact/compact_protocol.h"
 #include "tracer/options.h"
 
 namespace rtrace::tracer {

@@ -1,4 +1,5 @@
-// Lossless round trips: every fixture of every format goes format -> text -> binary -> text,
+// Lossless round trips: every fixture of every format goes format -> text -> binary -> text
+// (and format -> compact -> text),
 // and at each step the records read back must equal the records written, except exactly what
 // the written format declares it cannot hold (TraceFormatInfo::losses).
 //
@@ -267,6 +268,12 @@ void expect_round_trip(const std::string& original) {
     // the original, text input's `##` lines print after the memory maps).
     const std::string again = convert(as_text, text);
     EXPECT_EQ(convert(again, text), again);
+    // The compact recording format keeps what it declares, from every format.
+    const TraceFormatInfo& compact = format_named("compact");
+    const std::string as_compact = convert(original, compact);
+    expect_step("format -> compact", original, as_compact, compact.losses);
+    expect_step("format -> compact -> text", original, convert(as_compact, text),
+                compact.losses | text.losses);
   }
 }
 

@@ -21,6 +21,8 @@ TEST(DetectFormat, ByFirstBytes) {
   EXPECT_EQ(detected("version=2.0, arch=x86_64"), "text");
   EXPECT_EQ(detected(std::string_view("MTRC\x01\x00", 6)), "mpatrol");
   EXPECT_EQ(detected(std::string_view("at\x00\x00", 4)), "apitrace");
+  EXPECT_EQ(detected(std::string_view("\x89RTC\r\n\x1a\n\x01\x00", 10)), "compact");
+  EXPECT_EQ(detected(std::string_view("\x89RTC\r\n\x1a", 7)), "none");
   EXPECT_EQ(detected("hello"), "none");
   EXPECT_EQ(detected(""), "none");
   EXPECT_EQ(detected("versio"), "none");

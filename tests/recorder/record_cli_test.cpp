@@ -216,7 +216,7 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
   // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
   EXPECT_EQ(r.status, 20) << r.err;
   EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
-                                "timestamps=1,buffered=1,follow-forks=0,args=0,managed=" +
+                                "timestamps=1,buffered=1,follow-forks=0,args=0,compact=1,managed=" +
                                 fs::canonical(out.path()).string() + "\n"),
             std::string::npos)
       << read_file(env);
@@ -343,6 +343,33 @@ TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
     EXPECT_NE(text.find("," + c.start + ","), std::string::npos) << text;
   }
   EXPECT_EQ(run_command(record() + " -s --wait -x true").status, 2);
+}
+
+// rtrace record asks the tracer for the compact format unless --format sp-rtrace; the compatible
+// sp-rtrace command never does.
+TEST(RecordCli, FormatReachesTheTracer) {
+  RTRACE_NEEDS_FIXTURES();
+  const struct {
+    std::string command;
+    bool compact;
+  } cases[] = {
+      {record() + " -q", true},
+      {record() + " -q --format compact", true},
+      {record() + " -q --format sp-rtrace", false},
+      {record("sp-rtrace") + " -q -s", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.command);
+    const ScratchDir out;
+    const fs::path env = out / "env";
+    const auto r = run_command(c.command + " -o " + quote(out.path()) + " -- " + fake("env") + " " +
+                               quote(env));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(env).find(",compact=1") != std::string::npos, c.compact) << read_file(env);
+  }
+  const auto bad = run_command(record() + " --format text -x true");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--format"), std::string::npos) << bad.err;
 }
 
 // `--` ends the options, in both commands; what follows it is the program's, options or not.

@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "support/test_paths.h"
@@ -306,6 +308,116 @@ TEST(RecordTracer, ThirdPartyProgramsBehaveAndTheirTracesDecode) {
     EXPECT_NE(leaks.out.find("# Resource - memory (memory allocation in bytes):"),
               std::string::npos);
   }
+}
+
+// The same program recorded in the compact format (the default) and in the sp-rtrace binary
+// protocol (--format sp-rtrace) gives the same calls: functions, kinds, sizes, frame counts and
+// resolved frames (addresses and times aside, which differ between runs). And compact -> binary
+// -> text is compact -> text.
+TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir compact_out;
+  const ScratchDir binary_out;
+  const std::string record = bin("rtrace") + " record -q -s -e memory -o ";
+  const auto a =
+      run_command(record + quote(compact_out.path()) + " -x " + quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b = run_command(record + quote(binary_out.path()) + " --format sp-rtrace -x " +
+                             quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(b.status, 0) << b.err;
+  const fs::path compact = only_file(compact_out.path(), ".rtrace");
+  const fs::path binary = only_file(binary_out.path(), ".rtrace");
+  EXPECT_TRUE(read_file(compact).starts_with("\x89RTC\r\n\x1a\n"));
+  EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
+  EXPECT_LT(read_file(compact).size() * 2, read_file(binary).size());
+
+  // Call and frame lines of the resolved text, every hex number and timestamp masked.
+  const auto resolved_calls = [](const fs::path& trace) {
+    const auto r = run_command(bin("rtrace") + " process --strict -i " + quote(trace) + " | " +
+                               bin("rtrace") + " resolve");
+    EXPECT_EQ(r.status, 0) << r.err;
+    static const std::regex hex("0x[0-9a-f]+");
+    static const std::regex time(R"(\[[0-9:.]+\] )");
+    static const std::regex call_or_frame(R"(^(\d+\. |\t).*)");
+    std::string out;
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (std::regex_match(line, call_or_frame)) {
+        out += std::regex_replace(std::regex_replace(line, time, ""), hex, "0x?") + "\n";
+      }
+    }
+    return out;
+  };
+  const std::string from_compact = resolved_calls(compact);
+  EXPECT_GT(count_call_records(from_compact), 20U);
+  EXPECT_NE(from_compact.find("main() at "), std::string::npos) << from_compact;
+  EXPECT_EQ(from_compact, resolved_calls(binary));
+
+  const ScratchDir work;
+  const auto converted = run_command(bin("rtrace") + " process --to binary -i " + quote(compact) +
+                                     " -o " + quote(work / "converted.rtrace"));
+  ASSERT_EQ(converted.status, 0) << converted.err;
+  const auto text_of = [](const fs::path& trace) {
+    return run_command(bin("rtrace") + " process --strict -i " + quote(trace)).out;
+  };
+  EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
+}
+
+// The last record of a compact trace file: its tag and its payload's varints (docs/format.md).
+std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string& bytes) {
+  const auto varint = [&bytes](std::size_t& at) {
+    std::uint64_t value = 0;
+    for (unsigned shift = 0; at < bytes.size(); shift += 7) {
+      const auto b = static_cast<std::uint8_t>(bytes[at++]);
+      value |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    return value;
+  };
+  int tag = -1;
+  std::size_t payload = 0;
+  std::size_t end = 0;
+  for (std::size_t at = 10; at < bytes.size(); at = end) {
+    tag = static_cast<std::uint8_t>(bytes[at++]);
+    const std::uint64_t length = varint(at);
+    payload = at;
+    end = at + length;
+  }
+  std::vector<std::uint64_t> fields;
+  while (payload < end && payload < bytes.size()) {
+    fields.push_back(varint(payload));
+  }
+  return {tag, fields};
+}
+
+// A compact trace ends with its end-of-trace record: reason 1 (exit) with the peak and final
+// RSS, or reason 4 with the signal of a crash.
+TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
+  const ScratchDir exited;
+  auto r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(exited.path()) +
+                       " -x /bin/true");
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto [tag, fields] = last_compact_record(read_file(only_file(exited.path(), ".rtrace")));
+  EXPECT_EQ(tag, 0x0E);
+  ASSERT_EQ(fields.size(), 5U);
+  EXPECT_EQ(fields[0], 1U);        // exit
+  EXPECT_EQ(fields[1], 0U);        // no signal
+  EXPECT_GT(fields[2], 100'000U);  // peak RSS, bytes
+  EXPECT_GT(fields[3], 100'000U);  // RSS at the end
+  EXPECT_LE(fields[3], fields[2] + 4096);
+
+  const ScratchDir crashed;
+  r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(crashed.path()) +
+                  " -x /bin/sh -c 'kill -SEGV $$'");
+  EXPECT_EQ(r.status, 128 + 11) << r.err;
+  std::tie(tag, fields) = last_compact_record(read_file(only_file(crashed.path(), ".rtrace")));
+  EXPECT_EQ(tag, 0x0E);
+  ASSERT_EQ(fields.size(), 5U);
+  EXPECT_EQ(fields[0], 4U);   // crash
+  EXPECT_EQ(fields[1], 11U);  // SIGSEGV
 }
 
 }  // namespace

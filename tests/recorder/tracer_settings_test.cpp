@@ -27,10 +27,11 @@ TEST(TracerSettings, EveryOptionHasItsKey) {
   s.buffered = false;
   s.follow_forks = true;
   s.arguments = true;
+  s.compact = true;
   s.managed = "/tmp/out dir";
   EXPECT_EQ(format_tracer_options(s),
             "depth=0,start=1,signal=12,free-backtraces=1,timestamps=0,buffered=0,follow-forks=1,"
-            "args=1,sizes=100;4096,managed=/tmp/out dir");
+            "args=1,sizes=100;4096,compact=1,managed=/tmp/out dir");
 }
 
 // The attachment directory (beside the traces): a name with a comma cannot be said, and then
@@ -66,6 +67,7 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   s.buffered = false;
   s.follow_forks = true;
   s.arguments = true;
+  s.compact = true;
   s.managed = "/tmp/out dir";
   const tracer::TracerOptions read = tracer::parse_options(format_tracer_options(s).c_str());
   EXPECT_EQ(read.depth, tracer::TracerOptions::kMaxDepth);
@@ -79,6 +81,7 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   EXPECT_FALSE(read.buffered);
   EXPECT_TRUE(read.follow_forks);
   EXPECT_TRUE(read.args);
+  EXPECT_TRUE(read.compact);
   EXPECT_STREQ(read.managed_dir, "/tmp/out dir");
 }
 

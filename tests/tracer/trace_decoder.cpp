@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_writer.h"
 #include "io/diagnostics.h"
@@ -144,10 +145,11 @@ void DecodingSink::note(const Note& /*note*/) {
 
 namespace {
 
+// Either format the tracer writes, by content (rtrace record: compact; sp-rtrace: binary).
 void read_into(InputStream& input, TraceSink& sink, std::string& error, std::string& warnings) {
   CollectingDiagnostics diagnostics;
   try {
-    read_sprtrace_binary(input, sink, diagnostics);
+    read_trace(input, sink, diagnostics);
   } catch (const std::exception& damage) {
     error += damage.what();
   }
@@ -161,6 +163,9 @@ TraceDecoder decode_file(const std::string& path) {
   const auto input = open_input(path);
   DecodingSink sink(decoder);
   read_into(*input, sink, decoder.error_, decoder.warnings_);
+  if (!read_file(path).starts_with('\xF0')) {
+    return decoder;  // a compact trace: read without warning means complete, END included
+  }
 
   // Re-encode: the tracer's bytes must be exactly the canonical 2.0 layout.
   const ScratchDir scratch;

@@ -1,7 +1,9 @@
-// What the tracer wrote, decoded through the real post-processing path (read_sprtrace_binary)
-// into plain values the tests can check. A file is also re-encoded with BinaryWriter and must come
-// out byte for byte the same: that proves the tracer writes the canonical protocol 2.0 layout the
-// original tools expect, not merely something our lenient reader accepts.
+// What the tracer wrote, decoded through the real post-processing path (read_trace: the compact
+// format of `rtrace record` or the binary protocol of `sp-rtrace`) into plain values the tests can
+// check. A binary file is also re-encoded with BinaryWriter and must come out byte for byte the
+// same: that proves the tracer writes the canonical protocol 2.0 layout the original tools
+// expect, not merely something our lenient reader accepts. A compact file must read without a
+// warning: complete, its end-of-trace record included.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,317 @@
+// Encodes records of the compact format (compact_protocol.h, docs/format.md) into an output
+// the caller provides, deduplicating backtraces and function names through tables the caller
+// provides too. Header-only and free of allocation: the tracer uses it with a static buffer and
+// mmap'd tables, rtrace's writer with an OutputStream and hash maps.
+//
+//   Out:    char* reserve(std::size_t bytes)  room for `bytes` bytes, null when impossible
+//           void commit(std::size_t bytes)    the first `bytes` of it are written
+//   Tables: std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh)
+//           std::uint64_t function_id(const char* name, std::size_t length, bool& fresh)
+//                         ids count 1, 2, 3... in order of first use (`fresh` then); 0 when the
+//                         table is full: the encoder then writes RESET and calls clear()
+//           void clear(Table table)  forget every id of that table
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "formats/compact/compact_protocol.h"
+
+namespace rtrace::compact {
+
+struct Text {
+  const char* data = nullptr;
+  std::size_t size = 0;
+};
+
+struct CallFields {
+  std::uint8_t kind = 0;  // the model's CallKind value
+  Text function;
+  std::uint32_t resource_type = 0;
+  std::uint32_t context = 0;
+  std::uint64_t timestamp = 0;  // in the trace's time unit
+  std::uint64_t resource_id = 0;
+  std::uint64_t size = 0;
+  const std::uint64_t* frames = nullptr;
+  std::uint32_t frame_count = 0;
+  const Text* arguments = nullptr;  // name, value, name, value...
+  std::uint32_t argument_count = 0;
+};
+
+struct TraceFields {
+  Text arch;
+  std::uint8_t pointer_size = 8;
+  bool big_endian = false;
+  std::uint64_t time_unit_ns = 1;
+  Text origin;
+  std::uint64_t applied = 0;  // kApplied* bits
+};
+
+struct EndFields {
+  EndReason reason = EndReason::Unknown;
+  std::uint32_t signal = 0;
+  std::uint64_t peak_rss = 0;
+  std::uint64_t end_rss = 0;
+  std::uint64_t timestamp = 0;  // in the trace's time unit
+};
+
+// The longest string a writer stores; longer ones are cut (no tracer string comes near it).
+inline constexpr std::size_t kMaxWrittenString = std::size_t{1} << 20;
+// The most frames one stack holds when written.
+inline constexpr std::uint32_t kMaxWrittenFrames = 65536;
+
+template <class Out, class Tables>
+class CompactEncoder {
+ public:
+  constexpr CompactEncoder(Out& out, Tables& tables) : out_(out), tables_(tables) {}
+
+  // A new trace in the same encoder: the delta bases start again from 0 (the caller clears
+  // its tables).
+  void restart() {
+    previous_timestamp_ = 0;
+    previous_resource_ = 0;
+    previous_frame_ = 0;
+  }
+
+  void file_header() {
+    char* p = out_.reserve(kFileHeaderSize);
+    if (p == nullptr) {
+      return;
+    }
+    std::memcpy(p, kMagic, kMagicSize);
+    p[kMagicSize] = static_cast<char>(kMajor);
+    p[kMagicSize + 1] = static_cast<char>(kMinor);
+    out_.commit(kFileHeaderSize);
+  }
+
+  void trace(const TraceFields& f) {
+    Record r(*this, Tag::Trace, string_bound(f.arch) + string_bound(f.origin) + 4 * kMaxVarint);
+    r.string(f.arch);
+    r.varint(f.pointer_size);
+    r.varint(f.big_endian ? kBigEndianMachine : 0);
+    r.varint(f.time_unit_ns);
+    r.string(f.origin);
+    r.varint(f.applied);
+  }
+
+  // `depth_plus_one`: the backtrace depth + 1; 0 when unknown.
+  void process(std::uint32_t pid, std::uint64_t start_seconds, std::uint32_t start_microseconds,
+               std::uint64_t depth_plus_one, Text name) {
+    Record r(*this, Tag::Process, string_bound(name) + 4 * kMaxVarint);
+    r.varint(pid);
+    r.varint(start_seconds);
+    r.varint(start_microseconds);
+    r.varint(depth_plus_one);
+    r.string(name);
+  }
+
+  void module(std::uint32_t id, std::uint32_t major, std::uint32_t minor, Text name) {
+    Record r(*this, Tag::Module, string_bound(name) + 3 * kMaxVarint);
+    r.varint(id);
+    r.varint(major);
+    r.varint(minor);
+    r.string(name);
+  }
+
+  void mapping(std::uint64_t from, std::uint64_t to, Text path) {
+    Record r(*this, Tag::Mapping, string_bound(path) + 2 * kMaxVarint);
+    r.varint(from);
+    r.varint(to - from);
+    r.string(path);
+  }
+
+  void context(std::uint32_t id, Text name) {
+    Record r(*this, Tag::Context, string_bound(name) + kMaxVarint);
+    r.varint(id);
+    r.string(name);
+  }
+
+  void resource(std::uint32_t id, std::uint32_t flags, Text type, Text description) {
+    Record r(*this, Tag::Resource, string_bound(type) + string_bound(description) + 2 * kMaxVarint);
+    r.varint(id);
+    r.varint(flags);
+    r.string(type);
+    r.string(description);
+  }
+
+  // heap bottom, heap top, lowest block, highest block, then the ten mallinfo fields.
+  static constexpr std::size_t kHeapFields = 14;
+  void heap_info(const std::uint64_t (&fields)[kHeapFields]) {
+    Record r(*this, Tag::HeapInfo, kHeapFields * kMaxVarint);
+    for (const std::uint64_t field : fields) {
+      r.varint(field);
+    }
+  }
+
+  void output_settings(Text path, Text options) {
+    Record r(*this, Tag::Output, string_bound(path) + string_bound(options));
+    r.string(path);
+    r.string(options);
+  }
+
+  void attachment(Text name, Text path) {
+    Record r(*this, Tag::Attachment, string_bound(name) + string_bound(path));
+    r.string(name);
+    r.string(path);
+  }
+
+  void call(const CallFields& f) {
+    bool fresh = false;
+    const std::uint64_t function = with_room(Table::Functions, [&] {
+      return tables_.function_id(f.function.data, cut(f.function.size), fresh);
+    });
+    if (fresh) {
+      Record r(*this, Tag::Function, string_bound(f.function));
+      r.string(f.function);
+    }
+    const std::uint32_t frame_count =
+        f.frame_count < kMaxWrittenFrames ? f.frame_count : kMaxWrittenFrames;
+    std::uint64_t stack = 0;
+    if (frame_count > 0) {
+      fresh = false;
+      stack =
+          with_room(Table::Stacks, [&] { return tables_.stack_id(f.frames, frame_count, fresh); });
+      if (fresh) {
+        write_stack(f.frames, frame_count);
+      }
+    }
+    const std::uint32_t argument_count = fitting_arguments(f);
+    std::size_t bound = 1 + 7 * kMaxVarint;
+    for (std::uint32_t i = 0; i < 2 * argument_count; ++i) {
+      bound += string_bound(f.arguments[i]);
+    }
+    Record r(*this, Tag::Call, bound);
+    r.byte(static_cast<std::uint8_t>((f.kind & kCallKindMask) |
+                                     (argument_count > 0 ? kCallHasArguments : 0)));
+    r.varint(function);
+    r.varint(f.resource_type);
+    r.varint(f.context);
+    r.varint(delta(f.timestamp, previous_timestamp_));
+    r.varint(delta(f.resource_id, previous_resource_));
+    r.varint(f.size);
+    r.varint(stack);
+    if (argument_count > 0) {
+      r.varint(argument_count);
+      for (std::uint32_t i = 0; i < 2 * argument_count; ++i) {
+        r.string(f.arguments[i]);
+      }
+    }
+    previous_timestamp_ = f.timestamp;
+    previous_resource_ = f.resource_id;
+  }
+
+  void end(const EndFields& f) {
+    Record r(*this, Tag::End, 5 * kMaxVarint);
+    r.varint(static_cast<std::uint8_t>(f.reason));
+    r.varint(f.signal);
+    r.varint(f.peak_rss);
+    r.varint(f.end_rss);
+    r.varint(f.timestamp);
+  }
+
+ private:
+  // One record: reserves room for the tag, the longest length field and `bound` payload bytes.
+  // The payload is written after a 1-byte length field, which holds every payload below 128
+  // bytes (almost every record); a longer one is moved up (on destruction) to make room for its
+  // longer length field.
+  class Record {
+   public:
+    Record(CompactEncoder& encoder, Tag tag, std::size_t bound)
+        : out_(encoder.out_), start_(out_.reserve(kMaxRecordHeader + bound)) {
+      if (start_ != nullptr) {
+        start_[0] = static_cast<char>(tag);
+        payload_ = start_ + 2;
+        pos_ = payload_;
+      }
+    }
+    Record(const Record&) = delete;
+    Record& operator=(const Record&) = delete;
+    ~Record() {
+      if (start_ == nullptr) {
+        return;
+      }
+      const auto length = static_cast<std::size_t>(pos_ - payload_);
+      const std::size_t header = 1 + varint_size(length);
+      if (header > 2) {
+        std::memmove(start_ + header, payload_, length);
+      }
+      put_varint(start_ + 1, length);
+      out_.commit(header + length);
+    }
+
+    void byte(std::uint8_t value) {
+      if (pos_ != nullptr) {
+        *pos_++ = static_cast<char>(value);
+      }
+    }
+    void varint(std::uint64_t value) {
+      if (pos_ != nullptr) {
+        pos_ = put_varint(pos_, value);
+      }
+    }
+    void string(Text text) {
+      if (pos_ != nullptr) {
+        pos_ = put_string(pos_, text.data, cut(text.size));
+      }
+    }
+
+   private:
+    Out& out_;
+    char* start_;
+    char* payload_ = nullptr;
+    char* pos_ = nullptr;
+  };
+
+  static std::size_t cut(std::size_t length) {
+    return length < kMaxWrittenString ? length : kMaxWrittenString;
+  }
+  static std::size_t string_bound(Text text) { return kMaxVarint + cut(text.size); }
+
+  // Asks a table for an id; when it is full, forgets every id (RESET) and asks again.
+  template <class Lookup>
+  std::uint64_t with_room(Table table, Lookup lookup) {
+    const std::uint64_t id = lookup();
+    if (id != 0) {
+      return id;
+    }
+    {
+      Record reset(*this, Tag::Reset, kMaxVarint);
+      reset.varint(static_cast<std::uint8_t>(table));
+    }
+    tables_.clear(table);
+    return lookup();
+  }
+
+  // Frame addresses as zigzag deltas from the frame before (across stacks): the frames of one
+  // program lie close together.
+  void write_stack(const std::uint64_t* frames, std::uint32_t count) {
+    Record r(*this, Tag::Stack, kMaxVarint + std::size_t{count} * kMaxVarint);
+    r.varint(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      r.varint(delta(frames[i], previous_frame_));
+      previous_frame_ = frames[i];
+    }
+  }
+
+  // The arguments that keep the record under kMaxPayload.
+  static std::uint32_t fitting_arguments(const CallFields& f) {
+    std::size_t total = 1 + 7 * kMaxVarint + kMaxVarint;
+    for (std::uint32_t i = 0; i < f.argument_count; ++i) {
+      const Text* pair = f.arguments + 2 * std::size_t{i};
+      total += string_bound(pair[0]) + string_bound(pair[1]);
+      if (total > kMaxPayload) {
+        return i;
+      }
+    }
+    return f.argument_count;
+  }
+
+  Out& out_;
+  Tables& tables_;
+  std::uint64_t previous_timestamp_ = 0;
+  std::uint64_t previous_resource_ = 0;
+  std::uint64_t previous_frame_ = 0;
+};
+
+}  // namespace rtrace::compact

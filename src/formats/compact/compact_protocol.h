@@ -1,0 +1,119 @@
+// The compact rtrace recording format: constants and the variable-length integer encoding,
+// shared by everything that reads or writes it (the reader and writer of rtrace, and the tracer
+// running inside a process). docs/format.md describes the format; this file is its summary:
+//
+//   file    = magic (8 bytes) major (1 byte) minor (1 byte) record*
+//   record  = tag (1 byte) length (varint) payload (`length` bytes)
+//   varint  = unsigned LEB128: 7 bits a byte, least significant first, high bit = more follow
+//   zigzag  = a signed value v stored as the varint (v << 1) ^ (v >> 63)
+//   string  = length (varint) bytes (no terminating NUL)
+//
+// Every field is a byte or a varint, so the format has no byte order.
+// Header-only and free of allocation, so that the tracer can use it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace rtrace::compact {
+
+inline constexpr char kMagic[8] = {'\x89', 'R', 'T', 'C', '\r', '\n', '\x1a', '\n'};
+inline constexpr std::size_t kMagicSize = sizeof kMagic;
+inline constexpr std::uint8_t kMajor = 1;
+inline constexpr std::uint8_t kMinor = 0;
+inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
+
+// No record's payload is longer (a reader refuses longer ones as corrupt).
+inline constexpr std::size_t kMaxPayload = std::size_t{16} << 20;
+// The longest varint: 10 bytes hold 64 bits.
+inline constexpr std::size_t kMaxVarint = 10;
+// Tag and the longest length field the writers use (payloads below 2^35 bytes).
+inline constexpr std::size_t kMaxRecordHeader = 1 + 5;
+
+enum class Tag : std::uint8_t {
+  Trace = 0x01,       // first record: machine, time unit, origin
+  Process = 0x02,     // a traced process (sp-rtrace PINF)
+  Module = 0x03,      // a tracing module (MINF)
+  Mapping = 0x04,     // an executable mapping (MMAP)
+  Context = 0x05,     // a call context (CTXR)
+  Resource = 0x06,    // a resource type (RESR)
+  Function = 0x07,    // defines the next function-name id
+  Stack = 0x08,       // defines the next stack id: a backtrace written once
+  Call = 0x09,        // a call (CALL + ARGS + BTRC)
+  HeapInfo = 0x0A,    // heap statistics (HINF)
+  Output = 0x0B,      // the recorder's output settings (OCFG)
+  Attachment = 0x0C,  // a file bundled with the trace (FILE)
+  Reset = 0x0D,       // forget every id of one table defined so far
+  End = 0x0E,         // end of trace: why it ended, peak and final RSS, when
+};
+
+// RESET: which table starts again from id 1.
+enum class Table : std::uint8_t { Functions = 1, Stacks = 2 };
+
+// CALL: the low bits of the first byte are the call kind (the model's CallKind values).
+inline constexpr std::uint8_t kCallKindMask = 0x07;
+inline constexpr std::uint8_t kCallHasArguments = 0x08;
+
+// TRACE: bits of the machine flags and of the applied stages.
+inline constexpr std::uint64_t kBigEndianMachine = 0x1;
+inline constexpr std::uint64_t kAppliedLeaks = 0x1;
+inline constexpr std::uint64_t kAppliedCompress = 0x2;
+inline constexpr std::uint64_t kAppliedResolve = 0x4;
+
+// END: why the trace ended.
+enum class EndReason : std::uint8_t {
+  Unknown = 0,    // not known (a trace converted from a format without this record)
+  Exit = 1,       // exit() or a return from main
+  ToggleOff = 2,  // tracing toggled off
+  FastExit = 3,   // _exit() or quick_exit()
+  Crash = 4,      // a crash signal; the record names it
+  Exec = 5,       // the process called exec
+};
+inline constexpr std::uint8_t kLastEndReason = 5;
+
+constexpr std::uint64_t zigzag(std::int64_t value) {
+  return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
+}
+
+constexpr std::int64_t unzigzag(std::uint64_t value) {
+  return static_cast<std::int64_t>(value >> 1) ^ -static_cast<std::int64_t>(value & 1);
+}
+
+// The zigzag varint of `value - previous`, in two's complement (wraps around, never overflows).
+constexpr std::uint64_t delta(std::uint64_t value, std::uint64_t previous) {
+  return zigzag(static_cast<std::int64_t>(value - previous));
+}
+
+constexpr std::uint64_t undelta(std::uint64_t stored, std::uint64_t previous) {
+  return previous + static_cast<std::uint64_t>(unzigzag(stored));
+}
+
+constexpr std::size_t varint_size(std::uint64_t value) {
+  std::size_t bytes = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++bytes;
+  }
+  return bytes;
+}
+
+// Writes `value` at `out` (room for varint_size(value) bytes); returns the end.
+inline char* put_varint(char* out, std::uint64_t value) {
+  while (value >= 0x80) {
+    *out++ = static_cast<char>((value & 0x7F) | 0x80);
+    value >>= 7;
+  }
+  *out++ = static_cast<char>(value);
+  return out;
+}
+
+inline char* put_string(char* out, const char* text, std::size_t length) {
+  out = put_varint(out, length);
+  if (length > 0) {
+    std::memcpy(out, text, length);
+  }
+  return out + length;
+}
+
+}  // namespace rtrace::compact

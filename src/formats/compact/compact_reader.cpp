@@ -1,0 +1,491 @@
+#include "formats/compact/compact_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "formats/compact/compact_protocol.h"
+#include "formats/compact/record_cursor.h"
+#include "formats/sprtrace_binary/binary_reader.h"
+
+namespace rtrace {
+namespace {
+
+using compact::CorruptRecord;
+using compact::RecordCursor;
+using compact::Tag;
+
+// How much to ask of the input at once; records are decoded in place from each such window.
+constexpr std::size_t kReadAhead = std::size_t{256} << 10;
+constexpr std::uint64_t kMaxTimeUnit = 1'000'000'000;
+// Writers reset their tables long before these (docs/format.md), so memory stays bounded
+// whatever the input claims.
+constexpr std::size_t kMaxHeldFrames = std::size_t{1} << 26;
+constexpr std::size_t kMaxHeldFunctions = std::size_t{1} << 22;
+constexpr std::uint8_t kLastCallKind = static_cast<std::uint8_t>(CallKind::Exit);
+
+enum class Step : std::uint8_t { Done, Incomplete };
+
+class CompactReader {
+ public:
+  CompactReader(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
+      : input_(input), sink_(sink), diagnostics_(diagnostics) {}
+
+  void run();
+
+ private:
+  bool read_file_header();
+  // False when the input ended inside a record (warned about).
+  bool read_records();
+  Step read_record(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
+  void dispatch(Tag tag, RecordCursor& record);
+
+  void read_trace(RecordCursor& record);
+  void read_process(RecordCursor& record);
+  void read_module(RecordCursor& record);
+  void read_mapping(RecordCursor& record);
+  void read_context(RecordCursor& record);
+  void read_resource(RecordCursor& record);
+  void read_function(RecordCursor& record);
+  void read_stack(RecordCursor& record);
+  void read_call(RecordCursor& record);
+  void read_heap_info(RecordCursor& record);
+  void read_output(RecordCursor& record);
+  void read_attachment(RecordCursor& record);
+  void read_reset(RecordCursor& record);
+  void read_end(RecordCursor& record);
+  void skip_unknown(std::uint8_t tag, std::uint64_t offset);
+
+  void warn(std::uint64_t offset, std::string_view message) {
+    diagnostics_.warning(input_.name(), offset, message);
+  }
+
+  InputStream& input_;
+  TraceSink& sink_;
+  Diagnostics& diagnostics_;
+
+  bool seen_trace_ = false;
+  bool ended_ = false;
+  std::uint64_t time_unit_ns_ = 1;
+  std::uint32_t pid_ = 0;
+  std::uint64_t call_count_ = 0;
+
+  // The delta bases (compact_encoder.h).
+  std::uint64_t previous_timestamp_ = 0;
+  std::uint64_t previous_resource_ = 0;
+  std::uint64_t previous_frame_ = 0;
+
+  // Function names and stacks by id - 1, at most kMaxHeldFunctions and kMaxHeldFrames.
+  std::vector<std::string> functions_;
+  std::vector<Address> stack_frames_;
+  struct StackSpan {
+    std::size_t first;
+    std::size_t count;
+  };
+  std::vector<StackSpan> stacks_;
+
+  std::vector<Argument> arguments_;
+  std::vector<Frame> frames_;  // the current call's
+  std::vector<std::uint8_t> unknown_tags_;
+};
+
+void CompactReader::run() {
+  bool complete = false;
+  try {
+    complete = read_file_header() && read_records();
+  } catch (const CorruptRecord& damage) {
+    sink_.finish();
+    throw InputError(input_.name(), damage.offset, damage.message);
+  }
+  if (complete && !ended_) {
+    warn(input_.offset(),
+         "incomplete trace: no end-of-trace record (the process was killed or is still running)");
+  }
+  sink_.finish();
+}
+
+bool CompactReader::read_file_header() {
+  const auto bytes = input_.peek(compact::kFileHeaderSize);
+  if (bytes.size() < compact::kMagicSize ||
+      !std::equal(bytes.begin(), bytes.begin() + compact::kMagicSize, compact::kMagic,
+                  [](std::uint8_t a, char b) { return a == static_cast<std::uint8_t>(b); })) {
+    if (bytes.size() < compact::kMagicSize) {
+      warn(0, "truncated file header");
+      return false;
+    }
+    throw CorruptRecord{0, "not a compact rtrace trace (no magic bytes)"};
+  }
+  if (bytes.size() < compact::kFileHeaderSize) {
+    warn(0, "truncated file header");
+    return false;
+  }
+  const std::uint8_t major = bytes[compact::kMagicSize];
+  const std::uint8_t minor = bytes[compact::kMagicSize + 1];
+  if (major != compact::kMajor) {
+    throw CorruptRecord{compact::kMagicSize,
+                        fmt::format("unsupported compact format version {}.{}", major, minor)};
+  }
+  input_.consume(compact::kFileHeaderSize);
+  return true;
+}
+
+bool CompactReader::read_records() {
+  std::size_t wanted = 2;
+  for (;;) {
+    const auto bytes = input_.peek(std::max(wanted, kReadAhead));
+    if (bytes.empty()) {
+      return true;
+    }
+    if (bytes.size() < wanted) {
+      warn(input_.offset(),
+           fmt::format("truncated record ({} of {} bytes); ignored", bytes.size(), wanted));
+      return false;
+    }
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t size = 0;
+      if (read_record(bytes.subspan(pos), input_.offset() + pos, size) == Step::Incomplete) {
+        wanted = size;
+        break;
+      }
+      pos += size;
+    }
+    input_.consume(pos);
+  }
+}
+
+// One record at the front of `bytes`. Done: `size` is its length. Incomplete: `size` is how
+// many bytes it needs (at least one more than `bytes` holds).
+Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                                std::size_t& size) {
+  // [tag][length varint]: at most 1 + kMaxVarint bytes.
+  std::uint64_t length = 0;
+  std::size_t header = 1;
+  for (unsigned shift = 0;; shift += 7, ++header) {
+    if (header >= bytes.size()) {
+      size = header + 1;
+      return Step::Incomplete;
+    }
+    const std::uint8_t b = bytes[header];
+    if (shift > 28) {
+      throw CorruptRecord{offset, "impossible record length"};
+    }
+    length |= std::uint64_t{b & 0x7Fu} << shift;
+    if ((b & 0x80) == 0) {
+      break;
+    }
+  }
+  ++header;
+  if (length > compact::kMaxPayload) {
+    throw CorruptRecord{offset, fmt::format("impossible record length {}", length)};
+  }
+  size = header + static_cast<std::size_t>(length);
+  if (bytes.size() < size) {
+    return Step::Incomplete;
+  }
+  RecordCursor record(bytes.subspan(header, static_cast<std::size_t>(length)), offset);
+  const auto tag = static_cast<Tag>(bytes[0]);
+  if (!seen_trace_ && tag != Tag::Trace) {
+    throw CorruptRecord{offset, "the first record is not a TRACE record"};
+  }
+  dispatch(tag, record);
+  return Step::Done;
+}
+
+void CompactReader::dispatch(Tag tag, RecordCursor& record) {
+  switch (tag) {
+    case Tag::Trace:
+      return read_trace(record);
+    case Tag::Process:
+      return read_process(record);
+    case Tag::Module:
+      return read_module(record);
+    case Tag::Mapping:
+      return read_mapping(record);
+    case Tag::Context:
+      return read_context(record);
+    case Tag::Resource:
+      return read_resource(record);
+    case Tag::Function:
+      return read_function(record);
+    case Tag::Stack:
+      return read_stack(record);
+    case Tag::Call:
+      return read_call(record);
+    case Tag::HeapInfo:
+      return read_heap_info(record);
+    case Tag::Output:
+      return read_output(record);
+    case Tag::Attachment:
+      return read_attachment(record);
+    case Tag::Reset:
+      return read_reset(record);
+    case Tag::End:
+      return read_end(record);
+  }
+  skip_unknown(static_cast<std::uint8_t>(tag), record.record_offset());
+}
+
+void CompactReader::read_trace(RecordCursor& record) {
+  if (seen_trace_) {
+    record.fail("a second TRACE record");
+  }
+  seen_trace_ = true;
+  TraceHeader header;
+  header.arch = record.string("the architecture");
+  const std::uint64_t pointer_size = record.varint("the pointer size");
+  if (pointer_size != 4 && pointer_size != 8) {
+    record.fail(fmt::format("unsupported pointer size {}", pointer_size));
+  }
+  const std::uint64_t machine = record.varint("the machine flags");
+  time_unit_ns_ = record.varint("the time unit");
+  if (time_unit_ns_ == 0 || time_unit_ns_ > kMaxTimeUnit) {
+    record.fail(fmt::format("impossible time unit {} ns", time_unit_ns_));
+  }
+  header.origin = record.string("the origin");
+  const std::uint64_t applied = record.varint("the applied stages");
+  header.applied.leaks = (applied & compact::kAppliedLeaks) != 0;
+  header.applied.compress = (applied & compact::kAppliedCompress) != 0;
+  header.applied.resolve = (applied & compact::kAppliedResolve) != 0;
+  // What the sp-rtrace binary writer needs to write the stream the tracer would have written.
+  header.metadata.set("sprtrace.byte_order",
+                      (machine & compact::kBigEndianMachine) != 0 ? "big" : "little");
+  header.metadata.set("sprtrace.pointer_size", pointer_size == 4 ? "4" : "8");
+  header.metadata.set("compact.version", fmt::format("{}.{}", compact::kMajor, compact::kMinor));
+  sink_.header(header);
+}
+
+void CompactReader::read_process(RecordCursor& record) {
+  ProcessInfo info;
+  info.pid = record.u32("the pid");
+  info.start.seconds = static_cast<std::int64_t>(record.varint("the start time"));
+  info.start.microseconds = record.u32("the start time");
+  const std::uint64_t depth_plus_one = record.varint("the backtrace depth");
+  if (depth_plus_one > 0) {
+    if (depth_plus_one - 1 > std::numeric_limits<std::uint32_t>::max()) {
+      record.fail("backtrace depth out of range");
+    }
+    info.backtrace_depth = static_cast<std::uint32_t>(depth_plus_one - 1);
+  }
+  info.name = record.string("the process name");
+  pid_ = info.pid;
+  sink_.process(info);
+}
+
+void CompactReader::read_module(RecordCursor& record) {
+  ModuleInfo module;
+  module.id = record.u32("the module id");
+  const std::uint32_t major = record.u32("the module version");
+  const std::uint32_t minor = record.u32("the module version");
+  if (major > 0xFFFF || minor > 0xFFFF) {
+    record.fail(fmt::format("module version {}.{} out of range", major, minor));
+  }
+  module.version_major = static_cast<std::uint16_t>(major);
+  module.version_minor = static_cast<std::uint16_t>(minor);
+  module.name = record.string("the module name");
+  sink_.module(module);
+}
+
+void CompactReader::read_mapping(RecordCursor& record) {
+  Mapping mapping;
+  mapping.from = record.varint("the mapping start");
+  mapping.to = mapping.from + record.varint("the mapping length");
+  mapping.path = record.string("the mapping path");
+  mapping.pid = pid_;
+  sink_.mapping(mapping);
+}
+
+void CompactReader::read_context(RecordCursor& record) {
+  ContextInfo context;
+  context.id = record.u32("the context id");
+  context.name = record.string("the context name");
+  sink_.context(context);
+}
+
+void CompactReader::read_resource(RecordCursor& record) {
+  ResourceType type;
+  type.id = record.u32("the resource type id");
+  type.flags = record.u32("the resource type flags");
+  type.type = record.string("the resource type name");
+  type.description = record.string("the resource type description");
+  sink_.resource_type(type);
+}
+
+void CompactReader::read_function(RecordCursor& record) {
+  if (functions_.size() == kMaxHeldFunctions) {
+    record.fail(fmt::format("more than {} function names without a RESET", kMaxHeldFunctions));
+  }
+  functions_.emplace_back(record.string("the function name"));
+}
+
+void CompactReader::read_stack(RecordCursor& record) {
+  const std::uint64_t count = record.varint("the frame count");
+  // Every frame takes at least one byte.
+  if (count > record.remaining()) {
+    record.fail(fmt::format("frame count {} larger than the record holds", count));
+  }
+  if (count > kMaxHeldFrames - stack_frames_.size()) {
+    record.fail(fmt::format("more than {} frames without a RESET", kMaxHeldFrames));
+  }
+  const std::size_t first = stack_frames_.size();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    previous_frame_ = compact::undelta(record.varint("a frame"), previous_frame_);
+    stack_frames_.push_back(previous_frame_);
+  }
+  stacks_.push_back({first, static_cast<std::size_t>(count)});
+}
+
+void CompactReader::read_call(RecordCursor& record) {
+  CallRecord call;
+  const std::uint8_t flags = record.byte("the call kind");
+  const std::uint8_t kind = flags & compact::kCallKindMask;
+  if (kind > kLastCallKind || (flags & ~(compact::kCallKindMask | compact::kCallHasArguments))) {
+    record.fail(fmt::format("unknown call flags {:#04x}", flags));
+  }
+  call.call.kind = static_cast<CallKind>(kind);
+  const std::uint64_t function = record.varint("the function id");
+  if (function == 0 || function > functions_.size()) {
+    record.fail(fmt::format("undefined function id {}", function));
+  }
+  call.function = functions_[function - 1];
+  call.call.resource_type = record.u32("the resource type");
+  call.call.context = record.u32("the context");
+  previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
+  call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
+  previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
+  call.call.resource_id = previous_resource_;
+  call.call.size = record.varint("the size");
+  const std::uint64_t stack = record.varint("the stack id");
+  if (stack > stacks_.size()) {
+    record.fail(fmt::format("undefined stack id {}", stack));
+  }
+  frames_.clear();
+  if (stack > 0) {
+    const StackSpan& span = stacks_[stack - 1];
+    for (std::size_t i = 0; i < span.count; ++i) {
+      frames_.push_back(Frame{.address = stack_frames_[span.first + i]});
+    }
+  }
+  call.frames = frames_;
+  arguments_.clear();
+  if ((flags & compact::kCallHasArguments) != 0) {
+    const std::uint64_t count = record.varint("the argument count");
+    // Each argument is two strings of at least one byte each.
+    if (count > record.remaining() / 2) {
+      record.fail(fmt::format("argument count {} larger than the record holds", count));
+    }
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::string_view name = record.string("an argument name");
+      const std::string_view value = record.string("an argument value");
+      arguments_.push_back({name, value});
+    }
+  }
+  call.arguments = arguments_;
+  call.call.index = ++call_count_;
+  call.call.pid = pid_;
+  sink_.call(call);
+}
+
+void CompactReader::read_heap_info(RecordCursor& record) {
+  HeapInfo info;
+  info.heap_bottom = record.varint("the heap bottom");
+  info.heap_top = record.varint("the heap top");
+  info.lowest_block = record.varint("the lowest block");
+  info.highest_block = record.varint("the highest block");
+  for (std::uint32_t* field :
+       {&info.arena, &info.ordblks, &info.smblks, &info.hblks, &info.hblkhd, &info.usmblks,
+        &info.fsmblks, &info.uordblks, &info.fordblks, &info.keepcost}) {
+    *field = record.u32("a heap statistic");
+  }
+  sink_.heap_info(info);
+}
+
+void CompactReader::read_output(RecordCursor& record) {
+  OutputSettings settings;
+  settings.path = record.string("the output path");
+  settings.options = record.string("the output options");
+  sink_.output_settings(settings);
+}
+
+void CompactReader::read_attachment(RecordCursor& record) {
+  Attachment attachment;
+  attachment.name = record.string("the attachment name");
+  attachment.path = record.string("the attachment path");
+  sink_.attachment(attachment);
+}
+
+void CompactReader::read_reset(RecordCursor& record) {
+  const std::uint64_t table = record.varint("the table");
+  if (table == static_cast<std::uint8_t>(compact::Table::Functions)) {
+    functions_.clear();
+  } else if (table == static_cast<std::uint8_t>(compact::Table::Stacks)) {
+    stacks_.clear();
+    stack_frames_.clear();
+  } else {
+    record.fail(fmt::format("unknown table {} to reset", table));
+  }
+}
+
+// The model's TraceEnd; "unknown" (a trace converted from a format without one) passes nothing
+// on. The end time is in the trace's own clock, not the wall clock the model keeps: left out.
+void CompactReader::read_end(RecordCursor& record) {
+  const std::uint64_t reason = record.varint("the end reason");
+  if (reason > compact::kLastEndReason) {
+    record.fail(fmt::format("unknown end reason {}", reason));
+  }
+  TraceEnd end;
+  end.pid = pid_;
+  end.signal = record.u32("the signal");
+  end.peak_rss_bytes = record.varint("the peak RSS");
+  end.rss_bytes = record.varint("the final RSS");
+  record.varint("the end time");
+  ended_ = true;
+  if (reason != static_cast<std::uint64_t>(compact::EndReason::Unknown)) {
+    // The compact format numbers its reasons as the model does (docs/format.md).
+    end.reason = static_cast<EndReason>(reason);
+    sink_.trace_end(end);
+  }
+}
+
+void CompactReader::skip_unknown(std::uint8_t tag, std::uint64_t offset) {
+  if (std::find(unknown_tags_.begin(), unknown_tags_.end(), tag) != unknown_tags_.end()) {
+    return;
+  }
+  unknown_tags_.push_back(tag);
+  warn(offset, fmt::format("unknown record tag {:#04x} skipped", tag));
+}
+
+}  // namespace
+
+void read_compact(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
+  CompactReader(input, sink, diagnostics).run();
+}
+
+std::vector<Mapping> read_compact_late_maps(InputStream& input) {
+  class LateMaps final : public TraceSink {
+   public:
+    void call(const CallRecord& /*record*/) override { seen_call_ = true; }
+    void mapping(const Mapping& mapping) override {
+      if (seen_call_ && maps.size() < kMaxLateMaps) {
+        maps.push_back(mapping);
+      }
+    }
+    void finish() override {}
+    std::vector<Mapping> maps;
+
+   private:
+    bool seen_call_ = false;
+  } sink;
+  CollectingDiagnostics quiet;
+  try {
+    CompactReader(input, sink, quiet).run();
+  } catch (const InputError&) {
+    // The maps before the damage are kept; the other pass stops at the same place.
+  }
+  return std::move(sink.maps);
+}
+
+}  // namespace rtrace

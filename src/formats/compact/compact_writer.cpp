@@ -1,0 +1,208 @@
+#include "formats/compact/compact_writer.h"
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/compact/compact_encoder.h"
+
+namespace rtrace {
+namespace {
+
+using compact::Text;
+
+// Each table forgets everything (a RESET record) at this many entries, which keeps a reader's
+// memory within what docs/format.md promises.
+constexpr std::size_t kMaxTableEntries = std::size_t{1} << 20;
+constexpr std::size_t kMaxTableFrames = std::size_t{1} << 24;
+
+Text text(std::string_view s) {
+  return {s.data(), s.size()};
+}
+
+// The encoder's output: the OutputStream's buffer, flushed between records.
+class BufferOut {
+ public:
+  explicit BufferOut(OutputStream& out) : out_(out) {}
+
+  char* reserve(std::size_t bytes) {
+    std::string& buffer = out_.buffer();
+    at_ = buffer.size();
+    buffer.resize(at_ + bytes);
+    return buffer.data() + at_;
+  }
+  void commit(std::size_t bytes) {
+    out_.buffer().resize(at_ + bytes);
+    out_.maybe_flush();
+  }
+
+ private:
+  OutputStream& out_;
+  std::size_t at_ = 0;
+};
+
+// Stacks keyed by their frames' bytes, function names by themselves.
+class HashTables {
+ public:
+  std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh) {
+    std::string key(reinterpret_cast<const char*>(frames), std::size_t{count} * sizeof *frames);
+    return find(stacks_, std::move(key), count, fresh);
+  }
+  std::uint64_t function_id(const char* name, std::size_t length, bool& fresh) {
+    return find(functions_, std::string(name, length), 0, fresh);
+  }
+  void clear(compact::Table table) {
+    if (table == compact::Table::Stacks) {
+      stacks_.clear();
+      stack_frames_ = 0;
+    } else {
+      functions_.clear();
+    }
+  }
+
+ private:
+  std::uint64_t find(std::unordered_map<std::string, std::uint64_t>& table, std::string key,
+                     std::uint32_t frames, bool& fresh) {
+    if (const auto found = table.find(key); found != table.end()) {
+      return found->second;
+    }
+    if (table.size() == kMaxTableEntries || stack_frames_ + frames > kMaxTableFrames) {
+      return 0;
+    }
+    stack_frames_ += frames;
+    fresh = true;
+    const std::uint64_t id = table.size() + 1;
+    table.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::unordered_map<std::string, std::uint64_t> stacks_;
+  std::unordered_map<std::string, std::uint64_t> functions_;
+  std::size_t stack_frames_ = 0;
+};
+
+}  // namespace
+
+struct CompactWriter::State {
+  explicit State(OutputStream& out) : buffer(out), encoder(buffer, tables) {}
+
+  BufferOut buffer;
+  HashTables tables;
+  compact::CompactEncoder<BufferOut, HashTables> encoder;
+  bool has_header = false;
+  std::vector<std::uint64_t> frames;
+  std::vector<Text> arguments;
+};
+
+CompactWriter::CompactWriter(OutputStream& out) : out_(out), state_(std::make_unique<State>(out)) {}
+
+CompactWriter::~CompactWriter() = default;
+
+void CompactWriter::header(const TraceHeader& header) {
+  if (state_->has_header) {
+    return;  // concatenated inputs: one trace
+  }
+  state_->has_header = true;
+  state_->encoder.file_header();
+  const auto pointer_size = header.metadata.get_or("sprtrace.pointer_size", "8");
+  state_->encoder.trace({
+      .arch = text(header.arch),
+      .pointer_size = static_cast<std::uint8_t>(pointer_size == "4" ? 4 : 8),
+      .big_endian = header.metadata.get_or("sprtrace.byte_order", "little") == "big",
+      .time_unit_ns = 1,
+      .origin = text(header.origin),
+      .applied = (header.applied.leaks ? compact::kAppliedLeaks : 0) |
+                 (header.applied.compress ? compact::kAppliedCompress : 0) |
+                 (header.applied.resolve ? compact::kAppliedResolve : 0),
+  });
+}
+
+// A stream whose reader gave no header still starts with one.
+void CompactWriter::ensure_header() {
+  if (!state_->has_header) {
+    header(TraceHeader{});
+  }
+}
+
+void CompactWriter::process(const ProcessInfo& info) {
+  ensure_header();
+  state_->encoder.process(
+      info.pid, static_cast<std::uint64_t>(info.start.seconds), info.start.microseconds,
+      info.backtrace_depth ? std::uint64_t{*info.backtrace_depth} + 1 : 0, text(info.name));
+}
+
+void CompactWriter::output_settings(const OutputSettings& settings) {
+  ensure_header();
+  state_->encoder.output_settings(text(settings.path), text(settings.options));
+}
+
+void CompactWriter::module(const ModuleInfo& module) {
+  ensure_header();
+  state_->encoder.module(module.id, module.version_major, module.version_minor, text(module.name));
+}
+
+void CompactWriter::mapping(const Mapping& mapping) {
+  ensure_header();
+  state_->encoder.mapping(mapping.from, mapping.to, text(mapping.path));
+}
+
+void CompactWriter::context(const ContextInfo& context) {
+  ensure_header();
+  state_->encoder.context(context.id, text(context.name));
+}
+
+void CompactWriter::resource_type(const ResourceType& type) {
+  ensure_header();
+  state_->encoder.resource(type.id, type.flags, text(type.type), text(type.description));
+}
+
+void CompactWriter::call(const CallRecord& record) {
+  ensure_header();
+  State& s = *state_;
+  s.frames.clear();
+  for (const Frame& frame : record.frames) {
+    s.frames.push_back(frame.address);
+  }
+  s.arguments.clear();
+  for (const Argument& argument : record.arguments) {
+    s.arguments.push_back(text(argument.name));
+    s.arguments.push_back(text(argument.value));
+  }
+  const Call& c = record.call;
+  s.encoder.call({
+      .kind = static_cast<std::uint8_t>(c.kind),
+      .function = text(record.function),
+      .resource_type = c.resource_type,
+      .context = c.context,
+      .timestamp = c.timestamp_ns,
+      .resource_id = c.resource_id,
+      .size = c.size,
+      .frames = s.frames.data(),
+      .frame_count = static_cast<std::uint32_t>(s.frames.size()),
+      .arguments = s.arguments.data(),
+      .argument_count = static_cast<std::uint32_t>(record.arguments.size()),
+  });
+}
+
+void CompactWriter::heap_info(const HeapInfo& info) {
+  ensure_header();
+  const std::uint64_t fields[] = {
+      info.heap_bottom, info.heap_top, info.lowest_block, info.highest_block, info.arena,
+      info.ordblks,     info.smblks,   info.hblks,        info.hblkhd,        info.usmblks,
+      info.fsmblks,     info.uordblks, info.fordblks,     info.keepcost};
+  state_->encoder.heap_info(fields);
+}
+
+void CompactWriter::attachment(const Attachment& attachment) {
+  ensure_header();
+  state_->encoder.attachment(text(attachment.name), text(attachment.path));
+}
+
+void CompactWriter::finish() {
+  ensure_header();
+  state_->encoder.end({});
+  out_.flush();
+}
+
+}  // namespace rtrace

@@ -1,0 +1,182 @@
+#include "tracer/compact_tables.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+namespace rtrace::tracer {
+namespace {
+
+// Open addressing, linear probing. A slot belongs to the current table when its generation is
+// the table's: clearing a table is one increment, not a pass over its memory.
+struct StackSlot {
+  std::uint64_t hash;
+  std::uint32_t generation;
+  std::uint32_t first;  // in the frame pool
+  std::uint32_t count;
+  std::uint32_t id;
+};
+
+struct NameSlot {
+  std::uint64_t hash;
+  std::uint32_t generation;
+  std::uint32_t offset;  // in the name pool
+  std::uint32_t length;
+  std::uint32_t id;
+};
+
+// 1 Mi slots (32 MiB) and 8 Mi frames (64 MiB) of address space; only what is used is touched.
+constexpr std::size_t kStackSlots = std::size_t{1} << 20;
+constexpr std::size_t kMaxStacks = kStackSlots / 4 * 3;
+constexpr std::size_t kPoolFrames = std::size_t{1} << 23;
+constexpr std::size_t kNameSlots = std::size_t{1} << 13;
+constexpr std::size_t kMaxNames = kNameSlots / 4 * 3;
+constexpr std::size_t kNamePool = std::size_t{1} << 20;
+
+struct StackTable {
+  StackSlot* slots = nullptr;
+  std::uint64_t* pool = nullptr;
+  std::uint32_t generation = 1;
+  std::uint32_t count = 0;
+  std::size_t pool_used = 0;
+};
+
+struct NameTable {
+  NameSlot* slots = nullptr;
+  char* pool = nullptr;
+  std::uint32_t generation = 1;
+  std::uint32_t count = 0;
+  std::size_t pool_used = 0;
+};
+
+StackTable g_stacks;
+NameTable g_names;
+
+void* map_zeroed(std::size_t bytes) {
+  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return memory == MAP_FAILED ? nullptr : memory;
+}
+
+bool stacks_ready() {
+  if (g_stacks.slots == nullptr) {
+    g_stacks.slots = static_cast<StackSlot*>(map_zeroed(kStackSlots * sizeof(StackSlot)));
+    g_stacks.pool = static_cast<std::uint64_t*>(map_zeroed(kPoolFrames * sizeof(std::uint64_t)));
+  }
+  return g_stacks.slots != nullptr && g_stacks.pool != nullptr;
+}
+
+bool names_ready() {
+  if (g_names.slots == nullptr) {
+    g_names.slots = static_cast<NameSlot*>(map_zeroed(kNameSlots * sizeof(NameSlot)));
+    g_names.pool = static_cast<char*>(map_zeroed(kNamePool));
+  }
+  return g_names.slots != nullptr && g_names.pool != nullptr;
+}
+
+std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
+  hash = (hash ^ value) * 0x9E3779B97F4A7C15ULL;
+  return hash ^ (hash >> 29);
+}
+
+std::uint64_t hash_frames(const std::uint64_t* frames, std::uint32_t count) {
+  std::uint64_t hash = mix(0x243F6A8885A308D3ULL, count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    hash = mix(hash, frames[i]);
+  }
+  return hash;
+}
+
+// Up to 8 bytes as a number: a fixed 8-byte load, or the bytes one by one (a variable-length
+// memcpy into a local stalls the load that follows it: store forwarding fails).
+std::uint64_t load_bytes(const char* p, std::size_t n) {
+  std::uint64_t value = 0;
+  if (n == sizeof value) {
+    std::memcpy(&value, p, sizeof value);
+    return value;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    value |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  }
+  return value;
+}
+
+// The length and the first and last 8 bytes: the names of one program's traced functions
+// differ there, and the comparison that follows a match checks the rest. (Hashing every byte
+// cost as much as the rest of the transcoding of a call.)
+std::uint64_t hash_name(const char* name, std::size_t length) {
+  if (length == 0) {
+    return mix(0, 0);
+  }
+  const std::size_t part = length < sizeof(std::uint64_t) ? length : sizeof(std::uint64_t);
+  return mix(mix(length, load_bytes(name, part)), load_bytes(name + length - part, part));
+}
+
+}  // namespace
+
+std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t count,
+                                      bool& fresh) {
+  if (!stacks_ready()) {
+    return 0;
+  }
+  const std::uint64_t hash = hash_frames(frames, count);
+  for (std::size_t i = hash & (kStackSlots - 1);; i = (i + 1) & (kStackSlots - 1)) {
+    StackSlot& slot = g_stacks.slots[i];
+    if (slot.generation != g_stacks.generation) {
+      if (g_stacks.count == kMaxStacks || kPoolFrames - g_stacks.pool_used < count) {
+        return 0;
+      }
+      std::memcpy(g_stacks.pool + g_stacks.pool_used, frames, count * sizeof *frames);
+      slot = StackSlot{hash, g_stacks.generation, static_cast<std::uint32_t>(g_stacks.pool_used),
+                       count, ++g_stacks.count};
+      g_stacks.pool_used += count;
+      fresh = true;
+      return slot.id;
+    }
+    if (slot.hash == hash && slot.count == count &&
+        std::memcmp(g_stacks.pool + slot.first, frames, count * sizeof *frames) == 0) {
+      return slot.id;
+    }
+  }
+}
+
+std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
+  if (!names_ready()) {
+    return 0;
+  }
+  const std::uint64_t hash = hash_name(name, length);
+  for (std::size_t i = hash & (kNameSlots - 1);; i = (i + 1) & (kNameSlots - 1)) {
+    NameSlot& slot = g_names.slots[i];
+    if (slot.generation != g_names.generation) {
+      if (g_names.count == kMaxNames || kNamePool - g_names.pool_used < length) {
+        return 0;
+      }
+      if (length > 0) {
+        std::memcpy(g_names.pool + g_names.pool_used, name, length);
+      }
+      slot = NameSlot{hash, g_names.generation, static_cast<std::uint32_t>(g_names.pool_used),
+                      static_cast<std::uint32_t>(length), ++g_names.count};
+      g_names.pool_used += length;
+      fresh = true;
+      return slot.id;
+    }
+    if (slot.hash == hash && slot.length == length &&
+        (length == 0 || std::memcmp(g_names.pool + slot.offset, name, length) == 0)) {
+      return slot.id;
+    }
+  }
+}
+
+void CompactTables::clear(compact::Table table) {
+  if (table == compact::Table::Stacks) {
+    ++g_stacks.generation;
+    g_stacks.count = 0;
+    g_stacks.pool_used = 0;
+  } else {
+    ++g_names.generation;
+    g_names.count = 0;
+    g_names.pool_used = 0;
+  }
+}
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,26 @@
+// The compact writer's tables (see formats/compact/compact_encoder.h): the stacks and function
+// names already written, each found again by a hash of its content. In memory mapped on first
+// use, never from malloc (the writer runs on the drain path, also from signal handlers), and
+// bounded: a full table answers 0 and the encoder starts it again (a RESET record).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/compact/compact_protocol.h"
+
+namespace rtrace::tracer {
+
+class CompactTables {
+ public:
+  std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh);
+  std::uint64_t function_id(const char* name, std::size_t length, bool& fresh);
+  void clear(compact::Table table);
+  // Both tables empty, for a new trace.
+  void clear_all() {
+    clear(compact::Table::Stacks);
+    clear(compact::Table::Functions);
+  }
+};
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,257 @@
+#include "tracer/compact_transcoder.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "formats/compact/compact_encoder.h"
+#include "formats/sprtrace_binary/protocol.h"
+#include "tracer/clock.h"
+#include "tracer/compact_tables.h"
+
+namespace rtrace::tracer {
+namespace {
+
+using compact::Text;
+using sprtrace::PacketType;
+
+constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
+constexpr std::uint32_t kMaxFrames = 1024;
+constexpr std::uint32_t kMaxArguments = 64;
+
+struct BufferOut {
+  static char* reserve(std::size_t bytes) { return output_reserve(bytes); }
+  static void commit(std::size_t bytes) { output_commit(bytes); }
+};
+
+BufferOut g_out;
+CompactTables g_tables;
+constinit compact::CompactEncoder<BufferOut, CompactTables> g_encoder{g_out, g_tables};
+
+// The call being assembled from CALL, ARGS and BTRC (all in the same piece of ring memory).
+bool g_pending = false;
+compact::CallFields g_call;
+std::uint64_t g_frames[kMaxFrames];
+Text g_arguments[2 * kMaxArguments];
+
+// Reads the fields of one packet in host byte order (the tracer's own packets: never hostile,
+// but a short packet still stops the reading instead of overrunning it).
+class Fields {
+ public:
+  Fields(const char* data, std::size_t size) : pos_(data), end_(data + size) {}
+
+  std::uint32_t u32() { return take<std::uint32_t>(); }
+  std::uint64_t u64() { return take<std::uint64_t>(); }
+  Text string() {
+    const auto stored = take<std::uint16_t>();
+    if (static_cast<std::size_t>(end_ - pos_) < stored) {
+      pos_ = end_;
+      return {};
+    }
+    const char* text = pos_;
+    const void* nul = std::memchr(text, 0, stored);
+    pos_ += stored;
+    return {text, nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text)
+                                 : std::size_t{stored}};
+  }
+
+ private:
+  template <class T>
+  T take() {
+    T value{};
+    if (static_cast<std::size_t>(end_ - pos_) >= sizeof value) {
+      std::memcpy(&value, pos_, sizeof value);
+      pos_ += sizeof value;
+    } else {
+      pos_ = end_;
+    }
+    return value;
+  }
+
+  const char* pos_;
+  const char* end_;
+};
+
+void emit_pending() {
+  if (g_pending) {
+    g_pending = false;
+    g_encoder.call(g_call);
+  }
+}
+
+void start_call(Fields& f) {
+  emit_pending();
+  g_call.resource_type = f.u32();
+  g_call.context = f.u32();
+  g_call.timestamp = f.u32();
+  const std::uint32_t kind = f.u32();
+  g_call.kind = kind == sprtrace::kCallFree || kind == sprtrace::kCallAlloc
+                    ? static_cast<std::uint8_t>(kind)
+                    : 0;
+  g_call.function = f.string();
+  g_call.size = f.u32();
+  g_call.resource_id = f.u64();
+  g_call.frames = g_frames;
+  g_call.frame_count = 0;
+  g_call.arguments = g_arguments;
+  g_call.argument_count = 0;
+  g_pending = true;
+}
+
+void add_arguments(Fields& f) {
+  const std::uint32_t count = f.u32();
+  g_call.argument_count = count < kMaxArguments ? count : kMaxArguments;
+  for (std::uint32_t i = 0; i < 2 * g_call.argument_count; ++i) {
+    g_arguments[i] = f.string();
+  }
+}
+
+void add_backtrace(Fields& f) {
+  const std::uint32_t count = f.u32();
+  g_call.frame_count = count < kMaxFrames ? count : kMaxFrames;
+  for (std::uint32_t i = 0; i < g_call.frame_count; ++i) {
+    g_frames[i] = f.u64();
+  }
+  emit_pending();
+}
+
+// [0xF0][size][major][minor][arch length][arch][byte order][pointer size]
+std::size_t handshake(const char* data, std::size_t size) {
+  if (size < 5) {
+    return size;
+  }
+  const std::size_t total = 2 + static_cast<unsigned char>(data[1]);
+  const std::size_t arch_length = static_cast<unsigned char>(data[4]);
+  if (total > size || 5 + arch_length + 2 > total) {
+    return size;
+  }
+  g_encoder.file_header();
+  g_encoder.trace({
+      .arch = {data + 5, arch_length},
+      .pointer_size = static_cast<std::uint8_t>(data[6 + arch_length]),
+      .big_endian = data[5 + arch_length] != 0,
+      .time_unit_ns = kNanosecondsPerMillisecond,
+      .origin = {},
+      .applied = 0,
+  });
+  return total;
+}
+
+// REND ([pid][reason][signal][seconds][microseconds][peak rss:8][rss:8]) as the END record; the
+// two formats number the reasons alike. Its time: the trace's own clock, now.
+void end_of_trace(Fields f) {
+  f.u32();  // the pid: the trace's own
+  const auto reason = static_cast<compact::EndReason>(f.u32());
+  const std::uint32_t signal = f.u32();
+  f.u32();
+  f.u32();
+  const std::uint64_t peak_rss = f.u64();
+  const std::uint64_t rss = f.u64();
+  g_encoder.end({.reason = reason,
+                 .signal = signal,
+                 .peak_rss = peak_rss,
+                 .end_rss = rss,
+                 .timestamp = monotonic_milliseconds()});
+}
+
+void packet(std::uint32_t type, Fields f) {
+  if (type == static_cast<std::uint32_t>(PacketType::FunctionArgs)) {
+    return g_pending ? add_arguments(f) : void();
+  }
+  if (type == static_cast<std::uint32_t>(PacketType::Backtrace)) {
+    return g_pending ? add_backtrace(f) : void();
+  }
+  if (type == static_cast<std::uint32_t>(PacketType::FunctionCall)) {
+    return start_call(f);
+  }
+  emit_pending();
+  switch (static_cast<PacketType>(type)) {
+    case PacketType::ProcessInfo: {
+      const std::uint32_t pid = f.u32();
+      const std::uint32_t seconds = f.u32();
+      const std::uint32_t microseconds = f.u32();
+      const std::uint32_t depth = f.u32();
+      return g_encoder.process(pid, seconds, microseconds, std::uint64_t{depth} + 1, f.string());
+    }
+    case PacketType::ModuleInfo: {
+      const std::uint32_t id = f.u32();
+      const std::uint32_t version = f.u32();
+      return g_encoder.module(id, version >> 16, version & 0xFFFF, f.string());
+    }
+    case PacketType::MemoryMap: {
+      const std::uint64_t from = f.u64();
+      const std::uint64_t to = f.u64();
+      return g_encoder.mapping(from, to, f.string());
+    }
+    case PacketType::ContextRegistry: {
+      const std::uint32_t id = f.u32();
+      return g_encoder.context(id, f.string());
+    }
+    case PacketType::ResourceRegistry: {
+      const std::uint32_t id = f.u32();
+      const std::uint32_t flags = f.u32();
+      const Text type_name = f.string();
+      return g_encoder.resource(id, flags, type_name, f.string());
+    }
+    case PacketType::HeapInfo: {
+      std::uint64_t fields[14] = {};
+      fields[0] = f.u64();
+      fields[1] = f.u64();
+      for (std::size_t i = 4; i < 14; ++i) {
+        fields[i] = f.u32();
+      }
+      return g_encoder.heap_info(fields);
+    }
+    case PacketType::OutputSettings: {
+      const Text path = f.string();
+      return g_encoder.output_settings(path, f.string());
+    }
+    case PacketType::FileAttachment: {
+      const Text name = f.string();
+      return g_encoder.attachment(name, f.string());
+    }
+    case PacketType::TraceEnd:
+      return end_of_trace(f);
+    case PacketType::CommandLine:  // no compact record for it yet
+    case PacketType::FunctionCall:
+    case PacketType::Backtrace:
+    case PacketType::FunctionArgs:
+    case PacketType::NewLibrary:
+      return;
+  }
+}
+
+}  // namespace
+
+void compact_restart() {
+  g_pending = false;
+  g_tables.clear_all();
+  g_encoder.restart();
+}
+
+void compact_transcode(const char* data, std::size_t size) {
+  std::size_t pos = 0;
+  while (size - pos >= sprtrace::kPacketHeaderSize ||
+         (pos < size && static_cast<unsigned char>(data[pos]) == sprtrace::kHandshakeId)) {
+    if (static_cast<unsigned char>(data[pos]) == sprtrace::kHandshakeId) {
+      pos += handshake(data + pos, size - pos);
+      continue;
+    }
+    std::uint32_t type = 0;
+    std::uint32_t length = 0;
+    std::memcpy(&type, data + pos, sizeof type);
+    std::memcpy(&length, data + pos + 4, sizeof length);
+    pos += sprtrace::kPacketHeaderSize;
+    if (length > size - pos) {
+      break;
+    }
+    packet(type, Fields(data + pos, length));
+    pos += length;
+  }
+  emit_pending();
+}
+
+}  // namespace rtrace::tracer

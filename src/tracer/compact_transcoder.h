@@ -1,0 +1,26 @@
+// The tracer's writer of the compact format (docs/format.md): the records it has encoded as
+// sp-rtrace protocol 2.0 packets (in its per-thread rings and for the header) are transcoded,
+// in the order the merge writes them, into compact records: a backtrace seen before becomes a
+// reference to its stack id, a function name to its name id, timestamps and resource ids deltas.
+// Runs only on the drain path (drain lock held), never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/compact/compact_protocol.h"
+
+namespace rtrace::tracer {
+
+// Where the compact bytes go (trace_output.cpp): room for `bytes` bytes in the output buffer
+// (null when a record can never fit), and how many of them were written.
+char* output_reserve(std::size_t bytes);
+void output_commit(std::size_t bytes);
+
+// A new trace begins: the next handshake starts a new file header, every table is empty.
+void compact_restart();
+
+// Transcodes whole packets (a handshake, any packets after it).
+void compact_transcode(const char* data, std::size_t size);
+
+}  // namespace rtrace::tracer

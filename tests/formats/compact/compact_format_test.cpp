@@ -1,0 +1,245 @@
+// The compact recording format: what it keeps of real sp-rtrace traces (everything the binary
+// protocol holds), how it deduplicates, and what damaged input gives: exact messages, and every
+// record before the damage.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compact_test_support.h"
+
+namespace rtrace::test {
+namespace {
+
+using compact::Tag;
+using B = CompactBuilder;
+
+std::vector<std::filesystem::path> binary_fixtures() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(fixture("sp-rtrace"))) {
+    if (!entry.is_regular_file()) {
+      continue;
+    }
+    const std::string head = read_file(entry.path()).substr(0, kDetectBytes);
+    const TraceFormatInfo* format =
+        detect_format({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
+    if (format != nullptr && format->name == "binary") {
+      files.push_back(entry.path());
+    }
+  }
+  std::ranges::sort(files);
+  return files;
+}
+
+// Binary -> compact -> binary is the binary writer's own output, byte for byte: the compact
+// format holds exactly what the sp-rtrace protocol holds.
+TEST(CompactFormat, EveryBinaryFixtureSurvivesCompact) {
+  RTRACE_NEEDS_FIXTURES();
+  const auto files = binary_fixtures();
+  ASSERT_GE(files.size(), 4U);
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    const std::string original = read_file(file);
+    const std::string compact = convert_to(original, "compact");
+    ASSERT_TRUE(compact.starts_with(std::string(compact::kMagic, compact::kMagicSize)));
+    EXPECT_EQ(convert_to(compact, "binary"), convert_to(original, "binary"));
+    const auto read = read_any(compact);
+    EXPECT_EQ(read->warnings, "");
+    EXPECT_EQ(read->error, "");
+    EXPECT_EQ(read->sink.finish_count(), 1);
+  }
+}
+
+// compact -> binary -> text is compact -> text.
+TEST(CompactFormat, BinaryOfACompactTraceReadsAsTheCompactTrace) {
+  RTRACE_NEEDS_FIXTURES();
+  for (const auto& file : binary_fixtures()) {
+    SCOPED_TRACE(file.string());
+    const std::string compact = convert_to(read_file(file), "compact");
+    EXPECT_EQ(convert_to(convert_to(compact, "binary"), "text"), convert_to(compact, "text"));
+  }
+}
+
+// memory.raw: each distinct backtrace is written once, and the trace is several times smaller.
+TEST(CompactFormat, BacktracesAreWrittenOnce) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string original = read_file(fixture("sp-rtrace/memory/memory.raw"));
+  const std::string compact = convert_to(original, "compact");
+  const auto read = read_any(original);
+  std::vector<std::string> distinct;
+  for (const std::string& line : read->sink.lines()) {
+    if (const auto at = line.find(" bt=["); line.starts_with("call ") && at != std::string::npos) {
+      distinct.push_back(line.substr(at));
+    }
+  }
+  std::ranges::sort(distinct);
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  // Count STACK records by walking the records.
+  std::size_t stacks = 0;
+  std::size_t calls = 0;
+  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
+    const auto tag = static_cast<Tag>(compact[pos]);
+    std::uint64_t length = 0;
+    std::size_t at = pos + 1;
+    for (unsigned shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(compact[at++]);
+      length |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    stacks += tag == Tag::Stack ? 1 : 0;
+    calls += tag == Tag::Call ? 1 : 0;
+    pos = at + length;
+  }
+  EXPECT_EQ(calls, read->sink.call_count());
+  EXPECT_EQ(stacks, distinct.size());
+  EXPECT_LT(stacks, calls);
+  EXPECT_LT(compact.size() * 3, original.size());
+}
+
+// Cut after every byte: never an error, the records a prefix of the intact trace's, and a
+// warning that names the cut.
+TEST(CompactFormat, TruncationAtEveryOffset) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string compact =
+      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const auto intact = read_any(compact);
+  ASSERT_EQ(intact->warnings, "");
+  const auto& whole = intact->sink.lines();
+  for (std::size_t length = 0; length < compact.size(); ++length) {
+    const auto cut = read_any(compact.substr(0, length), 97);
+    if (length == 0) {
+      EXPECT_EQ(cut->error, "trace:0: empty input");
+      continue;
+    }
+    if (length < compact::kMagicSize) {
+      continue;  // not recognisable as a compact trace any more
+    }
+    ASSERT_EQ(cut->error, "") << "length " << length;
+    EXPECT_EQ(cut->sink.finish_count(), 1);
+    const auto& part = cut->sink.lines();
+    ASSERT_LE(part.size(), whole.size());
+    EXPECT_TRUE(std::equal(part.begin(), part.end(), whole.begin())) << "length " << length;
+    EXPECT_TRUE(cut->warnings.find("truncated") != std::string::npos ||
+                cut->warnings.find("incomplete trace") != std::string::npos)
+        << "length " << length << ": " << cut->warnings;
+  }
+}
+
+TEST(CompactFormat, ExactMessages) {
+  const std::string call_payload = std::string(1, '\x02') + B::varint(1) + B::varint(1) +
+                                   B::varint(0) + B::varint(2) + B::varint(0x20) + B::varint(16) +
+                                   B::varint(0);
+  B good;
+  good.trace().record(Tag::Function, B::str("malloc")).record(Tag::Call, call_payload);
+  const std::size_t after_call = good.size();
+
+  {  // A trace that simply stops: incomplete.
+    const auto read = read_any(good.bytes());
+    EXPECT_EQ(read->warnings, "trace:" + std::to_string(after_call) +
+                                  ": warning: incomplete trace: no end-of-trace record (the "
+                                  "process was killed or is still running)\n");
+    EXPECT_EQ(read->sink.call_count(), 1U);
+  }
+  {  // Complete.
+    B complete = good;
+    complete.end();
+    const auto read = read_any(complete.bytes());
+    EXPECT_EQ(read->warnings, "");
+    EXPECT_EQ(read->sink.lines().back(),
+              "call #1 malloc kind=2 type=1 ctx=0x0 ts=1 size=16 id=0x10");
+  }
+  {  // Cut inside a record.
+    B cut = good;
+    cut.record(Tag::Call, call_payload);
+    const auto read = read_any(cut.bytes().substr(0, cut.size() - 3));
+    EXPECT_EQ(read->warnings, "trace:" + std::to_string(after_call) +
+                                  ": warning: truncated record (7 of 10 bytes); ignored\n");
+    EXPECT_EQ(read->sink.call_count(), 1U);
+  }
+  {  // A call naming a function never defined: an error, after the calls before it.
+    B bad = good;
+    bad.record(Tag::Call, std::string(1, '\x02') + B::varint(7) + call_payload.substr(2));
+    const auto read = read_any(bad.bytes());
+    EXPECT_EQ(read->error, "trace:" + std::to_string(after_call) + ": undefined function id 7");
+    EXPECT_EQ(read->sink.call_count(), 1U);
+    EXPECT_EQ(read->sink.finish_count(), 1);
+  }
+  {  // A stack id never defined.
+    B bad = good;
+    bad.record(Tag::Call, call_payload.substr(0, call_payload.size() - 1) + B::varint(3));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(after_call) + ": undefined stack id 3");
+  }
+  {  // A hostile frame count: refused before anything is allocated for it.
+    B bad = good;
+    bad.record(Tag::Stack, B::varint(1'000'000'000) + B::varint(4));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(after_call) +
+                  ": frame count 1000000000 larger than the record holds");
+  }
+  {  // A hostile record length.
+    const std::string bytes = good.bytes() + '\x09' + B::varint(compact::kMaxPayload + 1);
+    EXPECT_EQ(read_any(bytes)->error,
+              "trace:" + std::to_string(after_call) + ": impossible record length 16777217");
+  }
+  {  // A field that does not fit in its record.
+    B bad = good;
+    bad.record(Tag::Process, B::varint(42));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(after_call) + ": record too short for the start time");
+  }
+  {  // A later version's record: skipped with one warning, the rest read.
+    B later = good;
+    later.raw_record(0x7F, "xyz").raw_record(0x7F, "").record(Tag::Call, call_payload).end();
+    const auto read = read_any(later.bytes());
+    EXPECT_EQ(read->warnings, "trace:" + std::to_string(after_call) +
+                                  ": warning: unknown record tag 0x7f skipped\n");
+    EXPECT_EQ(read->sink.call_count(), 2U);
+  }
+  {  // Another major version.
+    std::string other = good.bytes();
+    other[compact::kMagicSize] = 2;
+    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 2.0");
+  }
+  {  // No TRACE record first.
+    B headless;
+    headless.record(Tag::Function, B::str("malloc"));
+    EXPECT_EQ(read_any(headless.bytes())->error,
+              "trace:10: the first record is not a TRACE record");
+  }
+}
+
+// RESET forgets one table: ids count from 1 again, the other table stays.
+TEST(CompactFormat, ResetStartsATableAgain) {
+  B trace;
+  trace.trace()
+      .record(Tag::Function, B::str("malloc"))
+      .record(Tag::Stack, B::varint(1) + B::varint(compact::zigzag(0x1000)))
+      .record(Tag::Call, std::string(1, '\x02') + B::varint(1) + B::varint(1) + B::varint(0) +
+                             B::varint(0) + B::varint(0) + B::varint(1) + B::varint(1))
+      .record(Tag::Reset, B::varint(2))
+      .record(Tag::Stack, B::varint(1) + B::varint(compact::zigzag(0x10)))
+      .record(Tag::Call, std::string(1, '\x01') + B::varint(1) + B::varint(1) + B::varint(0) +
+                             B::varint(0) + B::varint(0) + B::varint(0) + B::varint(1))
+      .end();
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  const auto& lines = read->sink.lines();
+  ASSERT_EQ(read->sink.call_count(), 2U);
+  EXPECT_EQ(lines[lines.size() - 2],
+            "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x0 bt=[0x1000]");
+  EXPECT_EQ(lines.back(), "call #2 malloc kind=1 type=1 ctx=0x0 ts=0 size=0 id=0x0 bt=[0x1010]");
+  B bad;
+  bad.trace();
+  const std::size_t at = bad.size();
+  bad.record(Tag::Reset, B::varint(3));
+  EXPECT_EQ(read_any(bad.bytes())->error,
+            "trace:" + std::to_string(at) + ": unknown table 3 to reset");
+}
+
+}  // namespace
+}  // namespace rtrace::test
