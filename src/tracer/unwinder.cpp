@@ -140,10 +140,8 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     if (first > g_own_frames.load(std::memory_order_relaxed)) {
       g_own_frames.store(first < kMaxOwnFrames ? first : kMaxOwnFrames, std::memory_order_relaxed);
     }
-    std::uint32_t stored = 0;
-    for (std::uint32_t i = first; i < count && stored < capacity; ++i) {
-      frames[stored++] = raw[i];
-    }
+    const std::uint32_t stored = count - first < capacity ? count - first : capacity;
+    std::memcpy(frames, raw + first, sizeof *frames * stored);
     return stored;
   }
 }
