@@ -14,7 +14,8 @@ namespace {
 // computes the rule itself. Slots are never cleared: a change of the loaded code (dlopen,
 // dlclose) moves to a new generation, which is part of every key, so that an old rule can never
 // be taken for the code now at its address. The generation has room for 2^16 changes; after
-// that the table is no longer used (every rule is computed again, still correct).
+// that, or once a key's neighbourhood is full (2^14 slots: a program with more call sites than
+// that), the walk hands those stacks to libunwind: slower, still correct.
 
 constexpr unsigned kSlotBits = 14;
 constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
@@ -38,12 +39,19 @@ constexpr std::uint64_t kPackedOutermost = std::uint64_t{1} << 51;
 constexpr std::uint64_t kPackedCfaFromRbp = std::uint64_t{1} << 48;
 constexpr std::uint64_t kPackedRbpSaved = std::uint64_t{1} << 49;
 
-// Whether a rule survives pack_rule: the rbp offset must fit in 16 bits.
+// Whether a rule fits in a packed word: the rbp offset must fit in 16 bits (else it is packed
+// as unknown).
 bool packable(const FrameRule& rule) {
   return rule.rbp_offset >= INT16_MIN && rule.rbp_offset <= INT16_MAX;
 }
 
+// The packed form of an unknown rule: the walk gives the stack to libunwind.
+constexpr std::uint64_t kPackedUnknown = kPackedValid;
+
 std::uint64_t pack_rule(const FrameRule& rule) {
+  if (!packable(rule)) {
+    return kPackedUnknown;
+  }
   std::uint64_t packed = kPackedValid | static_cast<std::uint32_t>(rule.cfa_offset) |
                          (std::uint64_t{static_cast<std::uint16_t>(rule.rbp_offset)} << 32);
   packed |= rule.kind == FrameRule::Kind::Standard ? kPackedStandard : 0;
@@ -62,12 +70,13 @@ std::uint64_t table_key(std::uintptr_t pc, std::uint64_t generation) {
 }
 
 // The packed rule at `pc` (see find_frame_rule) when its home slot does not have it: from a
-// neighbouring slot, or computed and added to the table. `generation` is 0 when the table is
-// out of use.
+// neighbouring slot, or computed and added to the table. When the table cannot hold it (out of
+// use, `generation` 0; an address beyond the key's bits; a full neighbourhood) the rule is
+// "unknown": computing rules again and again would cost more than libunwind's own caches.
 __attribute__((noinline)) std::uint64_t rule_not_at_home(std::uintptr_t pc,
                                                          std::uint64_t generation) {
   if (generation == 0 || pc >> kAddressBits != 0) {
-    return pack_rule(find_frame_rule(pc));
+    return kPackedUnknown;
   }
   const std::uint64_t key = table_key(pc, generation);
   const std::size_t home = slot_of(key);
@@ -81,14 +90,13 @@ __attribute__((noinline)) std::uint64_t rule_not_at_home(std::uintptr_t pc,
     if (found != 0) {
       continue;
     }
-    const FrameRule rule = find_frame_rule(pc);
-    const std::uint64_t packed = pack_rule(rule);
-    if (packable(rule) && slot.key.compare_exchange_strong(found, key, std::memory_order_acq_rel)) {
+    const std::uint64_t packed = pack_rule(find_frame_rule(pc));
+    if (slot.key.compare_exchange_strong(found, key, std::memory_order_acq_rel)) {
       slot.rule.store(packed, std::memory_order_release);
     }
     return packed;
   }
-  return pack_rule(find_frame_rule(pc));  // the neighbourhood is full
+  return kPackedUnknown;  // the neighbourhood is full
 }
 
 // The packed rule at `pc`: one slot read when the rule is in its home slot.
