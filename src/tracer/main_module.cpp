@@ -115,8 +115,11 @@ RTRACE_EXPORT void rtrace_module_ready() {
 
 // The entry points below run under the tracer guard: what the unwinder and the encoder call
 // (malloc, open, ...) is nobody's record.
-RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address) {
-  rtrace::tracer::GuardScope guard;
+namespace {
+
+// rtrace_prepare's work, inlined into rtrace_record too: one frame less to unwind per call.
+__attribute__((always_inline)) inline bool prepare(const RtraceCall* call,
+                                                   const void* return_address) {
   const auto& options = rtrace::tracer::session_options();
   const bool backtrace = options.depth > 0 && (call->kind == rtrace::sprtrace::kCallFree
                                                    ? options.free_backtraces
@@ -124,7 +127,14 @@ RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_addr
   std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
   const std::uint32_t count =
       backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
-  return rtrace::tracer::session_prepare(*call, frames, count) ? 1 : 0;
+  return rtrace::tracer::session_prepare(*call, frames, count);
+}
+
+}  // namespace
+
+RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address) {
+  rtrace::tracer::GuardScope guard;
+  return prepare(call, return_address) ? 1 : 0;
 }
 
 RTRACE_EXPORT std::uint64_t rtrace_ticket() {
@@ -151,8 +161,8 @@ RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
 }
 
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address) {
-  if (rtrace_prepare(call, return_address) != 0) {
-    rtrace::tracer::GuardScope guard;
+  rtrace::tracer::GuardScope guard;
+  if (prepare(call, return_address)) {
     rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
   }
 }

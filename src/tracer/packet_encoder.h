@@ -58,6 +58,10 @@ class PacketEncoder {
   void u32(std::uint32_t value) { raw(&value, sizeof value); }
   void pointer(std::uint64_t value) { raw(&value, sizeof value); }
   void u64(std::uint64_t value) { raw(&value, sizeof value); }
+  // `count` pointers back to back (a backtrace's frames): one bounds check and one copy.
+  void pointers(const std::uintptr_t* values, std::uint32_t count) {
+    raw(values, sizeof *values * count);
+  }
 
   // [length:2][text][NUL padding]; the length counts the padding, as the real tracer writes it.
   void string(const char* text) {

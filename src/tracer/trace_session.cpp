@@ -493,9 +493,7 @@ void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uint
   }
   encoder.begin_packet(PacketType::Backtrace);
   encoder.u32(frame_count);
-  for (std::uint32_t i = 0; i < frame_count; ++i) {
-    encoder.pointer(frames[i]);
-  }
+  encoder.pointers(frames, frame_count);
   encoder.end_packet();
 }
 
@@ -728,9 +726,7 @@ std::size_t append_release(char* space, std::size_t used, std::size_t bound,
   PacketEncoder backtrace(release + call_length, bound - used - call_length);
   backtrace.begin_packet(PacketType::Backtrace);
   backtrace.u32(frame_count);
-  for (std::uint32_t i = 0; i < frame_count; ++i) {
-    backtrace.pointer(frames[i]);
-  }
+  backtrace.pointers(frames, frame_count);
   backtrace.end_packet();
   return backtrace.overflowed() ? 0 : used + call_length + backtrace.size();
 }

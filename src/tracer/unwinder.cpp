@@ -7,8 +7,15 @@
 #include <atomic>
 #include <cstring>
 
+#include "tracer/environment.h"
+#include "tracer/stack_walker.h"
+
 namespace rtrace::tracer {
 namespace {
+
+// Whether the fast unwinder (stack_walker.h) is tried first; RTRACE_UNWINDER=libunwind turns it
+// off (to compare the two, or to measure what it saves).
+bool g_walk_first = true;
 
 // Frames of our own that can sit above the traced function's caller: the exported wrapper, the
 // module's helper, rtrace_prepare and its helpers, unw_backtrace itself.
@@ -51,8 +58,7 @@ int note_tracer_code(dl_phdr_info* info, std::size_t, void*) {
   return 0;
 }
 
-bool in_tracer_code(const void* address) {
-  const auto value = reinterpret_cast<std::uintptr_t>(address);
+bool in_tracer_code(std::uintptr_t value) {
   for (std::size_t i = 0; i < g_tracer_code_count; ++i) {
     if (value >= g_tracer_code[i].from && value < g_tracer_code[i].to) {
       return true;
@@ -61,15 +67,35 @@ bool in_tracer_code(const void* address) {
   return false;
 }
 
+// Up to `wanted` return addresses of the current stack, innermost first, from the fast
+// unwinder, or from libunwind when the fast one meets a frame it does not know.
+__attribute__((always_inline)) inline int raw_backtrace(std::uintptr_t* raw, std::uint32_t wanted) {
+  if (g_walk_first) {
+    const int got = walk_stack(raw, wanted);
+    if (got != kWalkUnknownFrame) {
+      return got;
+    }
+  }
+  void* addresses[kMaxFrames];
+  const int got = unw_backtrace(addresses, static_cast<int>(wanted));
+  for (int i = 0; i < got; ++i) {
+    raw[i] = reinterpret_cast<std::uintptr_t>(addresses[i]);
+  }
+  return got;
+}
+
 }  // namespace
 
 void init_unwinder() {
+  const char* unwinder = environment_value("RTRACE_UNWINDER");
+  g_walk_first = unwinder == nullptr || std::strcmp(unwinder, "libunwind") != 0;
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   g_tracer_code_count = 0;
   ::dl_iterate_phdr(note_tracer_code, nullptr);
 }
 
 void unwinder_modules_changed() {
+  forget_frame_rules();
   unw_flush_cache(unw_local_addr_space, 0, 0);
 }
 
@@ -81,19 +107,19 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
   if (capacity > kMaxFrames - kMaxOwnFrames) {
     capacity = kMaxFrames - kMaxOwnFrames;
   }
-  void* raw[kMaxFrames];
+  std::uintptr_t raw[kMaxFrames];
   // Unwinding costs per frame: ask only for as many of our own frames as we have seen, and
   // unwind again with room for all of them when that was not enough.
   std::uint32_t own = g_own_frames.load(std::memory_order_relaxed);
   for (;;) {
     const std::uint32_t wanted = capacity + own;
-    const int got = unw_backtrace(raw, static_cast<int>(wanted));
+    const int got = raw_backtrace(raw, wanted);
     const auto count = got > 0 ? static_cast<std::uint32_t>(got) : 0U;
     // The caller's frame is wherever the return address shows up first: how many frames of
     // ours sit above it depends on the entry point (a C++ operator has more than malloc) and on
     // inlining, so search everything the unwinder returned.
     std::uint32_t first = 0;
-    while (first < count && raw[first] != return_address) {
+    while (first < count && raw[first] != reinterpret_cast<std::uintptr_t>(return_address)) {
       ++first;
     }
     while (first < count && in_tracer_code(raw[first])) {
@@ -114,10 +140,8 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     if (first > g_own_frames.load(std::memory_order_relaxed)) {
       g_own_frames.store(first < kMaxOwnFrames ? first : kMaxOwnFrames, std::memory_order_relaxed);
     }
-    std::uint32_t stored = 0;
-    for (std::uint32_t i = first; i < count && stored < capacity; ++i) {
-      frames[stored++] = reinterpret_cast<std::uintptr_t>(raw[i]);
-    }
+    const std::uint32_t stored = count - first < capacity ? count - first : capacity;
+    std::memcpy(frames, raw + first, sizeof *frames * stored);
     return stored;
   }
 }

@@ -1,5 +1,7 @@
-// Backtraces for the tracer: libunwind's cached fast path (unw_backtrace), trimmed so that frame 0
-// is the function that called the traced function, whatever the tracer's own frames look like.
+// Backtraces for the tracer: the tracer's own cached call-frame-information walk
+// (stack_walker.h), or libunwind's unw_backtrace for a stack it does not know, trimmed so that
+// frame 0 is the function that called the traced function, whatever the tracer's own frames look
+// like. RTRACE_UNWINDER=libunwind in the environment makes every backtrace libunwind's.
 #pragma once
 
 #include <cstdint>

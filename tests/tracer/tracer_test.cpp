@@ -698,6 +698,48 @@ TEST(TracerTest, EveryAllocatorEntryGetsItsWholeBacktrace) {
   }
 }
 
+// Every malloc's backtrace in a run of `name` (programs/unwind_shapes.c), depth 64, with the
+// address space laid out the same in every run (setarch -R), so that two runs can be compared
+// address for address; `unwinder` is RTRACE_UNWINDER's value (empty: the default).
+std::vector<std::vector<std::uint64_t>> malloc_backtraces(const std::string& name,
+                                                          const std::string& unwinder) {
+  ScratchDir scratch;
+  fs::create_directories(scratch / "out");
+  const auto result = run_command(
+      "setarch -R env LD_PRELOAD=" + preload() +
+      " RTRACE_OPTIONS='start=1,depth=64,managed=" + (scratch / "out").string() + "'" +
+      (unwinder.empty() ? std::string() : " RTRACE_UNWINDER=" + unwinder) + " " + program(name));
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::vector<std::vector<std::uint64_t>> backtraces;
+  for (const auto& call : decode_only_trace(scratch).calls) {
+    if (call.kind == 2 && call.name == "malloc" && (call.size <= 30 || call.size == 1000)) {
+      backtraces.push_back(call.frames);
+    }
+  }
+  return backtraces;
+}
+
+// The tracer's own unwinder (src/tracer/stack_walker.h) against libunwind's, through the whole
+// tracer: malloc at the bottom of chains of many frame shapes 1 to 30 levels deep (alloca, large
+// locals, the C library's qsort without frame pointers), and from a signal handler (which the
+// fast unwinder leaves to libunwind), in a program built with and one built without frame
+// pointers: the same whole backtraces.
+TEST(TracerTest, FastUnwinderRecordsTheBacktracesLibunwindDoes) {
+  for (const char* name : {"unwind_shapes_fp", "unwind_shapes_nofp"}) {
+    SCOPED_TRACE(name);
+    const auto fast = malloc_backtraces(name, "");
+    const auto slow = malloc_backtraces(name, "libunwind");
+    ASSERT_EQ(fast.size(), 31U);
+    EXPECT_EQ(fast, slow);
+    for (std::size_t depth = 1; depth <= 30; ++depth) {
+      // The leaf, the chain's levels (some through a frame with large locals), qsort's frames,
+      // the entry point, main and the C library's start: whole stacks, all within depth 64.
+      EXPECT_GE(fast[depth - 1].size(), depth + 6) << "depth " << depth;
+      EXPECT_LT(fast[depth - 1].size(), 64U) << "depth " << depth;
+    }
+  }
+}
+
 TEST(TracerTest, ProgramsStartedByTheTracedOneAreTracedOnlyWhenAsked) {
   ScratchDir scratch;
   ASSERT_EQ(run_traced(scratch, program("lifecycle") + " system").status, 0);

@@ -1,0 +1,165 @@
+// The tracer's fast unwinder (src/tracer/stack_walker.h) against libunwind, on the same stacks:
+// call chains of many frame shapes (unwind/frame_shapes.c: alloca, large locals, the C library's
+// qsort, which Debian builds without frame pointers), built with and without frame pointers, in
+// the main thread and in another thread. The fast walk must give exactly libunwind's frames,
+// whole stacks down to the thread's start, or give up (signal frames).
+#define UNW_LOCAL_ONLY
+#include "tracer/stack_walker.h"
+
+#include <gtest/gtest.h>
+#include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "unwind/frame_shapes.h"
+
+namespace rtrace::tracer {
+namespace {
+
+using Frames = std::vector<std::uintptr_t>;
+
+// The stack at the bottom of a chain, as each unwinder sees it.
+struct Captured {
+  std::uintptr_t leaf_return = 0;  // where the chain called the leaf
+  int walked = 0;                  // walk_stack's result
+  Frames fast;                     // walk_stack
+  Frames backtrace;                // libunwind's unw_backtrace (its cached fast path)
+  Frames stepped;                  // libunwind's unw_step, frame by frame (its slow path)
+};
+
+constexpr int kMaxFrames = 512;
+
+__attribute__((noinline)) void capture(void* context) {
+  auto& captured = *static_cast<Captured*>(context);
+  captured.leaf_return = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  std::uintptr_t frames[kMaxFrames];
+  captured.walked = walk_stack(frames, kMaxFrames);
+  if (captured.walked > 0) {
+    captured.fast.assign(frames, frames + captured.walked);
+  }
+  void* addresses[kMaxFrames];
+  const int got = unw_backtrace(addresses, kMaxFrames);
+  for (int i = 0; i < got; ++i) {
+    captured.backtrace.push_back(reinterpret_cast<std::uintptr_t>(addresses[i]));
+  }
+  unw_context_t context_now;
+  unw_cursor_t cursor;
+  unw_getcontext(&context_now);
+  unw_init_local(&cursor, &context_now);
+  while (unw_step(&cursor) > 0) {
+    unw_word_t ip = 0;
+    unw_get_reg(&cursor, UNW_REG_IP, &ip);
+    captured.stepped.push_back(ip);
+  }
+}
+
+// The frames from the chain's call of the leaf down: what every unwinder must agree on (the
+// frames above it are each unwinder's own).
+Frames from_leaf(const Frames& frames, std::uintptr_t leaf_return) {
+  const auto start = std::find(frames.begin(), frames.end(), leaf_return);
+  return Frames(start, frames.end());
+}
+
+using Chain = int (*)(int, chain_leaf, void*);
+
+Captured run_chain(Chain chain, int depth) {
+  Captured captured;
+  chain(depth, capture, &captured);
+  return captured;
+}
+
+void expect_libunwinds_frames(const Captured& captured, int depth) {
+  ASSERT_GT(captured.walked, 0);
+  const Frames fast = from_leaf(captured.fast, captured.leaf_return);
+  const Frames stepped = from_leaf(captured.stepped, captured.leaf_return);
+  // The chain's levels, qsort's frames, the test's frames and the thread's start.
+  ASSERT_GT(fast.size(), static_cast<std::size_t>(depth) + 4);
+  EXPECT_EQ(fast, stepped);
+  EXPECT_EQ(fast, from_leaf(captured.backtrace, captured.leaf_return));
+}
+
+TEST(FastUnwinder, GivesLibunwindsWholeStackWithFramePointers) {
+  for (const int depth : {0, 1, 7, 20, 45}) {
+    SCOPED_TRACE(depth);
+    expect_libunwinds_frames(run_chain(chain_with_frame_pointers, depth), depth);
+  }
+}
+
+TEST(FastUnwinder, GivesLibunwindsWholeStackWithoutFramePointers) {
+  for (const int depth : {0, 1, 7, 20, 45}) {
+    SCOPED_TRACE(depth);
+    expect_libunwinds_frames(run_chain(chain_without_frame_pointers, depth), depth);
+  }
+}
+
+void* run_both_chains(void* failures) {
+  for (const Chain chain : {chain_with_frame_pointers, chain_without_frame_pointers}) {
+    const Captured captured = run_chain(chain, 12);
+    const Frames fast = from_leaf(captured.fast, captured.leaf_return);
+    if (captured.walked <= 0 || fast.size() < 16 ||
+        fast != from_leaf(captured.stepped, captured.leaf_return)) {
+      ++*static_cast<int*>(failures);
+    }
+  }
+  return nullptr;
+}
+
+TEST(FastUnwinder, GivesLibunwindsWholeStackInAnotherThread) {
+  int failures = 0;
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, nullptr, run_both_chains, &failures), 0);
+  ASSERT_EQ(pthread_join(thread, nullptr), 0);
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(FastUnwinder, RemembersRulesAndForgetsThemWhenCodeChanges) {
+  // The first walk computes the rules, the second finds them remembered, the third computes
+  // them again after they were forgotten; all from the same call site, so all the same.
+  std::vector<Frames> walks;
+  for (int round = 0; round < 3; ++round) {
+    if (round == 2) {
+      forget_frame_rules();
+    }
+    const Captured captured = run_chain(chain_without_frame_pointers, 9);
+    expect_libunwinds_frames(captured, 9);
+    walks.push_back(from_leaf(captured.fast, captured.leaf_return));
+  }
+  EXPECT_EQ(walks[0], walks[1]);
+  EXPECT_EQ(walks[0], walks[2]);
+}
+
+TEST(FastUnwinder, StopsAtTheRequestedNumberOfFrames) {
+  std::uintptr_t all[kMaxFrames];
+  const int whole = walk_stack(all, kMaxFrames);
+  ASSERT_GT(whole, 3);
+  std::uintptr_t some[3];
+  ASSERT_EQ(walk_stack(some, 3), 3);
+  // walk_stack's own return address differs between the two calls; its callers' do not.
+  EXPECT_EQ(some[1], all[1]);
+  EXPECT_EQ(some[2], all[2]);
+}
+
+int g_walked_in_handler = 0;
+
+void on_signal(int) {
+  std::uintptr_t frames[kMaxFrames];
+  g_walked_in_handler = walk_stack(frames, kMaxFrames);
+}
+
+// A signal frame has no rule the fast unwinder knows: it gives the stack to libunwind.
+TEST(FastUnwinder, LeavesSignalFramesToLibunwind) {
+  struct sigaction action {};
+  struct sigaction previous {};
+  action.sa_handler = on_signal;
+  ASSERT_EQ(sigaction(SIGUSR2, &action, &previous), 0);
+  ASSERT_EQ(raise(SIGUSR2), 0);
+  sigaction(SIGUSR2, &previous, nullptr);
+  EXPECT_EQ(g_walked_in_handler, kWalkUnknownFrame);
+}
+
+}  // namespace
+}  // namespace rtrace::tracer
