@@ -20,10 +20,12 @@ struct TracerSettings {
   bool follow_forks = false;           // -f
   bool arguments = false;              // function arguments (ARGS packets)
   std::optional<std::string> managed;  // -m: the directory the process writes its trace into
+  std::string audit_patterns;          // --audit: globs separated by ':' (the audit module)
 };
 
 // The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a
-// value cannot be expressed (a managed directory whose name contains a comma).
+// value cannot be expressed (a managed directory or audit patterns containing a comma, audit
+// patterns longer than the tracer takes).
 std::string format_tracer_options(const TracerSettings& settings);
 
 }  // namespace rtrace::recorder

@@ -42,6 +42,16 @@ void parse_sizes(const char* begin, const char* end, TracerOptions& options) {
   }
 }
 
+// Copies [begin, end) into `out` when it fits with its NUL; leaves `out` as it was otherwise.
+template <std::size_t Size>
+void copy_text(const char* begin, const char* end, char (&out)[Size]) {
+  const auto length = static_cast<std::size_t>(end - begin);
+  if (length < Size) {
+    std::memcpy(out, begin, length);
+    out[length] = '\0';
+  }
+}
+
 void apply(const char* key, const char* key_end, const char* value, const char* value_end,
            TracerOptions& options) {
   if (key_is(key, key_end, option_key::kSizes)) {
@@ -49,11 +59,11 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     return;
   }
   if (key_is(key, key_end, option_key::kManaged)) {
-    const auto length = static_cast<std::size_t>(value_end - value);
-    if (length < sizeof options.managed_dir) {
-      std::memcpy(options.managed_dir, value, length);
-      options.managed_dir[length] = '\0';
-    }
+    copy_text(value, value_end, options.managed_dir);
+    return;
+  }
+  if (key_is(key, key_end, option_key::kAudit)) {
+    copy_text(value, value_end, options.audit_patterns);
     return;
   }
   std::uint64_t number = 0;

@@ -22,6 +22,7 @@ inline constexpr char kFollowForks[] = "follow-forks";
 inline constexpr char kArgs[] = "args";
 inline constexpr char kSizes[] = "sizes";
 inline constexpr char kManaged[] = "managed";
+inline constexpr char kAudit[] = "audit";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -39,6 +40,10 @@ struct TracerOptions {
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves
+  // audit=<glob>[:<glob>...] (--audit): the functions the audit module traces (read by the
+  // dynamic linker audit library, rtrace-audit-linker.so). Longer lists are ignored whole.
+  static constexpr std::size_t kMaxAuditPatterns = 4096;
+  char audit_patterns[kMaxAuditPatterns] = {};
 
   bool managed() const { return managed_dir[0] != '\0'; }
   bool wants_backtrace_for_size(std::uint64_t size) const;

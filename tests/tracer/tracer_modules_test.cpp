@@ -4,6 +4,7 @@
 // post-processed by the real `rtrace process -c/-l/-lc` and `rtrace report`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -477,6 +478,147 @@ TEST(GObjectModule, AProgramWithoutGLibIsTracedAndDoesNotLoadIt) {
   EXPECT_GE(describe_type(trace, 1).size(), 6U);  // its mallocs, strdups and frees
   for (const DecodedMapping& mapping : trace.mappings) {
     EXPECT_EQ(mapping.path.find("libgobject"), std::string::npos) << mapping.path;
+  }
+}
+
+// ---- qobject -------------------------------------------------------------------------------
+
+// The qobject records a program announces with its lines "QObject::QObject 0xobject Class" (an
+// allocation of size 1 with its class) and "QObject::~QObject 0xobject" (a release).
+std::vector<std::string> announced_qobjects(const std::string& output) {
+  static const std::regex line(R"(^(QObject::~?QObject) (0x[0-9a-f]+)(?: (\S+))?$)");
+  std::vector<std::string> expected;
+  std::istringstream lines(output);
+  std::string text;
+  std::smatch m;
+  while (std::getline(lines, text)) {
+    if (!std::regex_match(text, m, line)) {
+      continue;
+    }
+    if (m[3].matched) {
+      expected.push_back(m[1].str() + "(1) = " + m[2].str() + " class=" + m[3].str());
+    } else {
+      expected.push_back(m[1].str() + "(" + m[2].str() + ")");
+    }
+  }
+  return expected;
+}
+
+std::string qt_core_path(const TraceDecoder& trace) {
+  for (const DecodedMapping& mapping : trace.mappings) {
+    if (mapping.path.find("libQt5Core.so") != std::string::npos) {
+      return mapping.path;
+    }
+  }
+  return {};
+}
+
+TEST(QObjectModule, RecordsConstructionsAndDestructionsOfARealQtProgram) {
+  const TracedRun run({"qobject"}, program("qobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{
+                               {0, "main 1.0"}, {1, "qobject 1.0"}}));
+  EXPECT_EQ(trace.resources, std::vector<std::string>{"1 0 qobject (QObject instance)"});
+  const std::vector<std::string> expected = announced_qobjects(run.result().out);
+  ASSERT_EQ(expected.size(), 13U) << run.result().out;
+  EXPECT_EQ(describe_objects(trace, 1), expected);
+  // Frame 0: the program's call site for what the program constructs itself; inside libQt5Core
+  // for what Qt constructs (the main thread's QThread, the QTimer's QObject part).
+  const std::string qt_core = qt_core_path(trace);
+  ASSERT_FALSE(qt_core.empty());
+  for (const DecodedCall& call : trace.calls) {
+    if (call.kind != 2) {
+      EXPECT_TRUE(call.frames.empty()) << describe(call);  // releases: no backtrace without -A
+      continue;
+    }
+    const std::string& class_name = call.args.empty() ? std::string() : call.args.front().second;
+    const bool made_by_qt = class_name == "QThread" || class_name == "QTimer";
+    EXPECT_TRUE(frame0_in(trace, call, made_by_qt ? qt_core : program("qobject_objects")))
+        << describe(call) << " " << class_name;
+  }
+}
+
+TEST(QObjectModule, LeaksShowTheObjectsNeverDestroyedWithTheirClass) {
+  const TracedRun run({"qobject"}, program("qobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const std::string leaked = printed_leak(run.result().out);
+  ASSERT_FALSE(leaked.empty());
+
+  const std::string leaks = run.rtrace("process -l -i");
+  EXPECT_EQ(lines_starting(leaks, "<1> :"),
+            std::vector<std::string>{"<1> : qobject (QObject instance)"});
+  EXPECT_EQ(lines_starting(leaks, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] qobject (1.0)"}));
+  static const std::regex call(R"(^\d+\. \[[0-9:.]+\] (.*)$)");
+  std::vector<std::string> leaked_calls;
+  std::istringstream lines(leaks);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, call)) {
+      leaked_calls.push_back(m[1].str());
+    }
+  }
+  // The main thread's QThread lives as long as the process; the LeakyWorker was never deleted.
+  ASSERT_EQ(leaked_calls.size(), 2U) << leaks;
+  EXPECT_EQ(leaked_calls[1], "QObject::QObject(1) = " + leaked);
+  EXPECT_EQ(lines_starting(leaks, "\t$"),
+            (std::vector<std::string>{"\t$class = QThread", "\t$class = LeakyWorker"}));
+  EXPECT_EQ(lines_starting(leaks, "# "),
+            (std::vector<std::string>{"# Resource - qobject (QObject instance):",
+                                      "# 2 block(s) leaked with total size of 2 bytes"}));
+
+  const std::string report = run.rtrace("report --no-resolve");
+  EXPECT_NE(report.find("  qobject (QObject instance): 13 calls, 8 allocations of 8 bytes, 5 "
+                        "releases"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("LEAKS\n  qobject: 2 object(s) leaked, 2 bytes\n"), std::string::npos)
+      << report;
+}
+
+// With the memory module, before or after it: the same QObject records, under the type id the
+// order of -e gives, and the objects' memory in the memory module's records.
+TEST(QObjectModule, WithTheMemoryModuleInEitherOrderTheObjectsAreTheSame) {
+  for (const bool memory_first : {true, false}) {
+    const std::vector<std::string> modules = memory_first
+                                                 ? std::vector<std::string>{"memory", "qobject"}
+                                                 : std::vector<std::string>{"qobject", "memory"};
+    const TracedRun run(modules, program("qobject_objects"));
+    ASSERT_EQ(run.result().status, 0) << run.result().err;
+    const TraceDecoder trace = run.decode();
+    const std::string memory = "memory (memory allocation in bytes)";
+    const std::string qobject = "qobject (QObject instance)";
+    EXPECT_EQ(trace.resources, memory_first
+                                   ? (std::vector<std::string>{"1 0 " + memory, "2 0 " + qobject})
+                                   : (std::vector<std::string>{"1 0 " + qobject, "2 0 " + memory}));
+    const std::uint32_t qobject_type = memory_first ? 2 : 1;
+    EXPECT_EQ(describe_objects(trace, qobject_type), announced_qobjects(run.result().out));
+    // Each object the program made with new is a C++ allocation the memory module saw.
+    const std::vector<std::string> memory_calls = describe_type(trace, memory_first ? 1 : 2);
+    const std::string leaked = printed_leak(run.result().out);
+    EXPECT_NE(std::find_if(memory_calls.begin(), memory_calls.end(),
+                           [&](const std::string& c) {
+                             return c.starts_with("operator new(unsigned long)(16) = " + leaked);
+                           }),
+              memory_calls.end());
+    const std::vector<std::string> summaries = lines_starting(run.rtrace("process -l -i"), "# ");
+    EXPECT_NE(std::find(summaries.begin(), summaries.end(), "# Resource - " + qobject),
+              summaries.end());
+  }
+}
+
+TEST(QObjectModule, AProgramWithoutQtIsTracedAndDoesNotLoadIt) {
+  const TracedRun run({"memory", "qobject"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 0 qobject (QObject instance)"}));
+  EXPECT_TRUE(describe_type(trace, 2).empty());
+  for (const DecodedMapping& mapping : trace.mappings) {
+    EXPECT_EQ(mapping.path.find("libQt5"), std::string::npos) << mapping.path;
   }
 }
 
