@@ -31,7 +31,8 @@
 
 namespace {
 
-using AuditCall = void (*)(const char* name, const void* return_address);
+using AuditCall = void (*)(const char* name, const void* const* stack_pointer,
+                           std::uintptr_t frame_pointer);
 
 constexpr char kRecorderLibrary[] = "/librtrace-audit.so";
 constexpr char kRecorderFunction[] = "rtrace_audit_call";
@@ -39,9 +40,12 @@ constexpr char kTracerLibraryPrefix[] = "/librtrace-";
 
 // The patterns, as RTRACE_OPTIONS gives them: globs separated by ':'.
 constinit char g_patterns[rtrace::tracer::TracerOptions::kMaxAuditPatterns] = {};
-// librtrace-audit.so in the program's namespace (its link_map is its dlopen handle), and its
-// rtrace_audit_call once looked up.
-constinit std::atomic<link_map*> g_recorder_map{nullptr};
+// The program's own link_map, which is also a dlopen handle on its global scope (the program,
+// the preloaded libraries, their dependencies); whether librtrace-audit.so is among them; its
+// rtrace_audit_call once looked up there. (A preloaded library's own link_map is no handle to
+// look up in: only the program's has its search list set.)
+constinit std::atomic<link_map*> g_program_map{nullptr};
+constinit std::atomic<bool> g_recorder_loaded{false};
 constinit std::atomic<AuditCall> g_audit_call{nullptr};
 
 bool ends_with(const char* text, const char* suffix) {
@@ -73,11 +77,11 @@ bool chosen(const char* symbol) {
 AuditCall audit_call() {
   AuditCall call = g_audit_call.load(std::memory_order_acquire);
   if (call == nullptr) {
-    link_map* recorder = g_recorder_map.load(std::memory_order_acquire);
-    if (recorder == nullptr) {
+    link_map* program = g_program_map.load(std::memory_order_acquire);
+    if (program == nullptr || !g_recorder_loaded.load(std::memory_order_acquire)) {
       return nullptr;
     }
-    call = reinterpret_cast<AuditCall>(::dlsym(recorder, kRecorderFunction));
+    call = reinterpret_cast<AuditCall>(::dlsym(program, kRecorderFunction));
     g_audit_call.store(call, std::memory_order_release);
   }
   return call;
@@ -94,10 +98,14 @@ RTRACE_EXPORT unsigned int la_version(unsigned int version) {
   return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
-RTRACE_EXPORT unsigned int la_objopen(link_map* map, Lmid_t, uintptr_t*) {
+RTRACE_EXPORT unsigned int la_objopen(link_map* map, Lmid_t namespace_id, uintptr_t*) {
   const char* name = map->l_name != nullptr ? map->l_name : "";
-  if (ends_with(name, kRecorderLibrary)) {
-    g_recorder_map.store(map, std::memory_order_release);
+  if (namespace_id == LM_ID_BASE && name[0] == '\0' &&
+      g_program_map.load(std::memory_order_relaxed) == nullptr) {
+    g_program_map.store(map, std::memory_order_release);  // the first object: the program
+  }
+  if (namespace_id == LM_ID_BASE && ends_with(name, kRecorderLibrary)) {
+    g_recorder_loaded.store(true, std::memory_order_release);
   }
   if (std::strstr(name, kTracerLibraryPrefix) != nullptr) {
     return LA_FLG_BINDTO;  // the tracer's own calls are not audited
@@ -119,7 +127,7 @@ RTRACE_EXPORT Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym* symbol, unsigned int,
                                                 unsigned int*, const char* name, long int*) {
   if (const AuditCall call = audit_call()) {
     // On entry to the function the stack pointer points at the caller's return address.
-    call(name, *reinterpret_cast<void* const*>(registers->lr_rsp));
+    call(name, reinterpret_cast<const void* const*>(registers->lr_rsp), registers->lr_rbp);
   }
   return symbol->st_value;
 }

@@ -126,14 +126,19 @@ RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_addr
   return rtrace::tracer::session_prepare(*call, frames, count) ? 1 : 0;
 }
 
+RTRACE_EXPORT std::uint32_t rtrace_backtrace_depth(const RtraceCall* call) {
+  const auto& options = rtrace::tracer::session_options();
+  const bool backtrace = call->kind == rtrace::sprtrace::kCallFree
+                             ? options.free_backtraces
+                             : options.wants_backtrace_for_size(call->size);
+  return backtrace ? options.depth : 0;
+}
+
 RTRACE_EXPORT std::uint32_t rtrace_backtrace(const RtraceCall* call, const void* return_address,
                                              std::uintptr_t* frames) {
   rtrace::tracer::GuardScope guard;
-  const auto& options = rtrace::tracer::session_options();
-  const bool backtrace = options.depth > 0 && (call->kind == rtrace::sprtrace::kCallFree
-                                                   ? options.free_backtraces
-                                                   : options.wants_backtrace_for_size(call->size));
-  return backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
+  const std::uint32_t depth = rtrace_backtrace_depth(call);
+  return depth > 0 ? rtrace::tracer::capture_backtrace(frames, depth, return_address) : 0;
 }
 
 RTRACE_EXPORT void rtrace_record_with_backtrace(const RtraceCall* call,

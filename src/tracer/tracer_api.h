@@ -106,6 +106,9 @@ RTRACE_EXPORT std::uint32_t rtrace_backtrace(const RtraceCall* call, const void*
 RTRACE_EXPORT void rtrace_record_with_backtrace(const RtraceCall* call,
                                                 const std::uintptr_t* frames,
                                                 std::uint32_t frame_count);
+// How many frames the options want for `call` (0: no backtrace), for a module that unwinds by
+// itself (the audit module, from the registers the dynamic linker hands it).
+RTRACE_EXPORT std::uint32_t rtrace_backtrace_depth(const RtraceCall* call);
 
 // Non-zero when the `args` option asks for function arguments.
 RTRACE_EXPORT int rtrace_wants_args();
