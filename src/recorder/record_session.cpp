@@ -93,6 +93,8 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
       audit += existing_audit;
     }
     changes.push_back({"LD_AUDIT", std::move(audit), false});
+    // The audit library sees the bindings the linker makes at load time (audit_linker.cpp).
+    changes.push_back({"LD_BIND_NOW", "1", false});
   }
   if (socket_path != nullptr) {
     changes.push_back({"RTRACE_SOCKET", *socket_path, false});

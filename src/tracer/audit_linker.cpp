@@ -4,17 +4,22 @@
 //
 //  * la_version: reads the patterns (RTRACE_OPTIONS `audit=glob[:glob...]`, written by
 //    `rtrace record --audit`).
-//  * la_objopen: audits the calls made by every object but rtrace's own libraries (the tracer's
-//    calls are nobody's), and notes where librtrace-audit.so, the recording half, is.
-//  * la_symbind64: when the program binds a symbol, keeps the linker's PLT entry hook for the
-//    symbols that match a pattern; every other symbol is bound directly, at no further cost.
-//  * la_x86_64_gnu_pltenter: each call of a chosen function through the PLT, before it runs:
-//    hands the name and the caller's return address to rtrace_audit_call.
+//  * la_objopen: audits the bindings of every object but rtrace's own libraries (the tracer's
+//    calls are nobody's), and notes when librtrace-audit.so, the recording half, is loaded.
+//  * la_symbind64: when an object binds a function whose name matches a pattern, binds it to a
+//    trampoline of ours instead (audit_trampolines.h), which hands each call to
+//    rtrace_audit_call and jumps on to the function; every other symbol is bound as usual.
 //
-// Limits (the linker's): only calls through a lazily bound PLT entry are seen, so not those of
-// objects linked with `-z now` or run with LD_BIND_NOW, nor those compiled with -fno-plt, nor
-// a library's calls of its own functions; the linker sends every call of a chosen function
-// through its slow path (registers saved and restored).
+// la_symbind64 is called for a binding the linker makes at load time (glibc 2.35 and later, the
+// audit interface's version 2), not for the lazy binding of a PLT entry at its first call; so the
+// recorder also sets LD_BIND_NOW (every object binds at load). The linker's own PLT hook
+// (la_pltenter) is not used: with it the linker re-relocates itself through the program's calloc,
+// which the memory module interposes, before it can take calls (and it sends every call through
+// its slow path).
+//
+// Limits: only calls that go through the dynamic linker's bindings are seen (the PLT, or the GOT
+// with -fno-plt), so not a library's calls of its own functions (glibc's, Qt's, which bind them
+// inside themselves), nor a statically linked program's.
 //
 // The library lives in the linker's audit namespace, with its own libc: it allocates nothing,
 // and links neither librtrace-main.so nor the C++ runtime.
@@ -26,13 +31,13 @@
 #include <atomic>
 #include <cstring>
 
+#include "tracer/audit_trampolines.h"
 #include "tracer/options.h"
 #include "tracer/tracer_api.h"
 
 namespace {
 
-using AuditCall = void (*)(const char* name, const void* const* stack_pointer,
-                           std::uintptr_t frame_pointer);
+using AuditCall = rtrace::tracer::AuditReport;
 
 constexpr char kRecorderLibrary[] = "/librtrace-audit.so";
 constexpr char kRecorderFunction[] = "rtrace_audit_call";
@@ -72,8 +77,14 @@ bool chosen(const char* symbol) {
   return false;
 }
 
-// rtrace_audit_call, looked up at the first chosen call (the program is running by then: the
-// module is loaded and relocated); null while the module is not loaded.
+// Functions and indirect functions (strlen, memcpy: the linker hands us what the resolver chose).
+bool is_function(const Elf64_Sym* symbol) {
+  const unsigned type = ELF64_ST_TYPE(symbol->st_info);
+  return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+// rtrace_audit_call, looked up at the first call of a chosen function (every object is relocated
+// by then); null while the module is not loaded.
 AuditCall audit_call() {
   AuditCall call = g_audit_call.load(std::memory_order_acquire);
   if (call == nullptr) {
@@ -87,6 +98,13 @@ AuditCall audit_call() {
   return call;
 }
 
+// What every trampoline reports to: the recording half, once it is there.
+void report_call(const char* name, const void* const* stack_pointer, std::uintptr_t frame_pointer) {
+  if (const AuditCall call = audit_call()) {
+    call(name, stack_pointer, frame_pointer);
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -95,6 +113,8 @@ RTRACE_EXPORT unsigned int la_version(unsigned int version) {
   const rtrace::tracer::TracerOptions options =
       rtrace::tracer::parse_options(::getenv("RTRACE_OPTIONS"));
   std::memcpy(g_patterns, options.audit_patterns, sizeof g_patterns);
+  rtrace::tracer::set_audit_report(report_call);
+  // Version 2 (glibc 2.35) calls la_symbind64 for the bindings made at load time too.
   return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
@@ -115,20 +135,11 @@ RTRACE_EXPORT unsigned int la_objopen(link_map* map, Lmid_t namespace_id, uintpt
 
 RTRACE_EXPORT uintptr_t la_symbind64(Elf64_Sym* symbol, unsigned int, uintptr_t*, uintptr_t*,
                                      unsigned int* flags, const char* name) {
-  *flags |= LA_SYMB_NOPLTEXIT;
-  if (g_patterns[0] == '\0' || !chosen(name)) {
-    *flags |= LA_SYMB_NOPLTENTER;
+  *flags |= LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT;
+  if (g_patterns[0] == '\0' || !is_function(symbol) || !chosen(name)) {
+    return symbol->st_value;
   }
-  return symbol->st_value;
-}
-
-RTRACE_EXPORT Elf64_Addr la_x86_64_gnu_pltenter(Elf64_Sym* symbol, unsigned int, uintptr_t*,
-                                                uintptr_t*, La_x86_64_regs* registers,
-                                                unsigned int*, const char* name, long int*) {
-  if (const AuditCall call = audit_call()) {
-    // On entry to the function the stack pointer points at the caller's return address.
-    call(name, reinterpret_cast<const void* const*>(registers->lr_rsp), registers->lr_rbp);
-  }
-  return symbol->st_value;
+  const std::uintptr_t trampoline = rtrace::tracer::make_trampoline(symbol->st_value, name);
+  return trampoline != 0 ? trampoline : symbol->st_value;
 }
 }

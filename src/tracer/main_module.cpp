@@ -2,8 +2,10 @@
 // (sp_rtrace_context.h, overriding the stand-alone library's no-tracer versions), and the
 // process-wide set-up: options, the toggle signal and the crash signals.
 #include <signal.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <initializer_list>
 
@@ -59,7 +61,11 @@ void install(int signal_number, void (*handler)(int), bool only_if_default, int 
 
 // The session itself usually started earlier, at the first interposed call (see
 // session_bootstrap): libraries the program needs run their constructors before ours.
+// Set once librtrace-main.so's constructor runs (see rtrace_bootstrap).
+std::atomic<bool> g_constructor_ran{false};
+
 __attribute__((constructor(101))) void main_module_init() {
+  g_constructor_ran.store(true);
   rtrace::tracer::GuardScope guard;
   if (rtrace::tracer::session_bootstrap() != rtrace::tracer::Bootstrap::Traced) {
     return;
@@ -85,6 +91,15 @@ __attribute__((destructor(101))) void main_module_fini() {
 extern "C" {
 
 RTRACE_EXPORT int rtrace_bootstrap() {
+  // With an LD_AUDIT library that binds symbols (the audit module), the dynamic linker relocates
+  // itself a second time after the program's libraries and calls calloc meanwhile, which the
+  // memory module interposes: its own PLT is not usable then, and setting the session up
+  // (dlopen) would crash. That happens before libc is initialised (__libc_early_init sets
+  // __libc_single_threaded, 0 until then) and before any constructor: wait for the module's
+  // constructor then. (A process already threaded before our constructor waits for it too.)
+  if (__libc_single_threaded == 0 && !g_constructor_ran.load()) {
+    return -1;
+  }
   rtrace::tracer::GuardScope guard;
   switch (rtrace::tracer::session_bootstrap()) {
     case rtrace::tracer::Bootstrap::Traced:

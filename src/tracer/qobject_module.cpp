@@ -65,6 +65,7 @@ constinit RealQObject g_real_qobject;
 constinit std::uint32_t g_qobject_resource = 1;
 constinit ObjectHook g_previous_add_hook = nullptr;
 constinit ObjectHook g_previous_remove_hook = nullptr;
+constinit std::atomic<bool> g_hooks_installed{false};
 
 void install_hooks();
 
@@ -170,7 +171,8 @@ enum class Settle : std::uint8_t {
   Everyone,    // every thread's: at exit
 };
 
-// Writes out the allocations waiting on this thread, oldest slot first, and that of `dying`
+// Writes out the allocation waiting on this thread (one at most: each construction writes the
+// thread's earlier one first; more only in the overflow path below), and that of `dying`
 // wherever it was made (its memory is about to go: nothing may read it later). Without a trace
 // (toggled off) they are dropped instead. Runs under the tracer guard: reading the class calls
 // into Qt, nobody's record.
@@ -269,11 +271,13 @@ void on_remove_object(void* object) {
 void install_hooks() {
   std::uintptr_t* hooks = g_real_qobject.hook_data;
   if (hooks == nullptr || hooks[kHookDataSize] <= kRemoveQObjectHook ||
-      hooks[kAddQObjectHook] == reinterpret_cast<std::uintptr_t>(&on_add_object)) {
-    return;
+      g_hooks_installed.exchange(true)) {
+    return;  // never twice: we would find ourselves as the hook to chain
   }
+  // NOLINTBEGIN(performance-no-int-to-ptr): Qt keeps the callbacks as integers (quintptr)
   g_previous_add_hook = reinterpret_cast<ObjectHook>(hooks[kAddQObjectHook]);
   g_previous_remove_hook = reinterpret_cast<ObjectHook>(hooks[kRemoveQObjectHook]);
+  // NOLINTEND(performance-no-int-to-ptr)
   hooks[kAddQObjectHook] = reinterpret_cast<std::uintptr_t>(&on_add_object);
   hooks[kRemoveQObjectHook] = reinterpret_cast<std::uintptr_t>(&on_remove_object);
 }
@@ -314,6 +318,7 @@ using rtrace::tracer::traced_construction;
 
 // Qt's exported constructors, by their mangled names. The real constructors run outside any
 // guard: the program's code they reach (a parent's childEvent) is the program's doing.
+// NOLINTBEGIN(bugprone-reserved-identifier): libQt5Core's names, which the program calls.
 extern "C" {
 
 RTRACE_EXPORT void _ZN7QObjectC1EPS_(void* self, void* parent) {
@@ -336,6 +341,7 @@ RTRACE_EXPORT void _ZN7QObjectC2ER14QObjectPrivatePS_(void* self, void* d, void*
                       [&] { qt().construct_private_base(self, d, parent); });
 }
 }
+// NOLINTEND(bugprone-reserved-identifier)
 
 // The session registers the preloaded modules in LD_PRELOAD order (module_order.h), so that the
 // resource type ids follow the order of -e.
@@ -347,6 +353,7 @@ namespace {
 
 // Registers the module at load, whether or not the program has Qt (and hooks Qt when it has).
 __attribute__((constructor)) void qobject_module_init() {
+  rtrace::tracer::keep_lock_across_fork<rtrace::tracer::g_pending_lock>();
   rtrace::tracer::g_qobject_start.finish_registration();
 }
 
