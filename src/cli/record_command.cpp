@@ -282,7 +282,7 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                "the shm modules always record theirs, as the original");
   app.add_option("--audit", o.audit_patterns,
                  "With -e audit: the functions whose calls are traced, shell globs separated by "
-                 "':' (e.g. 'g_*:gtk_widget_show'); calls through the PLT of lazily bound objects")
+                 "':' (e.g. 'g_*:gtk_widget_show'); sets LD_AUDIT and LD_BIND_NOW")
       ->option_text("PATTERN[:PATTERN...]");
   app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
   app.add_option("-S,--toggle-signal", o.signal,

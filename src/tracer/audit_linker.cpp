@@ -13,9 +13,7 @@
 // la_symbind64 is called for a binding the linker makes at load time (glibc 2.35 and later, the
 // audit interface's version 2), not for the lazy binding of a PLT entry at its first call; so the
 // recorder also sets LD_BIND_NOW (every object binds at load). The linker's own PLT hook
-// (la_pltenter) is not used: with it the linker re-relocates itself through the program's calloc,
-// which the memory module interposes, before it can take calls (and it sends every call through
-// its slow path).
+// (la_pltenter) is not used: it sends every call through the linker's slow path.
 //
 // Limits: only calls that go through the dynamic linker's bindings are seen (the PLT, or the GOT
 // with -fno-plt), so not a library's calls of its own functions (glibc's, Qt's, which bind them

@@ -2,8 +2,8 @@
 // 'g_*:gtk_widget_show'`), which traces calls of any exported functions named by patterns. The
 // other half is rtrace-audit-linker.so (audit_linker.cpp), loaded by the dynamic linker through
 // LD_AUDIT: it chooses the calls (its la_symbind64 matches each symbol the program binds against
-// the patterns) and hands each call of a chosen function to rtrace_audit_call below, with the
-// caller's stack and frame pointers.
+// the patterns, binding those to trampolines) and hands each of their calls to rtrace_audit_call,
+// with the caller's stack and frame pointers.
 //
 // Why two libraries: the dynamic linker loads an audit library into a link namespace of its own,
 // with its own copy of libc, where librtrace-main.so (the session, the rings, the connection)
@@ -75,9 +75,9 @@ constinit ModuleStart<AuditModule> g_audit_start{resolve_nothing, register_audit
 }  // namespace
 }  // namespace rtrace::tracer
 
-// Called by rtrace-audit-linker.so's la_pltenter for each call of a chosen function, before the
-// function runs: `name` is the symbol, `stack_pointer` the stack pointer at the function's entry
-// (it points at the return address into the caller: frame 0), `frame_pointer` the caller's
+// Called through rtrace-audit-linker.so's trampolines for each call of a chosen function, before
+// the function runs: `name` is the symbol, `stack_pointer` the stack pointer at the function's
+// entry (it points at the return address into the caller: frame 0), `frame_pointer` the caller's
 // frame pointer register.
 extern "C" RTRACE_EXPORT void rtrace_audit_call(const char* name, const void* const* stack_pointer,
                                                 std::uintptr_t frame_pointer) {
