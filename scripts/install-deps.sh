@@ -20,6 +20,8 @@ packages=(
   chromium
   # tests of the gobject tracing module: a real GLib program (the module does not link GLib)
   libglib2.0-dev
+  # tests of the qobject tracing module: a real Qt 5 program (the module does not link Qt)
+  qtbase5-dev
 )
 for option in "$@"; do
   case "$option" in

@@ -74,6 +74,7 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.extensions = !(o.compatible && o.managed);
   // The compatible sp-rtrace command keeps writing the original's binary protocol.
   s.compact = !o.compatible && o.format == "compact";
+  s.audit_patterns = o.audit_patterns;
   return s;
 }
 
@@ -118,6 +119,14 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
   // rtrace record traces memory unless told which modules; sp-rtrace loads only what -e names.
   request.modules = o.modules.empty() && !o.compatible ? "memory" : o.modules;
   request.module_directory = recorder::module_directory();
+  // The audit module traces nothing without patterns, and patterns need the module.
+  const bool audit_module = recorder::names_module(request.modules, "audit");
+  if (audit_module && o.audit_patterns.empty()) {
+    throw UsageError("-e audit needs --audit PATTERNS (the functions to trace)");
+  }
+  if (!audit_module && !o.audit_patterns.empty()) {
+    throw UsageError("--audit needs the audit module (-e audit)");
+  }
   request.tracer = tracer_settings(o);
   request.managed = o.managed;
   request.quiet = o.quiet;
@@ -246,13 +255,14 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
         ->excludes("-s");
   }
   app.add_option("-e,--preload", o.modules,
-                 o.compatible ? "Tracing modules, by alias or file name, separated by ':', in any "
-                                "order: memory, file, shmsysv, shmposix, memtransfer, gobject, "
-                                "pagemap (e.g. file:memory; -l lists them)"
-                              : "Tracing modules, by alias or file name, separated by ':', in any "
-                                "order: memory (the default), file (descriptors and FILE "
-                                "streams), shmsysv, shmposix, memtransfer, gobject, pagemap (-l "
-                                "lists them)")
+                 o.compatible
+                     ? "Tracing modules, by alias or file name, separated by ':', in any "
+                       "order: memory, file, shmsysv, shmposix, memtransfer, gobject, "
+                       "pagemap, qobject, audit (e.g. file:memory; -l lists them)"
+                     : "Tracing modules, by alias or file name, separated by ':', in any "
+                       "order: memory (the default), file (descriptors and FILE "
+                       "streams), shmsysv, shmposix, memtransfer, gobject, pagemap, qobject, "
+                       "audit (-l lists them)")
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "
@@ -286,6 +296,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
   app.add_flag("-a,--enable-arguments", o.arguments,
                "Record the memory module's arguments (the alignment of the aligned allocators); "
                "the shm modules always record theirs, as the original");
+  app.add_option("--audit", o.audit_patterns,
+                 "With -e audit: the functions whose calls are traced, shell globs separated by "
+                 "':' (e.g. 'g_*:gtk_widget_show'); sets LD_AUDIT and LD_BIND_NOW")
+      ->option_text("PATTERN[:PATTERN...]");
   app.add_flag("-u,--libunwind", o.libunwind, "Accepted for compatibility (always libunwind)");
   app.add_option("-S,--toggle-signal", o.signal,
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")

@@ -28,7 +28,8 @@ struct RecordOptions {
   std::string sizes;
   bool no_buffering = false;
   bool arguments = false;
-  bool libunwind = false;  // accepted for compatibility: we always unwind with libunwind
+  std::string audit_patterns;  // --audit: what the audit module traces
+  bool libunwind = false;      // accepted for compatibility: we always unwind with libunwind
   // Toggle (-t pid), both modes.
   std::optional<int> toggle_pid;
   bool follow_forks = false;

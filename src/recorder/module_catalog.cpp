@@ -47,6 +47,12 @@ std::string describe(std::string_view alias) {
     return "pagemap: when tracing stops, attaches copies of the memory maps and page map, the "
            "page flags and the all-zero pages of the writable private mappings";
   }
+  if (alias == "qobject") {
+    return "qobject: QObject instances of Qt 5 (constructions, destructions; class names)";
+  }
+  if (alias == "audit") {
+    return "audit: calls of any exported functions named by --audit patterns (LD_AUDIT)";
+  }
   return {};
 }
 
@@ -139,6 +145,28 @@ std::string find_module(const std::string& directory, const std::string& name) {
                                 "; -l lists the modules)");
   }
   return path.string();
+}
+
+bool names_module(std::string_view names, std::string_view alias) {
+  const std::string wanted = file_name_for(alias);
+  while (!names.empty()) {
+    const std::size_t colon = names.find(':');
+    const std::string_view name = names.substr(0, colon);
+    names = colon == std::string_view::npos ? std::string_view{} : names.substr(colon + 1);
+    if (!name.empty() && file_name_for(fs::path(name).filename().string()) == wanted) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string audit_library(const std::string& directory) {
+  const fs::path library = fs::absolute(fs::path(directory) / kAuditLinkerLibrary);
+  if (!is_file(library)) {
+    throw std::invalid_argument("the audit library " + library.string() +
+                                " does not exist (build it, or point RTRACE_LIBDIR to it)");
+  }
+  return library.string();
 }
 
 std::string preload_value(const std::string& directory, std::string_view names,

@@ -11,6 +11,8 @@
 namespace rtrace::recorder {
 
 inline constexpr std::string_view kMainModule = "librtrace-main.so";
+// The audit module's second half, loaded by the dynamic linker (LD_AUDIT), not preloaded.
+inline constexpr std::string_view kAuditLinkerLibrary = "rtrace-audit-linker.so";
 
 struct ModuleFile {
   std::string alias;  // "memory"
@@ -29,6 +31,13 @@ std::vector<ModuleFile> list_modules(const std::string& directory);
 // original's "libsp-rtrace-memory.so"), or a path containing '/' (used as it is). Throws
 // std::invalid_argument naming the module when there is no such library.
 std::string find_module(const std::string& directory, const std::string& name);
+
+// True when `names` (as -e takes them) names the module `alias` (by alias, file name or path).
+bool names_module(std::string_view names, std::string_view alias);
+
+// The audit module's dynamic linker audit library (the LD_AUDIT value), beside the modules in
+// `directory`. Throws std::invalid_argument when it is missing.
+std::string audit_library(const std::string& directory);
 
 // The LD_PRELOAD value: the main module, then the modules of `names` ("memory:file" as -e takes
 // them, in the user's order, without repeats), then whatever `existing` held. Throws like

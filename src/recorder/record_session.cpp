@@ -84,6 +84,18 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
       // Unclaimed: the first traced process writes its pid over the zeros (see environment.h).
       {tracer::kRootPidVariable, std::string(tracer::kRootPidWidth, '0'), false},
   };
+  // The audit module's other half, loaded by the dynamic linker (audit_module.cpp says why).
+  if (!tracer.audit_patterns.empty()) {
+    std::string audit = audit_library(request.module_directory);
+    if (const char* existing_audit = std::getenv("LD_AUDIT");
+        existing_audit != nullptr && *existing_audit != '\0') {
+      audit += ':';
+      audit += existing_audit;
+    }
+    changes.push_back({"LD_AUDIT", std::move(audit), false});
+    // The audit library sees the bindings the linker makes at load time (audit_linker.cpp).
+    changes.push_back({"LD_BIND_NOW", "1", false});
+  }
   if (socket_path != nullptr) {
     changes.push_back({"RTRACE_SOCKET", *socket_path, false});
   } else {

@@ -37,6 +37,18 @@ std::string format_tracer_options(const TracerSettings& s) {
   if (s.compact) {
     text += fmt::format(",{}=1", key::kCompact);
   }
+  if (!s.audit_patterns.empty()) {
+    if (s.audit_patterns.find(',') != std::string::npos) {
+      throw std::invalid_argument("--audit '" + s.audit_patterns +
+                                  "': a pattern must not contain ','");
+    }
+    if (s.audit_patterns.size() >= tracer::TracerOptions::kMaxAuditPatterns) {
+      throw std::invalid_argument(
+          fmt::format("--audit: the patterns are longer than the tracer takes ({} bytes)",
+                      tracer::TracerOptions::kMaxAuditPatterns - 1));
+    }
+    text += fmt::format(",{}={}", key::kAudit, s.audit_patterns);
+  }
   if (s.managed) {
     if (s.managed->find(',') != std::string::npos) {
       throw std::invalid_argument(*s.managed +

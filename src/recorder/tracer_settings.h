@@ -25,10 +25,12 @@ struct TracerSettings {
   // The directory the traces go to, where modules write the files they attach to a trace (the
   // pagemap module); managed mode uses `managed`.
   std::optional<std::string> attachments;
+  std::string audit_patterns;  // --audit: globs separated by ':' (the audit module)
 };
 
 // The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a
-// value cannot be expressed (a directory whose name contains a comma).
+// value cannot be expressed (a managed directory or audit patterns containing a comma, audit
+// patterns longer than the tracer takes).
 std::string format_tracer_options(const TracerSettings& settings);
 
 }  // namespace rtrace::recorder

@@ -32,7 +32,8 @@ std::string last_noun(std::string_view description) {
 }
 
 // Types whose description does not end in the noun a reader counts them in: the file module's
-// (and the original's) "file pointer" is a FILE stream, "GObject instance" an object.
+// (and the original's) "file pointer" is a FILE stream, "GObject instance" and "QObject instance"
+// objects.
 struct NamedNoun {
   std::string_view type;
   std::string_view noun;
@@ -41,6 +42,7 @@ constexpr NamedNoun kNamedNouns[] = {
     {"fd", "descriptor"},
     {"fp", "stream"},
     {"gobject", "object"},
+    {"qobject", "object"},
 };
 
 std::string noun_of(const ResourceType& type) {

@@ -2,8 +2,10 @@
 // (sp_rtrace_context.h, overriding the stand-alone library's no-tracer versions), and the
 // process-wide set-up: options, the toggle signal and the crash signals.
 #include <signal.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <initializer_list>
 
@@ -60,7 +62,11 @@ void install(int signal_number, void (*handler)(int), bool only_if_default, int 
 
 // The session itself usually started earlier, at the first interposed call (see
 // session_bootstrap): libraries the program needs run their constructors before ours.
+// Set once librtrace-main.so's constructor runs (see rtrace_bootstrap).
+std::atomic<bool> g_constructor_ran{false};
+
 __attribute__((constructor(101))) void main_module_init() {
+  g_constructor_ran.store(true);
   rtrace::tracer::GuardScope guard;
   if (rtrace::tracer::session_bootstrap() != rtrace::tracer::Bootstrap::Traced) {
     return;
@@ -86,6 +92,15 @@ __attribute__((destructor(101))) void main_module_fini() {
 extern "C" {
 
 RTRACE_EXPORT int rtrace_bootstrap() {
+  // With an LD_AUDIT library that binds symbols (the audit module), the dynamic linker relocates
+  // itself a second time after the program's libraries and calls calloc meanwhile, which the
+  // memory module interposes: its own PLT is not usable then, and setting the session up
+  // (dlopen) would crash. That happens before libc is initialised (__libc_early_init sets
+  // __libc_single_threaded, 0 until then) and before any constructor: wait for the module's
+  // constructor then. (A process already threaded before our constructor waits for it too.)
+  if (__libc_single_threaded == 0 && !g_constructor_ran.load()) {
+    return -1;
+  }
   rtrace::tracer::GuardScope guard;
   switch (rtrace::tracer::session_bootstrap()) {
     case rtrace::tracer::Bootstrap::Traced:
@@ -135,6 +150,30 @@ __attribute__((always_inline)) inline bool prepare(const RtraceCall* call,
 RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
   return prepare(call, return_address) ? 1 : 0;
+}
+
+RTRACE_EXPORT std::uint32_t rtrace_backtrace_depth(const RtraceCall* call) {
+  const auto& options = rtrace::tracer::session_options();
+  const bool backtrace = call->kind == rtrace::sprtrace::kCallFree
+                             ? options.free_backtraces
+                             : options.wants_backtrace_for_size(call->size);
+  return backtrace ? options.depth : 0;
+}
+
+RTRACE_EXPORT std::uint32_t rtrace_backtrace(const RtraceCall* call, const void* return_address,
+                                             std::uintptr_t* frames) {
+  rtrace::tracer::GuardScope guard;
+  const std::uint32_t depth = rtrace_backtrace_depth(call);
+  return depth > 0 ? rtrace::tracer::capture_backtrace(frames, depth, return_address) : 0;
+}
+
+RTRACE_EXPORT void rtrace_record_with_backtrace(const RtraceCall* call,
+                                                const std::uintptr_t* frames,
+                                                std::uint32_t frame_count) {
+  rtrace::tracer::GuardScope guard;
+  if (rtrace::tracer::session_prepare(*call, frames, frame_count)) {
+    rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
+  }
 }
 
 RTRACE_EXPORT std::uint64_t rtrace_ticket() {

@@ -42,12 +42,13 @@ void parse_sizes(const char* begin, const char* end, TracerOptions& options) {
   }
 }
 
-// A directory value: kept when it fits (a longer one is ignored, as a malformed value).
-void copy_path(const char* value, const char* value_end, char (&path)[PATH_MAX]) {
-  const auto length = static_cast<std::size_t>(value_end - value);
-  if (length < sizeof path) {
-    std::memcpy(path, value, length);
-    path[length] = '\0';
+// Copies [begin, end) into `out` when it fits with its NUL; leaves `out` as it was otherwise.
+template <std::size_t Size>
+void copy_text(const char* begin, const char* end, char (&out)[Size]) {
+  const auto length = static_cast<std::size_t>(end - begin);
+  if (length < Size) {
+    std::memcpy(out, begin, length);
+    out[length] = '\0';
   }
 }
 
@@ -58,11 +59,15 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     return;
   }
   if (key_is(key, key_end, option_key::kManaged)) {
-    copy_path(value, value_end, options.managed_dir);
+    copy_text(value, value_end, options.managed_dir);
     return;
   }
   if (key_is(key, key_end, option_key::kAttachments)) {
-    copy_path(value, value_end, options.attachment_dir);
+    copy_text(value, value_end, options.attachment_dir);
+    return;
+  }
+  if (key_is(key, key_end, option_key::kAudit)) {
+    copy_text(value, value_end, options.audit_patterns);
     return;
   }
   std::uint64_t number = 0;

@@ -25,6 +25,7 @@ inline constexpr char kManaged[] = "managed";
 inline constexpr char kExtensions[] = "extensions";
 inline constexpr char kAttachments[] = "attachments";
 inline constexpr char kCompact[] = "compact";
+inline constexpr char kAudit[] = "audit";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -47,6 +48,10 @@ struct TracerOptions {
   // attachments=<dir>: the directory the recorder writes the traces into, where modules put the
   // files they attach to a trace (FILE packets: the pagemap module). Managed mode: managed_dir.
   char attachment_dir[PATH_MAX] = {};
+  // audit=<glob>[:<glob>...] (--audit): the functions the audit module traces (read by the
+  // dynamic linker audit library, rtrace-audit-linker.so). Longer lists are ignored whole.
+  static constexpr std::size_t kMaxAuditPatterns = 4096;
+  char audit_patterns[kMaxAuditPatterns] = {};
 
   bool managed() const { return managed_dir[0] != '\0'; }
   // Where attachments go: null when no directory is known (they are then not written).

@@ -96,6 +96,20 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 // call site. `call->kind` is ignored.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
 
+// A call whose record must wait (the qobject module learns an object's class only after its
+// constructor returned): rtrace_backtrace unwinds now, as rtrace_prepare would for `call` (the
+// options' depth; none for a release without free-backtraces), into `frames` (room for 256, the
+// most the options allow) and returns the count; rtrace_record_with_backtrace records `call`
+// later with those frames (all three steps at once, as rtrace_record).
+RTRACE_EXPORT std::uint32_t rtrace_backtrace(const RtraceCall* call, const void* return_address,
+                                             std::uintptr_t* frames);
+RTRACE_EXPORT void rtrace_record_with_backtrace(const RtraceCall* call,
+                                                const std::uintptr_t* frames,
+                                                std::uint32_t frame_count);
+// How many frames the options want for `call` (0: no backtrace), for a module that unwinds by
+// itself (the audit module, from the registers the dynamic linker hands it).
+RTRACE_EXPORT std::uint32_t rtrace_backtrace_depth(const RtraceCall* call);
+
 // Non-zero when the `args` option asks for function arguments.
 RTRACE_EXPORT int rtrace_wants_args();
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "tracer/options.h"
 
@@ -29,9 +30,10 @@ TEST(TracerSettings, EveryOptionHasItsKey) {
   s.arguments = true;
   s.compact = true;
   s.managed = "/tmp/out dir";
+  s.audit_patterns = "g_*:gtk_widget_show";
   EXPECT_EQ(format_tracer_options(s),
             "depth=0,start=1,signal=12,free-backtraces=1,timestamps=0,buffered=0,follow-forks=1,"
-            "args=1,sizes=100;4096,compact=1,managed=/tmp/out dir");
+            "args=1,sizes=100;4096,compact=1,audit=g_*:gtk_widget_show,managed=/tmp/out dir");
 }
 
 // The attachment directory (beside the traces): a name with a comma cannot be said, and then
@@ -69,6 +71,7 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   s.arguments = true;
   s.compact = true;
   s.managed = "/tmp/out dir";
+  s.audit_patterns = "g_*:gtk_widget_show";
   const tracer::TracerOptions read = tracer::parse_options(format_tracer_options(s).c_str());
   EXPECT_EQ(read.depth, tracer::TracerOptions::kMaxDepth);
   EXPECT_TRUE(read.start);
@@ -83,6 +86,17 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   EXPECT_TRUE(read.args);
   EXPECT_TRUE(read.compact);
   EXPECT_STREQ(read.managed_dir, "/tmp/out dir");
+  EXPECT_STREQ(read.audit_patterns, "g_*:gtk_widget_show");
+}
+
+// Audit patterns the tracer could not read back (',' separates the keys; longer than it keeps)
+// are refused.
+TEST(TracerSettings, AuditPatternsWithACommaOrTooLongAreRefused) {
+  TracerSettings s;
+  s.audit_patterns = "g_*,gtk_*";
+  EXPECT_THROW(format_tracer_options(s), std::invalid_argument);
+  s.audit_patterns = std::string(tracer::TracerOptions::kMaxAuditPatterns, 'x');
+  EXPECT_THROW(format_tracer_options(s), std::invalid_argument);
 }
 
 // A depth the tracer would cut is refused, never cut silently.

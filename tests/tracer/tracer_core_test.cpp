@@ -114,6 +114,14 @@ TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
   EXPECT_EQ(parse_options(nullptr).depth, 10U);
 }
 
+TEST(TracerOptions, AuditPatternsAreKeptWholeOrNotAtAll) {
+  EXPECT_STREQ(parse_options("depth=3,audit=g_*:gtk_widget_show,start=1").audit_patterns,
+               "g_*:gtk_widget_show");
+  EXPECT_STREQ(parse_options("start=1").audit_patterns, "");
+  const std::string too_long = "audit=" + std::string(TracerOptions::kMaxAuditPatterns, 'x');
+  EXPECT_STREQ(parse_options(too_long.c_str()).audit_patterns, "");
+}
+
 // The recorder's unclaimed RTRACE_ROOT_PID is claimed in place by the first traced process;
 // another pid there means a descendant.
 TEST(Environment, RootPidIsClaimedInPlace) {

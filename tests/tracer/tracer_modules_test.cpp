@@ -4,6 +4,7 @@
 // post-processed by the real `rtrace process -c/-l/-lc` and `rtrace report`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -42,11 +43,12 @@ std::string preload(const std::vector<std::string>& modules) {
 class TracedRun {
  public:
   // `options`: more RTRACE_OPTIONS (args=1, ...).
+  // `environment`: more variables, "NAME=value " each (LD_AUDIT=...).
   TracedRun(const std::vector<std::string>& modules, const std::string& command,
-            const std::string& options = "") {
+            const std::string& options = "", const std::string& environment = "") {
     fs::create_directories(scratch_ / "out");
-    result_ = run_command("LD_PRELOAD=" + preload(modules) + " RTRACE_OPTIONS='start=1," +
-                          (options.empty() ? "" : options + ",") +
+    result_ = run_command(environment + "LD_PRELOAD=" + preload(modules) +
+                          " RTRACE_OPTIONS='start=1," + (options.empty() ? "" : options + ",") +
                           "managed=" + (scratch_ / "out").string() + "' " + command);
     for (const auto& entry : fs::directory_iterator(scratch_ / "out")) {
       traces_.push_back(entry.path());
@@ -155,6 +157,15 @@ TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
   EXPECT_EQ(memtransfer, std::vector<std::string>{
                              "memtransfer librtrace-memtransfer.so memtransfer: memcpy, memmove, "
                              "memset, strcpy, strdup, ... (bytes copied per call site)"});
+  EXPECT_EQ(lines_starting(list.out, "qobject "),
+            std::vector<std::string>{"qobject     librtrace-qobject.so     qobject: QObject "
+                                     "instances of Qt 5 (constructions, destructions; class "
+                                     "names)"});
+  EXPECT_EQ(lines_starting(list.out, "audit "),
+            std::vector<std::string>{"audit       librtrace-audit.so       audit: calls of any "
+                                     "exported functions named by --audit patterns (LD_AUDIT)"});
+  // The audit module's linker library is not a module to preload: not listed.
+  EXPECT_EQ(list.out.find("audit-linker"), std::string::npos) << list.out;
 }
 
 // ---- the registry's limits -------------------------------------------------------------------
@@ -478,6 +489,304 @@ TEST(GObjectModule, AProgramWithoutGLibIsTracedAndDoesNotLoadIt) {
   for (const DecodedMapping& mapping : trace.mappings) {
     EXPECT_EQ(mapping.path.find("libgobject"), std::string::npos) << mapping.path;
   }
+}
+
+// ---- qobject -------------------------------------------------------------------------------
+
+// The qobject records a program announces with its lines "QObject::QObject 0xobject Class" (an
+// allocation of size 1 with its class) and "QObject::~QObject 0xobject" (a release).
+std::vector<std::string> announced_qobjects(const std::string& output) {
+  static const std::regex line(R"(^(QObject::~?QObject) (0x[0-9a-f]+)(?: (\S+))?$)");
+  std::vector<std::string> expected;
+  std::istringstream lines(output);
+  std::string text;
+  std::smatch m;
+  while (std::getline(lines, text)) {
+    if (!std::regex_match(text, m, line)) {
+      continue;
+    }
+    if (m[3].matched) {
+      expected.push_back(m[1].str() + "(1) = " + m[2].str() + " class=" + m[3].str());
+    } else {
+      expected.push_back(m[1].str() + "(" + m[2].str() + ")");
+    }
+  }
+  return expected;
+}
+
+std::string qt_core_path(const TraceDecoder& trace) {
+  for (const DecodedMapping& mapping : trace.mappings) {
+    if (mapping.path.find("libQt5Core.so") != std::string::npos) {
+      return mapping.path;
+    }
+  }
+  return {};
+}
+
+TEST(QObjectModule, RecordsConstructionsAndDestructionsOfARealQtProgram) {
+  const TracedRun run({"qobject"}, program("qobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{
+                               {0, "main 1.0"}, {1, "qobject 1.0"}}));
+  EXPECT_EQ(trace.resources, std::vector<std::string>{"1 0 qobject (QObject instance)"});
+  const std::vector<std::string> expected = announced_qobjects(run.result().out);
+  ASSERT_EQ(expected.size(), 12U) << run.result().out;
+  EXPECT_EQ(describe_objects(trace, 1), expected);
+  // Frame 0: the program's call site for what the program constructs itself; inside libQt5Core
+  // for what Qt constructs (the main thread's QThread, the QTimer's QObject part).
+  const std::string qt_core = qt_core_path(trace);
+  ASSERT_FALSE(qt_core.empty());
+  for (const DecodedCall& call : trace.calls) {
+    if (call.kind != 2) {
+      EXPECT_TRUE(call.frames.empty()) << describe(call);  // releases: no backtrace without -A
+      continue;
+    }
+    const std::string& class_name = call.args.empty() ? std::string() : call.args.front().second;
+    const bool made_by_qt = class_name == "QThread" || class_name == "QTimer";
+    EXPECT_TRUE(frame0_in(trace, call, made_by_qt ? qt_core : program("qobject_objects")))
+        << describe(call) << " " << class_name;
+  }
+}
+
+TEST(QObjectModule, LeaksShowTheObjectsNeverDestroyedWithTheirClass) {
+  const TracedRun run({"qobject"}, program("qobject_objects"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const std::string leaked = printed_leak(run.result().out);
+  ASSERT_FALSE(leaked.empty());
+
+  const std::string leaks = run.rtrace("process -l -i");
+  EXPECT_EQ(lines_starting(leaks, "<1> :"),
+            std::vector<std::string>{"<1> : qobject (QObject instance)"});
+  EXPECT_EQ(lines_starting(leaks, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] qobject (1.0)"}));
+  static const std::regex call(R"(^\d+\. \[[0-9:.]+\] (.*)$)");
+  std::vector<std::string> leaked_calls;
+  std::istringstream lines(leaks);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, call)) {
+      leaked_calls.push_back(m[1].str());
+    }
+  }
+  // The main thread's QThread lives as long as the process; the LeakyWorker was never deleted.
+  ASSERT_EQ(leaked_calls.size(), 2U) << leaks;
+  EXPECT_EQ(leaked_calls[1], "QObject::QObject(1) = " + leaked);
+  EXPECT_EQ(lines_starting(leaks, "\t$"),
+            (std::vector<std::string>{"\t$class = QThread", "\t$class = LeakyWorker"}));
+  EXPECT_EQ(lines_starting(leaks, "# "),
+            (std::vector<std::string>{"# Resource - qobject (QObject instance):",
+                                      "# 2 block(s) leaked with total size of 2 bytes"}));
+
+  const std::string report = run.rtrace("report --no-resolve");
+  EXPECT_NE(report.find("  qobject (QObject instance): 12 calls, 7 allocations, 5 releases, 1 "
+                        "temporary\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("LEAKS\n  qobject: 2 object(s) leaked\n"), std::string::npos) << report;
+}
+
+// With the memory module, before or after it: the same QObject records, under the type id the
+// order of -e gives, and the objects' memory in the memory module's records.
+TEST(QObjectModule, WithTheMemoryModuleInEitherOrderTheObjectsAreTheSame) {
+  for (const bool memory_first : {true, false}) {
+    const std::vector<std::string> modules = memory_first
+                                                 ? std::vector<std::string>{"memory", "qobject"}
+                                                 : std::vector<std::string>{"qobject", "memory"};
+    const TracedRun run(modules, program("qobject_objects"));
+    ASSERT_EQ(run.result().status, 0) << run.result().err;
+    const TraceDecoder trace = run.decode();
+    const std::string memory = "memory (memory allocation in bytes)";
+    const std::string qobject = "qobject (QObject instance)";
+    EXPECT_EQ(trace.resources, memory_first
+                                   ? (std::vector<std::string>{"1 0 " + memory, "2 0 " + qobject})
+                                   : (std::vector<std::string>{"1 0 " + qobject, "2 0 " + memory}));
+    const std::uint32_t qobject_type = memory_first ? 2 : 1;
+    EXPECT_EQ(describe_objects(trace, qobject_type), announced_qobjects(run.result().out));
+    // Each object the program made with new is a C++ allocation the memory module saw.
+    const std::vector<std::string> memory_calls = describe_type(trace, memory_first ? 1 : 2);
+    const std::string leaked = printed_leak(run.result().out);
+    EXPECT_NE(std::find_if(memory_calls.begin(), memory_calls.end(),
+                           [&](const std::string& c) {
+                             return c.starts_with("operator new(unsigned long)(16) = " + leaked);
+                           }),
+              memory_calls.end());
+    const std::vector<std::string> summaries = lines_starting(run.rtrace("process -l -i"), "# ");
+    EXPECT_NE(std::find(summaries.begin(), summaries.end(), "# Resource - " + qobject + ":"),
+              summaries.end());
+  }
+}
+
+TEST(QObjectModule, AProgramWithoutQtIsTracedAndDoesNotLoadIt) {
+  const TracedRun run({"memory", "qobject"}, program("memtransfer_calls"));
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.resources, (std::vector<std::string>{"1 0 memory (memory allocation in bytes)",
+                                                       "2 0 qobject (QObject instance)"}));
+  EXPECT_TRUE(describe_type(trace, 2).empty());
+  for (const DecodedMapping& mapping : trace.mappings) {
+    EXPECT_EQ(mapping.path.find("libQt5"), std::string::npos) << mapping.path;
+  }
+}
+
+// ---- audit ---------------------------------------------------------------------------------
+
+constexpr char kAuditPatterns[] = "target_*:strlen";
+
+std::string audit_environment() {
+  return std::string("LD_BIND_NOW=1 LD_AUDIT=") + RTRACE_TRACER_LIBS + "/rtrace-audit-linker.so ";
+}
+
+// The calls a program announces with its lines "call name": `name({call})` records.
+std::vector<std::string> announced_calls(const std::string& output) {
+  std::vector<std::string> expected;
+  for (const std::string& line : lines_starting(output, "call ")) {
+    expected.push_back(line.substr(5) + "({call})");
+  }
+  return expected;
+}
+
+std::vector<std::string> describe_calls(const TraceDecoder& trace, std::uint32_t type) {
+  std::vector<std::string> calls;
+  for (const DecodedCall& call : trace.calls) {
+    if (call.resource_type == type) {
+      EXPECT_EQ(call.kind, 0U) << call.name;
+      EXPECT_EQ(call.size, 0U) << call.name;
+      EXPECT_EQ(call.id, 0U) << call.name;
+      EXPECT_TRUE(call.args.empty()) << call.name;
+      calls.push_back(call.name + "({call})");
+    }
+  }
+  return calls;
+}
+
+TEST(AuditModule, RecordsEveryCallOfTheChosenFunctionsWithItsBacktrace) {
+  const TracedRun run({"audit"}, program("audit_calls"), std::string("audit=") + kAuditPatterns,
+                      audit_environment());
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  EXPECT_EQ(trace.modules, (std::vector<std::pair<std::uint32_t, std::string>>{{0, "main 1.0"},
+                                                                               {1, "audit 1.0"}}));
+  EXPECT_EQ(trace.resources, std::vector<std::string>{"1 0 audit (virtual audit resource)"});
+  const std::vector<std::string> expected = announced_calls(run.result().out);
+  ASSERT_EQ(expected.size(), 9U) << run.result().out;  // untraced_function is not chosen
+  EXPECT_EQ(describe_calls(trace, 1), expected);
+  for (const DecodedCall& call : trace.calls) {
+    // Frame 0 is the call site in main; the backtrace goes on below main (libc's start code).
+    EXPECT_TRUE(frame0_in(trace, call, program("audit_calls"))) << call.name;
+    EXPECT_GE(call.frames.size(), 3U) << call.name;
+  }
+}
+
+TEST(AuditModule, WithoutPatternsNothingIsRecorded) {
+  const TracedRun run({"audit"}, program("audit_calls"), "", audit_environment());
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  EXPECT_TRUE(run.decode().calls.empty());
+}
+
+TEST(AuditModule, WithTheMemoryModuleInEitherOrderTheCallsAreTheSame) {
+  for (const bool memory_first : {true, false}) {
+    const std::vector<std::string> modules = memory_first
+                                                 ? std::vector<std::string>{"memory", "audit"}
+                                                 : std::vector<std::string>{"audit", "memory"};
+    const TracedRun run(modules, program("audit_calls"), std::string("audit=") + kAuditPatterns,
+                        audit_environment());
+    ASSERT_EQ(run.result().status, 0) << run.result().err;
+    const TraceDecoder trace = run.decode();
+    const std::string memory = "memory (memory allocation in bytes)";
+    const std::string audit = "audit (virtual audit resource)";
+    EXPECT_EQ(trace.resources, memory_first
+                                   ? (std::vector<std::string>{"1 0 " + memory, "2 0 " + audit})
+                                   : (std::vector<std::string>{"1 0 " + audit, "2 0 " + memory}));
+    EXPECT_EQ(describe_calls(trace, memory_first ? 2 : 1), announced_calls(run.result().out));
+    EXPECT_FALSE(describe_type(trace, memory_first ? 1 : 2).empty());  // printf's buffer
+  }
+}
+
+// Through `rtrace record -e audit --audit`, which sets LD_AUDIT itself; then the text, the
+// per-backtrace counts (-c) and the report.
+TEST(AuditModule, RecordCountsAndReportsTheCalls) {
+  const ScratchDir scratch;
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "'";
+  const CommandResult recorded =
+      run_command("RTRACE_LIBDIR='" + std::string(RTRACE_TRACER_LIBS) + "' " + rtrace +
+                  " record -q -e audit --audit '" + kAuditPatterns + "' -o '" +
+                  scratch.path().string() + "' -x " + program("audit_calls"));
+  ASSERT_EQ(recorded.status, 0) << recorded.err;
+  std::vector<fs::path> traces;
+  for (const auto& entry : fs::directory_iterator(scratch.path())) {
+    traces.push_back(entry.path());
+  }
+  ASSERT_EQ(traces.size(), 1U);
+  const std::string trace = " '" + traces.front().string() + "'";
+
+  const CommandResult text = run_command(rtrace + " process -i" + trace);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(lines_starting(text.out, "## tracing module:"),
+            (std::vector<std::string>{"## tracing module: [0] main (1.0)",
+                                      "## tracing module: [1] audit (1.0)"}));
+  EXPECT_EQ(lines_starting(text.out, "<1> :"),
+            std::vector<std::string>{"<1> : audit (virtual audit resource)"});
+  static const std::regex call(R"(^\d+\. \[[0-9:.]+\] (.*)$)");
+  std::vector<std::string> calls;
+  std::istringstream lines(text.out);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, call)) {
+      calls.push_back(m[1].str());
+    }
+  }
+  EXPECT_EQ(calls, announced_calls(recorded.out));
+
+  // -c: one group per backtrace (the three target_add calls share theirs, as do the strlen
+  // calls); -l: nothing leaks.
+  const CommandResult compressed = run_command(rtrace + " process -c -i" + trace);
+  ASSERT_EQ(compressed.status, 0) << compressed.err;
+  std::vector<std::string> groups = lines_starting(compressed.out, "# allocation summary:");
+  std::sort(groups.begin(), groups.end());
+  ASSERT_GE(groups.size(), 3U) << compressed.out;
+  EXPECT_EQ(std::count(groups.begin(), groups.end(),
+                       "# allocation summary: 3 block(s) with total size 0"),
+            1)
+      << compressed.out;
+  EXPECT_EQ(std::count(groups.begin(), groups.end(),
+                       "# allocation summary: 4 block(s) with total size 0"),
+            1)
+      << compressed.out;
+  const CommandResult leaks = run_command(rtrace + " process -l -i" + trace);
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  EXPECT_FALSE(std::regex_search(leaks.out, std::regex(R"(^\d+\. )", std::regex::multiline)))
+      << leaks.out;
+
+  const CommandResult report = run_command(rtrace + " report --no-resolve" + trace);
+  ASSERT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("  audit (virtual audit resource): 9 calls, 0 allocations"),
+            std::string::npos)
+      << report.out;
+  for (const char* hits : {"target_add \\(pid \\d+\\): 3 hit\\(s\\) in 1 thread",
+                           "target_scale \\(pid \\d+\\): 2 hit\\(s\\) in 1 thread",
+                           "strlen \\(pid \\d+\\): 4 hit\\(s\\) in 1 thread"}) {
+    EXPECT_TRUE(std::regex_search(report.out, std::regex(hits))) << hits << "\n" << report.out;
+  }
+}
+
+TEST(AuditModule, RecordRefusesTheModuleWithoutPatternsAndPatternsWithoutTheModule) {
+  const std::string rtrace = "RTRACE_LIBDIR='" + std::string(RTRACE_TRACER_LIBS) + "' '" +
+                             (build_dir() / "bin" / "rtrace").string() + "' record -q ";
+  const CommandResult no_patterns = run_command(rtrace + "-e audit -x true");
+  EXPECT_EQ(no_patterns.status, 2);
+  EXPECT_NE(no_patterns.err.find("-e audit needs --audit PATTERNS"), std::string::npos)
+      << no_patterns.err;
+  const CommandResult no_module = run_command(rtrace + "-e memory --audit 'g_*' -x true");
+  EXPECT_EQ(no_module.status, 2);
+  EXPECT_NE(no_module.err.find("--audit needs the audit module (-e audit)"), std::string::npos)
+      << no_module.err;
+  const CommandResult comma = run_command(rtrace + "-e audit --audit 'a,b' -x true");
+  EXPECT_EQ(comma.status, 2);
+  EXPECT_NE(comma.err.find("a pattern must not contain ','"), std::string::npos) << comma.err;
 }
 
 }  // namespace
