@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "io/json_string.h"
+#include "reports/resource_unit.h"
 #include "reports/sites_json.h"
 #include "reports/trace_ending.h"
 
@@ -54,15 +55,17 @@ std::string histogram_json(const SizeHistogram& histogram) {
 
 std::string type_json(const ReportData& data, const TypeTotals& t, const RenderOptions& options) {
   const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
+  const ResourceUnit unit = resource_unit(t);
   return fmt::format(
-      R"({{"type": {}, "description": {}, "calls": {}, "allocations": {}, "releases": {}, )"
+      R"({{"type": {}, "description": {}, "unit": {}, "sized": {}, "calls": {}, "allocations": {}, )"
+      R"("releases": {}, )"
       R"("bytes_allocated": {}, "temporary": {}, "leaked_blocks": {}, "leaked_bytes": {}, )"
       R"("peak": {{"bytes": {}, "call": {}, "timestamp_ms": {}, "sites": {}}}, )"
       R"("size_histogram": {}}})",
-      json_string(t.type.type), json_string(t.type.description), t.calls, t.allocations, t.releases,
-      t.bytes_allocated, t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes, t.peak_index,
-      t.peak_timestamp_ms, sites_json(data, peak_sites(data, type, options.top), options),
-      histogram_json(t.histogram));
+      json_string(t.type.type), json_string(t.type.description), json_string(unit.noun),
+      unit.sized ? "true" : "false", t.calls, t.allocations, t.releases, t.bytes_allocated,
+      t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes, t.peak_index, t.peak_timestamp_ms,
+      sites_json(data, peak_sites(data, type, options.top), options), histogram_json(t.histogram));
 }
 
 std::string growth_json(const Growth& g) {
@@ -75,8 +78,11 @@ std::string growth_json(const Growth& g) {
 std::string diff_json(const ReportDiff& diff, const RenderOptions& options) {
   std::string out = R"({"types": [)";
   for (std::size_t i = 0; i < diff.types.size(); ++i) {
-    fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, "growth": {}}})", i == 0 ? "" : ", ",
-                   json_string(diff.types[i].type), growth_json(diff.types[i].growth));
+    const TypeGrowth& t = diff.types[i];
+    fmt::format_to(std::back_inserter(out),
+                   R"({}{{"type": {}, "unit": {}, "sized": {}, "growth": {}}})", i == 0 ? "" : ", ",
+                   json_string(t.type), json_string(t.unit.noun), t.unit.sized ? "true" : "false",
+                   growth_json(t.growth));
   }
   out += R"(], "sites": [)";
   const std::size_t shown = std::min(diff.sites.size(), options.top);

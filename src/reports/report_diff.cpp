@@ -91,17 +91,24 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     }
     Growth now;
     Growth before;
+    ResourceUnit unit{.noun = "", .sized = false};
+    const auto take = [&](const TypeTotals& t, Growth& amount) {
+      amount = amounts(t);
+      const ResourceUnit side = resource_unit(t);
+      unit.noun = unit.noun.empty() ? side.noun : unit.noun;
+      unit.sized = unit.sized || side.sized;  // weighed in either trace: bytes
+    };
     for (const TypeTotals& t : current.types) {
       if (t.type.type == name) {
-        now = amounts(t);
+        take(t, now);
       }
     }
     for (const TypeTotals& t : baseline.types) {
       if (t.type.type == name) {
-        before = amounts(t);
+        take(t, before);
       }
     }
-    diff.types.push_back({name, now - before});
+    diff.types.push_back({name, now - before, unit});
   };
   for (const TypeTotals& t : current.types) {
     add_type(t.type.type);
@@ -115,7 +122,14 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     const auto old = before.find(key);
     const Growth growth = old == before.end() ? now.amounts : now.amounts - old->second.amounts;
     if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
-      diff.sites.push_back({key.first, now.first->frame_names, growth});
+      diff.sites.push_back({key.first, now.first->frame_names, growth, {}});
+    }
+  }
+  for (SiteGrowth& site : diff.sites) {
+    for (const TypeGrowth& type : diff.types) {
+      if (type.type == site.type) {
+        site.unit = type.unit;
+      }
     }
   }
   std::ranges::stable_sort(diff.sites, [](const SiteGrowth& a, const SiteGrowth& b) {

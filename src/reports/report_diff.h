@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reports/report_data.h"
+#include "reports/resource_unit.h"
 
 namespace rtrace::reports {
 
@@ -25,12 +26,14 @@ struct Growth {
 struct TypeGrowth {
   std::string type;
   Growth growth;
+  ResourceUnit unit;  // what the type is counted in; bytes only when `unit.sized`
 };
 
 struct SiteGrowth {
   std::string type;
   std::vector<std::string> frame_names;
   Growth growth;
+  ResourceUnit unit;
 };
 
 struct ReportDiff {

@@ -168,23 +168,43 @@ void append_histogram(std::string& out, const ReportData& data) {
   }
 }
 
+// A type counted, not weighed (descriptors, streams: every size is 1), grows in resources.
+void append_type_growth(std::string& out, const TypeGrowth& t) {
+  const Growth& g = t.growth;
+  if (!t.unit.sized) {
+    fmt::format_to(std::back_inserter(out), "  {}: {:+} allocations, {:+} leaked {}(s)\n", t.type,
+                   g.allocations, g.leaked_blocks, t.unit.noun);
+    return;
+  }
+  fmt::format_to(std::back_inserter(out),
+                 "  {}: {:+} allocations, {:+} bytes allocated, {:+} leaked blocks, {:+} leaked "
+                 "bytes, {:+} peak bytes\n",
+                 t.type, g.allocations, g.bytes_allocated, g.leaked_blocks, g.leaked_bytes,
+                 g.peak_bytes);
+}
+
+void append_site_growth(std::string& out, const SiteGrowth& site, const RenderOptions& options) {
+  const Growth& g = site.growth;
+  if (!site.unit.sized) {
+    fmt::format_to(std::back_inserter(out),
+                   "    {:+} leaked {}(s) in {:+} allocations ({}) from:\n", g.leaked_blocks,
+                   site.unit.noun, g.allocations, site.type);
+  } else {
+    fmt::format_to(std::back_inserter(out),
+                   "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
+                   g.leaked_bytes, g.bytes_allocated, g.allocations, site.type);
+  }
+  append_frames(out, site.frame_names, options);
+}
+
 void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& options) {
   out += "\nGROWTH SINCE THE BASELINE\n";
   for (const TypeGrowth& t : diff.types) {
-    fmt::format_to(std::back_inserter(out),
-                   "  {}: {:+} allocations, {:+} bytes allocated, {:+} leaked blocks, {:+} leaked "
-                   "bytes, {:+} peak bytes\n",
-                   t.type, t.growth.allocations, t.growth.bytes_allocated, t.growth.leaked_blocks,
-                   t.growth.leaked_bytes, t.growth.peak_bytes);
+    append_type_growth(out, t);
   }
   const std::size_t shown = std::min(diff.sites.size(), options.top);
   for (std::size_t i = 0; i < shown; ++i) {
-    const SiteGrowth& site = diff.sites[i];
-    fmt::format_to(std::back_inserter(out),
-                   "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
-                   site.growth.leaked_bytes, site.growth.bytes_allocated, site.growth.allocations,
-                   site.type);
-    append_frames(out, site.frame_names, options);
+    append_site_growth(out, diff.sites[i], options);
   }
 }
 

@@ -461,4 +461,29 @@ RTRACE_EXPORT int memfd_create(const char* name, unsigned int flags) {
         record_fd("memfd_create", fd, return_address, args, 2);
       });
 }
+
+// The master side of a pseudo-terminal: `$flags` for posix_openpt, nothing for getpt (glibc
+// opens /dev/ptmx with its internal open, which the module does not see twice).
+RTRACE_EXPORT int posix_openpt(int flags) {
+  if (!file_module_ready()) {
+    return unavailable();
+  }
+  const void* return_address = __builtin_return_address(0);
+  return traced_descriptor(
+      FdKind::Terminal, [&] { return g_file_real.posix_openpt(flags); },
+      [&](int fd) {
+        char flags_text[16];
+        format_hex(flags_text, static_cast<unsigned int>(flags));
+        const RtraceArg args[] = {{"flags", flags_text}};
+        record_fd("posix_openpt", fd, return_address, args, 1);
+      });
+}
+
+RTRACE_EXPORT int getpt() {
+  if (!file_module_ready()) {
+    return unavailable();
+  }
+  return plain_descriptor("getpt", FdKind::Terminal, __builtin_return_address(0),
+                          [&] { return g_file_real.getpt(); });
+}
 }

@@ -40,6 +40,9 @@ bool resolve_file_functions() {
   find_real(r.inotify_init, "inotify_init");
   find_real(r.inotify_init1, "inotify_init1");
   find_real(r.memfd_create, "memfd_create");
+  find_real(r.posix_openpt, "posix_openpt");
+  find_real(r.getpt, "getpt");
+  find_real(r.close_range, "close_range");
   find_real(r.fopen, "fopen");
   find_real(r.fopen64, "fopen64");
   find_real(r.fdopen, "fdopen");
@@ -87,6 +90,13 @@ void remember_fd(int fd, FdKind kind) {
   }
 }
 
+void forget_fds(unsigned int first, unsigned int last) {
+  const unsigned int end = last < kTrackedFds ? last + 1 : kTrackedFds;
+  for (unsigned int fd = first; fd < end; ++fd) {
+    g_fd_kinds[fd].store(FdKind::Unknown, std::memory_order_relaxed);
+  }
+}
+
 FdKind fd_kind(int fd) {
   return fd >= 0 && fd < kTrackedFds ? g_fd_kinds[fd].load(std::memory_order_relaxed)
                                      : FdKind::Unknown;
@@ -112,6 +122,8 @@ const char* fd_kind_name(FdKind kind) {
       return "inotify";
     case FdKind::MemFd:
       return "memfd";
+    case FdKind::Terminal:
+      return "terminal";
     case FdKind::Unknown:
       break;
   }

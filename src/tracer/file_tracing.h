@@ -43,6 +43,9 @@ struct RealFileFunctions {
   int (*inotify_init)() = nullptr;
   int (*inotify_init1)(int) = nullptr;
   int (*memfd_create)(const char*, unsigned int) = nullptr;
+  int (*posix_openpt)(int) = nullptr;
+  int (*getpt)() = nullptr;
+  int (*close_range)(unsigned int, unsigned int, int) = nullptr;
   FILE* (*fopen)(const char*, const char*) = nullptr;
   FILE* (*fopen64)(const char*, const char*) = nullptr;
   FILE* (*fdopen)(int, const char*) = nullptr;
@@ -87,9 +90,12 @@ enum class FdKind : std::uint8_t {
   TimerFd,
   Epoll,
   Inotify,
-  MemFd
+  MemFd,
+  Terminal
 };
 void remember_fd(int fd, FdKind kind);
+// Every descriptor of [first, last] closed: "(unknown)" again.
+void forget_fds(unsigned int first, unsigned int last);
 FdKind fd_kind(int fd);
 const char* fd_kind_name(FdKind kind);
 

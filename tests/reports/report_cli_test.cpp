@@ -66,11 +66,33 @@ TEST(ReportCli, DiffOfOneTraceInTwoFormatsShowsNoGrowth) {
   const test::CommandResult r = test::run_command(report(
       fixture_arg("memory/memory.txt") + " --json --diff " + fixture_arg("memory/memory.raw")));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("\"diff\": {\"types\": [{\"type\": \"memory\", \"growth\": "
+  EXPECT_NE(r.out.find("\"diff\": {\"types\": [{\"type\": \"memory\", \"unit\": \"block\", "
+                       "\"sized\": true, \"growth\": "
                        "{\"allocations\": 0, \"bytes_allocated\": 0, \"leaked_blocks\": 0, "
                        "\"leaked_bytes\": 0, \"peak_bytes\": 0}}], \"sites\": []}"),
             std::string::npos)
       << r.out;
+}
+
+// Descriptors and streams are counted, not weighed: their growth is in descriptors and streams,
+// with no bytes (the leak-filtered baseline holds only the leaked calls).
+TEST(ReportCli, DiffOfCountedTypesSpeaksOfResourcesNotBytes) {
+  RTRACE_NEEDS_FIXTURES();
+  const test::CommandResult r =
+      test::run_command(report(fixture_arg("fd/fd.raw") + " --diff " + fixture_arg("fd/fd.l.txt")));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("GROWTH SINCE THE BASELINE\n"
+                       "  fd: +7 allocations, +0 leaked descriptor(s)\n"
+                       "  fp: +1 allocations, +0 leaked stream(s)\n"
+                       "    +0 leaked descriptor(s) in +2 allocations (fd) from:\n"),
+            std::string::npos)
+      << r.out;
+  const test::CommandResult json = test::run_command(
+      report(fixture_arg("fd/fd.raw") + " --json --diff " + fixture_arg("fd/fd.l.txt")));
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("{\"type\": \"fd\", \"unit\": \"descriptor\", \"sized\": false, "),
+            std::string::npos)
+      << json.out;
 }
 
 TEST(ReportCli, BadSuppressionFileIsAnError) {

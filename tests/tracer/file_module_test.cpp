@@ -270,6 +270,24 @@ TEST(FileModule, EveryFunctionIsRecordedExactly) {
         "epoll",   "epoll1",  "inotify",  "inotify1",      "memfd"}) {
     all.push_back("fd close(" + fd(key) + ")");
   }
+  // close_range releases what it closes in ascending order.
+  std::string low_pt = "posix_openpt";
+  std::string high_pt = "getpt";
+  if (std::stol(printed(out, high_pt)) < std::stol(printed(out, low_pt))) {
+    std::swap(low_pt, high_pt);
+  }
+  for (const std::string& range : std::vector<std::string>{
+           "fd posix_openpt(1) = " + fd("posix_openpt") + " flags=0x102",
+           "fd getpt(1) = " + fd("getpt"),
+           "fd close_range(" + fd(low_pt) + ")",
+           "fd close_range(" + fd(high_pt) + ")",
+           "fd fcntl(1) = 0x258 oldfd=" + printed(out, "open") + " type=file",
+           "fd fcntl(1) = 0x2bc oldfd=" + printed(out, "open") + " type=file",
+           "fd close_range(0x258)",  // closefrom: close_range around the trace connection
+           "fd close_range(0x2bc)",
+       }) {
+    all.push_back(range);
+  }
   for (const std::string& stream : std::vector<std::string>{
            "fp fopen(1) = " + fp("fopen") + " path=" + file + " mode=r",
            "fp fopen64(1) = " + fp("fopen64") + " path=" + file + " mode=r",
@@ -346,17 +364,26 @@ TEST(FileModule, ComposesWithAnotherModuleWrappingClose) {
     }
     std::vector<std::string> closes;
     for (const auto& call : trace.calls) {
-      if (call.name == "close" || call.name == "probe-close") {
+      if (call.name == "close" || call.name == "probe-close" || call.name == "close_range") {
         closes.push_back(call.name + " " + std::to_string(call.id));
       }
     }
-    ASSERT_EQ(closes.size(), 2U * 29) << ::testing::PrintToString(closes);
-    const std::string outer = file_first ? "close " : "probe-close ";
-    const std::string inner = file_first ? "probe-close " : "close ";
-    for (std::size_t i = 0; i < closes.size(); i += 2) {
+    // close_range (and closefrom, made close_range) closes each descriptor through the next close:
+    // a module preloaded after the file module sees those closes too, one preloaded before it does
+    // not.
+    const std::size_t ranged = 4;
+    const std::size_t pairs = file_first ? 29 + ranged : 29;
+    ASSERT_EQ(closes.size(), 2 * pairs + (file_first ? 0 : ranged))
+        << ::testing::PrintToString(closes);
+    for (std::size_t i = 0; i < 2 * pairs; i += 2) {
       const std::string id = closes[i].substr(closes[i].find(' ') + 1);
-      EXPECT_EQ(closes[i], outer + id);
-      EXPECT_EQ(closes[i + 1], inner + id);
+      const std::string file_name = closes[file_first ? i : i + 1];
+      EXPECT_EQ(closes[file_first ? i + 1 : i], "probe-close " + id);
+      EXPECT_EQ(file_name.substr(file_name.find(' ') + 1), id);
+      EXPECT_EQ(file_name.starts_with("close"), true) << file_name;
+    }
+    for (std::size_t i = 2 * pairs; i < closes.size(); ++i) {
+      EXPECT_TRUE(closes[i].starts_with("close_range ")) << closes[i];
     }
   }
 }

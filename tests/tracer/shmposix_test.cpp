@@ -217,5 +217,27 @@ TEST(ShmposixModule, ComposesWithTheOtherModulesInAnyOrder) {
   }
 }
 
+// The file module wraps open and close too: beside shmposix, in either order, each module records
+// the calls of its own types and passes them on, so both see every close. shm_open opens its
+// object inside the C library (not through open): the file module sees only its close.
+TEST(ShmposixModule, ComposesWithTheFileModuleInEitherOrder) {
+  for (const std::string modules : {"file:shmposix", "shmposix:file:memory"}) {
+    SCOPED_TRACE(modules);
+    const TracedRun run = run_program(modules, {"memory"});
+    std::vector<std::string> shm_calls;
+    std::vector<std::string> fd_calls;
+    for (const std::string& call : run.calls) {
+      (call.find("<fd>") != std::string::npos ? fd_calls : shm_calls).push_back(call);
+    }
+    EXPECT_EQ(shm_calls, expected_calls(run.output)) << run.output;
+    const std::string object = hex(std::stoul(printed(run.output, "object")));
+    const std::string file = hex(std::stoul(printed(run.output, "file")));
+    EXPECT_THAT(fd_calls, ::testing::ElementsAre("close<fd>(" + object + ")",
+                                                 "open<fd>(1) = " + file + " $path=" +
+                                                     printed(run.output, "path") + " $flags=0x42",
+                                                 "close<fd>(" + file + ")"));
+  }
+}
+
 }  // namespace
 }  // namespace rtrace::test

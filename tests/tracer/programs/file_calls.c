@@ -143,6 +143,21 @@ int main(int argc, char** argv) {
     close(all[i]);
   }
 
+  /* pseudo-terminals, closed together by close_range; two high numbers closed by closefrom */
+  int pt = posix_openpt(O_RDWR | O_NOCTTY);
+  note("posix_openpt", pt);
+  int gp = getpt();
+  note("getpt", gp);
+  if (pt < 0 || gp < 0 || close_range(pt < gp ? pt : gp, pt < gp ? gp : pt, 0) != 0) {
+    return 10;
+  }
+  note("high", fcntl(o, F_DUPFD, 600));
+  note("higher", fcntl(o, F_DUPFD, 700));
+  closefrom(600);
+  if (fcntl(600, F_GETFD) != -1 || fcntl(pt, F_GETFD) != -1) {
+    return 11;
+  }
+
   /* streams */
   FILE* fo = fopen(path, "r");
   note_pointer("fopen", fo);
