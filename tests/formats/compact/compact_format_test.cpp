@@ -149,8 +149,10 @@ TEST(CompactFormat, ExactMessages) {
     complete.end();
     const auto read = read_any(complete.bytes());
     EXPECT_EQ(read->warnings, "");
-    EXPECT_EQ(read->sink.lines().back(),
-              "call #1 malloc kind=2 type=1 ctx=0x0 ts=1 size=16 id=0x10");
+    const auto& lines = read->sink.lines();
+    ASSERT_GE(lines.size(), 2U);
+    EXPECT_EQ(lines[lines.size() - 2], "call #1 malloc kind=2 type=1 ctx=0x0 ts=1 size=16 id=0x10");
+    EXPECT_EQ(lines.back(), "end pid=0 reason=exit signal=0 time=0.000000 peak=4096 rss=4096");
   }
   {  // Cut inside a record.
     B cut = good;
@@ -230,9 +232,12 @@ TEST(CompactFormat, ResetStartsATableAgain) {
   ASSERT_EQ(read->error, "");
   const auto& lines = read->sink.lines();
   ASSERT_EQ(read->sink.call_count(), 2U);
-  EXPECT_EQ(lines[lines.size() - 2],
+  ASSERT_GE(lines.size(), 3U);
+  EXPECT_EQ(lines[lines.size() - 3],
             "call #1 malloc kind=2 type=1 ctx=0x0 ts=0 size=1 id=0x0 bt=[0x1000]");
-  EXPECT_EQ(lines.back(), "call #2 malloc kind=1 type=1 ctx=0x0 ts=0 size=0 id=0x0 bt=[0x1010]");
+  EXPECT_EQ(lines[lines.size() - 2],
+            "call #2 malloc kind=1 type=1 ctx=0x0 ts=0 size=0 id=0x0 bt=[0x1010]");
+  EXPECT_EQ(lines.back(), "end pid=0 reason=exit signal=0 time=0.000000 peak=4096 rss=4096");
   B bad;
   bad.trace();
   const std::size_t at = bad.size();
