@@ -355,11 +355,11 @@ TEST(MemtransferModule, CompressRanksCallSitesByBytesAndLeaksFindNothing) {
 
 // ---- gobject -------------------------------------------------------------------------------
 
-// The gobject records a program announces with its lines "name 0xobject [type]": an
-// allocation of the object's 24 bytes with its type for the calls that add a reference, a
-// release for the others.
-std::vector<std::string> announced_objects(const std::string& output) {
-  static const std::regex line(R"(^(g_\w+) (0x[0-9a-f]+)(?: (\w+))?$)");
+// The records a program announces with its lines "name 0xobject [class]", matched by `line`: an
+// allocation of `size` with its class as argument `argument` when the line names one, a release
+// otherwise.
+std::vector<std::string> announced_records(const std::string& output, const std::regex& line,
+                                           const std::string& size, const std::string& argument) {
   std::vector<std::string> expected;
   std::istringstream lines(output);
   std::string text;
@@ -369,12 +369,20 @@ std::vector<std::string> announced_objects(const std::string& output) {
       continue;
     }
     if (m[3].matched) {
-      expected.push_back(m[1].str() + "(24) = " + m[2].str() + " type=" + m[3].str());
+      expected.push_back(m[1].str() + "(" + size + ") = " + m[2].str() + " " + argument + "=" +
+                         m[3].str());
     } else {
       expected.push_back(m[1].str() + "(" + m[2].str() + ")");
     }
   }
   return expected;
+}
+
+// The gobject records: an allocation of the object's 24 bytes with its type for the calls that
+// add a reference, a release for the others.
+std::vector<std::string> announced_objects(const std::string& output) {
+  static const std::regex line(R"(^(g_\w+) (0x[0-9a-f]+)(?: (\w+))?$)");
+  return announced_records(output, line, "24", "type");
 }
 
 std::vector<std::string> describe_objects(const TraceDecoder& trace, std::uint32_t type) {
@@ -493,25 +501,11 @@ TEST(GObjectModule, AProgramWithoutGLibIsTracedAndDoesNotLoadIt) {
 
 // ---- qobject -------------------------------------------------------------------------------
 
-// The qobject records a program announces with its lines "QObject::QObject 0xobject Class" (an
-// allocation of size 1 with its class) and "QObject::~QObject 0xobject" (a release).
+// The qobject records: "QObject::QObject 0xobject Class" (an allocation of size 1 with its
+// class) and "QObject::~QObject 0xobject" (a release).
 std::vector<std::string> announced_qobjects(const std::string& output) {
   static const std::regex line(R"(^(QObject::~?QObject) (0x[0-9a-f]+)(?: (\S+))?$)");
-  std::vector<std::string> expected;
-  std::istringstream lines(output);
-  std::string text;
-  std::smatch m;
-  while (std::getline(lines, text)) {
-    if (!std::regex_match(text, m, line)) {
-      continue;
-    }
-    if (m[3].matched) {
-      expected.push_back(m[1].str() + "(1) = " + m[2].str() + " class=" + m[3].str());
-    } else {
-      expected.push_back(m[1].str() + "(" + m[2].str() + ")");
-    }
-  }
-  return expected;
+  return announced_records(output, line, "1", "class");
 }
 
 std::string qt_core_path(const TraceDecoder& trace) {
