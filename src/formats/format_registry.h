@@ -38,7 +38,7 @@ enum Loss : std::uint32_t {
   kLosesPartialSymbols = 1U << 11,     // a frame's module when it has a source file too, and a
                                        // line without a file (apitrace backtraces have both)
   kLosesUnknownDepth = 1U << 12,       // an unknown backtrace depth reads back as 0
-  kLosesCommandLineAndEnd = 1U << 13,  // the command line and the end-of-trace record
+  kLosesEndTime = 1U << 13,            // the end-of-trace record's wall-clock time and process
 };
 
 struct TraceFormatInfo {

@@ -140,6 +140,59 @@ std::size_t handshake(const char* data, std::size_t size) {
   return total;
 }
 
+// PINF waits for the packet after it: RCMD (rtrace's extension) completes its PROCESS record with
+// the command line. Its name is copied: the packet's bytes may be gone by then.
+struct HeldProcess {
+  bool held = false;
+  std::uint32_t pid = 0;
+  std::uint32_t seconds = 0;
+  std::uint32_t microseconds = 0;
+  std::uint32_t depth = 0;
+  char name[4096] = {};
+  std::size_t name_size = 0;
+};
+HeldProcess g_process;
+
+// At most this many arguments go into the record; more are cut (RCMD holds 32 KiB at most).
+constexpr std::uint32_t kMaxCommandArguments = 4096;
+Text g_command_arguments[kMaxCommandArguments];
+
+void hold_process(Fields f) {
+  g_process.pid = f.u32();
+  g_process.seconds = f.u32();
+  g_process.microseconds = f.u32();
+  g_process.depth = f.u32();
+  const Text name = f.string();
+  g_process.name_size = name.size < sizeof g_process.name ? name.size : sizeof g_process.name;
+  std::memcpy(g_process.name, name.data, g_process.name_size);
+  g_process.held = true;
+}
+
+void emit_held_process(const compact::CommandLineFields* command_line) {
+  if (!g_process.held) {
+    return;
+  }
+  g_process.held = false;
+  g_encoder.process(g_process.pid, g_process.seconds, g_process.microseconds,
+                    std::uint64_t{g_process.depth} + 1, {g_process.name, g_process.name_size},
+                    command_line);
+}
+
+// RCMD: [pid][flags][argc] then argc strings.
+void process_with_command_line(Fields f) {
+  f.u32();  // the pid: the held process's
+  const std::uint32_t flags = f.u32();
+  const std::uint32_t count = f.u32();
+  compact::CommandLineFields command_line{
+      .arguments = g_command_arguments,
+      .count = count < kMaxCommandArguments ? count : kMaxCommandArguments,
+      .cut = (flags & sprtrace::kCommandLineCut) != 0 || count > kMaxCommandArguments};
+  for (std::uint32_t i = 0; i < command_line.count; ++i) {
+    g_command_arguments[i] = f.string();
+  }
+  emit_held_process(&command_line);
+}
+
 // REND ([pid][reason][signal][seconds][microseconds][peak rss:8][rss:8]) as the END record; the
 // two formats number the reasons alike. Its time: the trace's own clock, now.
 void end_of_trace(Fields f) {
@@ -168,14 +221,14 @@ void packet(std::uint32_t type, Fields f) {
     return start_call(f);
   }
   emit_pending();
+  if (type != static_cast<std::uint32_t>(PacketType::CommandLine)) {
+    emit_held_process(nullptr);
+  }
   switch (static_cast<PacketType>(type)) {
-    case PacketType::ProcessInfo: {
-      const std::uint32_t pid = f.u32();
-      const std::uint32_t seconds = f.u32();
-      const std::uint32_t microseconds = f.u32();
-      const std::uint32_t depth = f.u32();
-      return g_encoder.process(pid, seconds, microseconds, std::uint64_t{depth} + 1, f.string());
-    }
+    case PacketType::ProcessInfo:
+      return hold_process(f);
+    case PacketType::CommandLine:
+      return process_with_command_line(f);
     case PacketType::ModuleInfo: {
       const std::uint32_t id = f.u32();
       const std::uint32_t version = f.u32();
@@ -215,7 +268,6 @@ void packet(std::uint32_t type, Fields f) {
     }
     case PacketType::TraceEnd:
       return end_of_trace(f);
-    case PacketType::CommandLine:  // no compact record for it yet
     case PacketType::FunctionCall:
     case PacketType::Backtrace:
     case PacketType::FunctionArgs:
@@ -228,6 +280,7 @@ void packet(std::uint32_t type, Fields f) {
 
 void compact_restart() {
   g_pending = false;
+  g_process.held = false;
   g_tables.clear_all();
   g_encoder.restart();
 }

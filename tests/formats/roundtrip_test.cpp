@@ -69,18 +69,17 @@ class ContentSink final : public TraceSink {
                     p.backtrace_depth          ? std::to_string(*p.backtrace_depth)
                     : lost(kLosesUnknownDepth) ? "0"
                                                : "-"));
-    if (p.command_line && !lost(kLosesCommandLineAndEnd)) {
+    if (p.command_line) {
       add("command line", fmt::format("pid={} cut={} [{}]", p.pid, p.command_line->cut,
                                       fmt::join(p.command_line->arguments, "|")));
     }
   }
   void trace_end(const TraceEnd& e) override {
-    if (lost(kLosesCommandLineAndEnd)) {
-      return;
-    }
-    add("trace end", fmt::format("pid={} reason={} signal={} time={}.{} peak={} rss={}", e.pid,
-                                 static_cast<int>(e.reason), e.signal, e.time.seconds,
-                                 e.time.microseconds, e.peak_rss_bytes, e.rss_bytes));
+    const bool timeless = lost(kLosesEndTime);
+    add("trace end",
+        fmt::format("pid={} reason={} signal={} time={}.{} peak={} rss={}", timeless ? 0 : e.pid,
+                    static_cast<int>(e.reason), e.signal, timeless ? 0 : e.time.seconds,
+                    timeless ? 0 : e.time.microseconds, e.peak_rss_bytes, e.rss_bytes));
   }
   void output_settings(const OutputSettings& s) override {
     if (!lost(kLosesOutputSettings)) {

@@ -31,7 +31,7 @@ std::string quoted(const fs::path& path) {
 // Records the sites program with `leaks` leaked blocks into `directory`; returns the trace.
 fs::path record_sites(const fs::path& directory, int leaks) {
   const auto recorded = test::run_command(
-      rtrace_command("record --format sp-rtrace -q -s -e memory -o " + quoted(directory) + " -x '" +
+      rtrace_command("record -q -s -e memory -o " + quoted(directory) + " -x '" +
                      std::string(REPORT_SITES_PROGRAM) + "' " + std::to_string(leaks)));
   EXPECT_EQ(recorded.status, 0) << recorded.err;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {

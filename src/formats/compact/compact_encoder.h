@@ -25,6 +25,14 @@ struct Text {
   std::size_t size = 0;
 };
 
+// PROCESS's optional command line (docs/format.md): the arguments, `cut` when the tracer kept only
+// those that fit its buffer.
+struct CommandLineFields {
+  const Text* arguments = nullptr;
+  std::uint32_t count = 0;
+  bool cut = false;
+};
+
 struct CallFields {
   std::uint8_t kind = 0;  // the model's CallKind value
   Text function;
@@ -95,15 +103,27 @@ class CompactEncoder {
     r.varint(f.applied);
   }
 
-  // `depth_plus_one`: the backtrace depth + 1; 0 when unknown.
+  // `depth_plus_one`: the backtrace depth + 1; 0 when unknown. `command_line`: none when null.
   void process(std::uint32_t pid, std::uint64_t start_seconds, std::uint32_t start_microseconds,
-               std::uint64_t depth_plus_one, Text name) {
-    Record r(*this, Tag::Process, string_bound(name) + 4 * kMaxVarint);
+               std::uint64_t depth_plus_one, Text name,
+               const CommandLineFields* command_line = nullptr) {
+    std::size_t bound = string_bound(name) + 6 * kMaxVarint;
+    for (std::uint32_t i = 0; command_line != nullptr && i < command_line->count; ++i) {
+      bound += string_bound(command_line->arguments[i]);
+    }
+    Record r(*this, Tag::Process, bound);
     r.varint(pid);
     r.varint(start_seconds);
     r.varint(start_microseconds);
     r.varint(depth_plus_one);
     r.string(name);
+    if (command_line != nullptr) {
+      r.varint(kCommandLinePresent | (command_line->cut ? kCommandLineCut : 0));
+      r.varint(command_line->count);
+      for (std::uint32_t i = 0; i < command_line->count; ++i) {
+        r.string(command_line->arguments[i]);
+      }
+    }
   }
 
   void module(std::uint32_t id, std::uint32_t major, std::uint32_t minor, Text name) {

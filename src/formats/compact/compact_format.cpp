@@ -24,7 +24,7 @@ TraceFormatInfo compact_format() {
       .open_writer = [](OutputStream& out, const ExportOptions& /*options*/)
           -> std::unique_ptr<TraceSink> { return std::make_unique<CompactWriter>(out); },
       .losses = kLosesSymbols | kLosesGroupsAndSummaries | kLosesNotes | kLosesThreads |
-                kLosesCallIndices | kLosesCommandLineAndEnd,
+                kLosesCallIndices | kLosesEndTime,
   };
 }
 

@@ -48,6 +48,10 @@ enum class Tag : std::uint8_t {
   End = 0x0E,         // end of trace: why it ended, peak and final RSS, when
 };
 
+// PROCESS: the flags of its optional command line (after the name, when the record goes on).
+inline constexpr std::uint64_t kCommandLinePresent = 0x1;
+inline constexpr std::uint64_t kCommandLineCut = 0x2;  // later arguments were left out
+
 // RESET: which table starts again from id 1.
 enum class Table : std::uint8_t { Functions = 1, Stacks = 2 };
 

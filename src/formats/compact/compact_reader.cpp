@@ -271,6 +271,21 @@ void CompactReader::read_process(RecordCursor& record) {
     info.backtrace_depth = static_cast<std::uint32_t>(depth_plus_one - 1);
   }
   info.name = record.string("the process name");
+  if (record.remaining() > 0) {  // the command line (rtrace's tracer writes it)
+    const std::uint64_t flags = record.varint("the command line flags");
+    const std::uint64_t count = record.varint("the argument count");
+    if (count > record.remaining()) {  // each argument takes at least its length byte
+      record.fail(fmt::format("{} arguments in a {}-byte record", count, record.remaining()));
+    }
+    if ((flags & compact::kCommandLinePresent) != 0) {
+      CommandLine command_line;
+      command_line.cut = (flags & compact::kCommandLineCut) != 0;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        command_line.arguments.emplace_back(record.string("an argument"));
+      }
+      info.command_line = std::move(command_line);
+    }
+  }
   pid_ = info.pid;
   sink_.process(info);
 }

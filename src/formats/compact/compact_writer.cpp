@@ -91,6 +91,7 @@ struct CompactWriter::State {
   HashTables tables;
   compact::CompactEncoder<BufferOut, HashTables> encoder;
   bool has_header = false;
+  bool ended = false;  // an END record is written
   std::vector<std::uint64_t> frames;
   std::vector<Text> arguments;
 };
@@ -127,9 +128,32 @@ void CompactWriter::ensure_header() {
 
 void CompactWriter::process(const ProcessInfo& info) {
   ensure_header();
-  state_->encoder.process(
-      info.pid, static_cast<std::uint64_t>(info.start.seconds), info.start.microseconds,
-      info.backtrace_depth ? std::uint64_t{*info.backtrace_depth} + 1 : 0, text(info.name));
+  std::vector<compact::Text> arguments;
+  compact::CommandLineFields command_line;
+  if (info.command_line) {
+    for (const std::string& argument : info.command_line->arguments) {
+      arguments.push_back(text(argument));
+    }
+    command_line = {.arguments = arguments.data(),
+                    .count = static_cast<std::uint32_t>(arguments.size()),
+                    .cut = info.command_line->cut};
+  }
+  state_->encoder.process(info.pid, static_cast<std::uint64_t>(info.start.seconds),
+                          info.start.microseconds,
+                          info.backtrace_depth ? std::uint64_t{*info.backtrace_depth} + 1 : 0,
+                          text(info.name), info.command_line ? &command_line : nullptr);
+}
+
+// The record keeps the reason, the signal and the sizes; the time is in the trace's own clock
+// (left at 0: a converted trace has none) and the process is the last PROCESS record's.
+void CompactWriter::trace_end(const TraceEnd& end) {
+  ensure_header();
+  state_->encoder.end({.reason = static_cast<compact::EndReason>(end.reason),
+                       .signal = end.signal,
+                       .peak_rss = end.peak_rss_bytes,
+                       .end_rss = end.rss_bytes,
+                       .timestamp = 0});
+  state_->ended = true;
 }
 
 void CompactWriter::output_settings(const OutputSettings& settings) {
@@ -201,7 +225,9 @@ void CompactWriter::attachment(const Attachment& attachment) {
 
 void CompactWriter::finish() {
   ensure_header();
-  state_->encoder.end({});
+  if (!state_->ended) {
+    state_->encoder.end({});  // "unknown": the trace it came from said nothing of its end
+  }
   out_.flush();
 }
 

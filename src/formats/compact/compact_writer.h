@@ -30,6 +30,7 @@ class CompactWriter final : public TraceSink {
   void call(const CallRecord& record) override;
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
+  void trace_end(const TraceEnd& end) override;
   void finish() override;
 
  private:
