@@ -22,6 +22,7 @@
 #include <cstring>
 #include <new>
 
+#include "tracer/call_packets.h"
 #include "tracer/clock.h"
 #include "tracer/decimal.h"
 #include "tracer/environment.h"
@@ -450,52 +451,10 @@ std::uint32_t timestamp_ms() {
   return monotonic_milliseconds();
 }
 
-std::size_t call_payload_bound(const RtraceCall& call, std::uint32_t frame_count) {
-  std::size_t bytes = 8 + 4 * 4 + 2 + 3 + std::strlen(call.name) + 4 + 8;
-  bytes += 8 + 4 + 8 * std::size_t{frame_count};
-  if (call.arg_count > 0) {
-    bytes += 8 + 4;
-    for (std::uint32_t i = 0; i < call.arg_count; ++i) {
-      bytes += std::size_t{10} + std::strlen(call.args[i].name) + std::strlen(call.args[i].value);
-    }
-  }
-  return bytes;
-}
-
 thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
 // The call encoded by session_prepare and not yet published.
 thread_local bool t_prepared __attribute__((tls_model("initial-exec"))) = false;
 thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exec"))) = 0;
-
-void encode_call(PacketEncoder& encoder, const RtraceCall& call, const std::uintptr_t* frames,
-                 std::uint32_t frame_count) {
-  encoder.begin_packet(PacketType::FunctionCall);
-  encoder.u32(call.resource_type);
-  encoder.u32(t_context_mask);
-  encoder.u32(timestamp_ms());
-  encoder.u32(call.kind);
-  encoder.string(call.name);
-  encoder.u32(call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
-  encoder.pointer(call.id);
-  encoder.end_packet();
-  // As the original: the arguments (if any) right after the call, then a backtrace packet after
-  // every call, an empty one when it has no frames. Which arguments a call has is the module's
-  // choice: the memory module sends the alignment only with `args=1`, the file and shm
-  // modules always send theirs (paths, flags, ...), as the original modules do.
-  if (call.arg_count > 0) {
-    encoder.begin_packet(PacketType::FunctionArgs);
-    encoder.u32(call.arg_count);
-    for (std::uint32_t i = 0; i < call.arg_count; ++i) {
-      encoder.string(call.args[i].name);
-      encoder.string(call.args[i].value);
-    }
-    encoder.end_packet();
-  }
-  encoder.begin_packet(PacketType::Backtrace);
-  encoder.u32(frame_count);
-  encoder.pointers(frames, frame_count);
-  encoder.end_packet();
-}
 
 // ---- fork -----------------------------------------------------------------------------------
 
@@ -689,14 +648,13 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   if (ring == nullptr) {
     return false;
   }
-  const std::size_t bound = call_payload_bound(call, frame_count);
-  char* space = reserve(*ring, bound);
+  const CallPackets packets(call, frame_count);
+  char* space = reserve(*ring, packets.size());
   if (space == nullptr) {
     return false;
   }
-  PacketEncoder encoder(space, bound);
-  encode_call(encoder, call, frames, frame_count);
-  t_prepared_length = encoder.overflowed() ? 0 : encoder.size();
+  packets.write(space, t_context_mask, timestamp_ms(), frames);
+  t_prepared_length = packets.size();
   t_prepared = true;
   return true;
 }
@@ -745,18 +703,16 @@ bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* fra
   if (ring == nullptr) {
     return false;
   }
-  const std::size_t bound = 2 * call_payload_bound(call, frame_count);
+  RtraceCall allocation = call;
+  allocation.kind = sprtrace::kCallAlloc;
+  const CallPackets packets(allocation, frame_count);
+  const std::size_t bound = 2 * packets.size();
   char* space = reserve(*ring, bound);
   if (space == nullptr) {
     return false;
   }
-  PacketEncoder encoder(space, bound);
-  RtraceCall allocation = call;
-  allocation.kind = sprtrace::kCallAlloc;
-  encode_call(encoder, allocation, frames, frame_count);
-  t_prepared_length = encoder.overflowed() ? 0
-                                           : append_release(space, encoder.size(), bound, frames,
-                                                            release_frame_count);
+  packets.write(space, t_context_mask, timestamp_ms(), frames);
+  t_prepared_length = append_release(space, packets.size(), bound, frames, release_frame_count);
   t_prepared = true;
   return true;
 }

@@ -12,6 +12,7 @@
 
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "tracer/call_packets.h"
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
 #include "tracer/options.h"
@@ -99,6 +100,88 @@ TEST(PacketEncoder, APacketThatDoesNotFitIsDropped) {
   encoder.string("a name longer than the buffer");
   EXPECT_TRUE(encoder.overflowed());
   EXPECT_EQ(encoder.remaining(), 0U);
+}
+
+// The packets of a call written field by field with PacketEncoder, which checks every field:
+// what CallPackets, the traced calls' unchecked writer, must write byte for byte.
+std::string reference_call_packets(const RtraceCall& call, std::uint32_t context,
+                                   std::uint32_t timestamp, const std::uintptr_t* frames,
+                                   std::uint32_t frame_count) {
+  std::vector<char> buffer(1 << 17);
+  PacketEncoder encoder(buffer.data(), buffer.size());
+  encoder.begin_packet(sprtrace::PacketType::FunctionCall);
+  encoder.u32(call.resource_type);
+  encoder.u32(context);
+  encoder.u32(timestamp);
+  encoder.u32(call.kind);
+  encoder.string(call.name);
+  encoder.u32(call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
+  encoder.pointer(call.id);
+  encoder.end_packet();
+  if (call.arg_count > 0) {
+    encoder.begin_packet(sprtrace::PacketType::FunctionArgs);
+    encoder.u32(call.arg_count);
+    for (std::uint32_t i = 0; i < call.arg_count; ++i) {
+      encoder.string(call.args[i].name);
+      encoder.string(call.args[i].value);
+    }
+    encoder.end_packet();
+  }
+  encoder.begin_packet(sprtrace::PacketType::Backtrace);
+  encoder.u32(frame_count);
+  encoder.pointers(frames, frame_count);
+  encoder.end_packet();
+  EXPECT_FALSE(encoder.overflowed());
+  return {buffer.data(), encoder.size()};
+}
+
+std::string written_call_packets(const RtraceCall& call, std::uint32_t context,
+                                 std::uint32_t timestamp, const std::uintptr_t* frames,
+                                 std::uint32_t frame_count) {
+  const CallPackets packets(call, frame_count);
+  // Filled with 0xAA so that a byte the writer leaves unwritten shows.
+  std::string out(packets.size(), '\xAA');
+  packets.write(out.data(), context, timestamp, frames);
+  return out;
+}
+
+TEST(CallPackets, WritesWhatThePacketEncoderWrites) {
+  const std::uintptr_t frames[] = {0x401000, 0x7f0000001234, 0xffffffffffffffff};
+  const std::string texts[] = {
+      "", "a", "ab", "abc", "abcd", "abcde", "open64", "/dev/null", std::string(300, 'p')};
+  for (const std::string& name : texts) {
+    for (std::uint32_t frame_count = 0; frame_count <= 3; frame_count += 3) {
+      const RtraceCall call{
+          3, sprtrace::kCallAlloc, name.c_str(), 0x1'0000'0001, 0xdeadbeef, nullptr, 0};
+      EXPECT_EQ(written_call_packets(call, 5, 1234, frames, frame_count),
+                reference_call_packets(call, 5, 1234, frames, frame_count))
+          << "name of " << name.size() << " bytes, " << frame_count << " frames";
+    }
+  }
+  // Arguments of every length, more of them than the writer keeps the lengths of, and a null.
+  std::vector<RtraceArg> args;
+  for (const std::string& text : texts) {
+    args.push_back({text.c_str(), texts[(&text - texts + 3) % std::size(texts)].c_str()});
+  }
+  args.push_back({"mode", nullptr});
+  for (std::uint32_t count = 1; count <= args.size(); ++count) {
+    const RtraceCall call{1, sprtrace::kCallFree, "close", 0, 7, args.data(), count};
+    EXPECT_EQ(written_call_packets(call, 0, 99, frames, 2),
+              reference_call_packets(call, 0, 99, frames, 2))
+        << count << " arguments";
+  }
+}
+
+// A text longer than a string field holds is cut to the longest the field holds, as
+// PacketEncoder cuts it.
+TEST(CallPackets, CutsTextsToWhatAStringFieldHolds) {
+  const std::string name(CallPackets::kMaxText + 100, 'n');
+  const RtraceCall call{1, sprtrace::kCallAlloc, name.c_str(), 8, 16, nullptr, 0};
+  const std::string written = written_call_packets(call, 0, 0, nullptr, 0);
+  EXPECT_TRUE(written == reference_call_packets(call, 0, 0, nullptr, 0));  // 64 KiB: not printed
+  std::uint16_t stored = 0;
+  std::memcpy(&stored, written.data() + 8 + 16, sizeof stored);
+  EXPECT_EQ(stored, sprtrace::padded_string_length(CallPackets::kMaxText));
 }
 
 TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
