@@ -60,17 +60,15 @@ void install(int signal_number, void (*handler)(int), bool only_if_default, int 
   ::sigaction(signal_number, &action, nullptr);
 }
 
-// The session itself usually started earlier, at the first interposed call (see
-// session_bootstrap): libraries the program needs run their constructors before ours.
 // Set once librtrace-main.so's constructor runs (see rtrace_bootstrap).
 std::atomic<bool> g_constructor_ran{false};
+// Set when the constructor ran while the session was being set up, and the process set-up below
+// is left to the set-up's end (rtrace_bootstrap).
+std::atomic<bool> g_process_setup_deferred{false};
 
-__attribute__((constructor(101))) void main_module_init() {
-  g_constructor_ran.store(true);
-  rtrace::tracer::GuardScope guard;
-  if (rtrace::tracer::session_bootstrap() != rtrace::tracer::Bootstrap::Traced) {
-    return;
-  }
+// What a traced process needs besides the session: the control thread (periodic drains), the
+// quick_exit flush, the toggle signal and the crash handlers.
+void set_up_traced_process() {
   rtrace::tracer::session_start_control_thread();
   rtrace::tracer::register_quick_exit_flush();
   install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false, 0);
@@ -79,6 +77,31 @@ __attribute__((constructor(101))) void main_module_init() {
     if (signal_number != rtrace::tracer::session_options().toggle_signal) {
       install(signal_number, on_fatal_signal, true, SA_ONSTACK);
     }
+  }
+}
+
+// The session itself usually started earlier, at the first interposed call (see
+// session_bootstrap): libraries the program needs run their constructors before ours. When one
+// of them allocated first (libstdc++ does, in every C++ program), the session's set-up loads
+// libraries, and the dynamic linker runs this constructor in the middle of that set-up: the
+// process set-up then waits for the session's.
+__attribute__((constructor(101))) void main_module_init() {
+  g_constructor_ran.store(true);
+  rtrace::tracer::GuardScope guard;
+  switch (rtrace::tracer::session_bootstrap()) {
+    case rtrace::tracer::Bootstrap::Traced:
+      set_up_traced_process();
+      break;
+    case rtrace::tracer::Bootstrap::UnderWay:
+      g_process_setup_deferred.store(true);
+      // On another thread, the set-up may have ended meanwhile, without seeing the flag.
+      if (rtrace::tracer::session_bootstrap() == rtrace::tracer::Bootstrap::Traced &&
+          g_process_setup_deferred.exchange(false)) {
+        set_up_traced_process();
+      }
+      break;
+    case rtrace::tracer::Bootstrap::NotTraced:
+      break;
   }
 }
 
@@ -104,6 +127,10 @@ RTRACE_EXPORT int rtrace_bootstrap() {
   rtrace::tracer::GuardScope guard;
   switch (rtrace::tracer::session_bootstrap()) {
     case rtrace::tracer::Bootstrap::Traced:
+      if (g_process_setup_deferred.load(std::memory_order_relaxed) &&
+          g_process_setup_deferred.exchange(false)) {
+        set_up_traced_process();
+      }
       return 1;
     case rtrace::tracer::Bootstrap::NotTraced:
       return 0;

@@ -467,13 +467,18 @@ TEST(TracerTest, ShortLivedThreadsHandTheirBuffersOn) {
   expect_exact_threads_trace(trace, result.out);
 }
 
+// Also in a program whose libraries allocate in their constructors before the tracer's runs (any
+// C++ program: libstdc++'s exception pool), where the set-up happens inside that first
+// allocation and must still install the crash handlers and start the control thread.
 TEST(TracerTest, EverythingBeforeAnAbnormalEndIsWritten) {
-  for (const std::string mode : {"_exit", "abort", "segv"}) {
-    ScratchDir scratch;
-    const auto result = run_traced(scratch, program("lifecycle") + " " + mode);
-    EXPECT_NE(mode == "_exit", result.status != 0) << mode;
-    const TraceDecoder trace = decode_only_trace(scratch);
-    EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << mode;
+  for (const std::string name : {"lifecycle", "lifecycle_libstdcxx"}) {
+    for (const std::string mode : {"_exit", "abort", "segv"}) {
+      ScratchDir scratch;
+      const auto result = run_traced(scratch, program(name) + " " + mode);
+      EXPECT_NE(mode == "_exit", result.status != 0) << name << " " << mode;
+      const TraceDecoder trace = decode_only_trace(scratch);
+      EXPECT_EQ(calls_of_size(trace, 1111).size(), 3U) << name << " " << mode;
+    }
   }
 }
 
@@ -799,24 +804,28 @@ TEST(TracerTest, ProgramClosingAllDescriptorsKeepsTracing) {
   EXPECT_EQ(trace.heap_infos, 1U);
 }
 
+// Also in a C++ program (see EverythingBeforeAnAbnormalEndIsWritten): the toggle handler is
+// installed there too.
 TEST(TracerTest, ToggleSignalStartsAndStopsTracingTwice) {
-  ScratchDir scratch;
-  const auto result = run_traced(scratch, program("toggle"), "start=0");
-  ASSERT_EQ(result.status, 0) << result.err;
-  const auto files = trace_files(scratch);
-  ASSERT_EQ(files.size(), 2U);
-  const TraceDecoder first = decode_file(files[0].string());
-  const TraceDecoder second = decode_file(files[1].string());
-  EXPECT_TRUE(first.complete()) << first.error();
-  EXPECT_TRUE(second.complete()) << second.error();
-  EXPECT_EQ(calls_of_size(first, 1001).size(), 1U);
-  EXPECT_EQ(calls_of_size(second, 1003).size(), 1U);
-  for (const std::uint32_t size : {1002U, 1004U}) {
-    EXPECT_TRUE(calls_of_size(first, size).empty());
-    EXPECT_TRUE(calls_of_size(second, size).empty());
+  for (const std::string name : {"toggle", "toggle_libstdcxx"}) {
+    ScratchDir scratch;
+    const auto result = run_traced(scratch, program(name), "start=0");
+    ASSERT_EQ(result.status, 0) << name << ": " << result.err;
+    const auto files = trace_files(scratch);
+    ASSERT_EQ(files.size(), 2U) << name;
+    const TraceDecoder first = decode_file(files[0].string());
+    const TraceDecoder second = decode_file(files[1].string());
+    EXPECT_TRUE(first.complete()) << first.error();
+    EXPECT_TRUE(second.complete()) << second.error();
+    EXPECT_EQ(calls_of_size(first, 1001).size(), 1U) << name;
+    EXPECT_EQ(calls_of_size(second, 1003).size(), 1U) << name;
+    for (const std::uint32_t size : {1002U, 1004U}) {
+      EXPECT_TRUE(calls_of_size(first, size).empty()) << name;
+      EXPECT_TRUE(calls_of_size(second, size).empty()) << name;
+    }
+    EXPECT_EQ(first.packet_order.front(), "PINF");
+    EXPECT_EQ(second.packet_order.front(), "PINF");
   }
-  EXPECT_EQ(first.packet_order.front(), "PINF");
-  EXPECT_EQ(second.packet_order.front(), "PINF");
 }
 
 TEST(TracerTest, ContextsAreRegisteredAndStampedPerThread) {
