@@ -34,6 +34,7 @@
 #include "tracer/record_merge.h"
 #include "tracer/stop_hooks.h"
 #include "tracer/thread_rings.h"
+#include "tracer/trace_compressor.h"
 #include "tracer/trace_output.h"
 #include "tracer/trace_registry.h"
 #include "tracer/unwinder.h"
@@ -347,6 +348,11 @@ void publish_tracing_state(int& shown) {
 
 void* control_thread_main(void*) {
   rtrace_guard = 1;  // nothing this thread does is the program's doing
+  if (g_options.compact && g_options.compress_level > 0) {
+    // Here, not where the session starts: that may be inside an interposed call, where the
+    // loader must not be entered (trace_compressor.h).
+    compressor_load();
+  }
   std::uint64_t last_sequence = 0;
   bool busy = false;
   int shown_state = -1;

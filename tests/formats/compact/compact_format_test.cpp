@@ -204,8 +204,14 @@ TEST(CompactFormat, ExactMessages) {
   }
   {  // Another major version.
     std::string other = good.bytes();
-    other[compact::kMagicSize] = 2;
-    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 2.0");
+    other[compact::kMagicSize] = 3;
+    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 3.0");
+  }
+  {  // Version 2's call flags in a version 1 trace.
+    B bad = good;
+    bad.record(Tag::Call, std::string(1, '\x12') + call_payload.substr(1));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(after_call) + ": unknown call flags 0x12");
   }
   {  // No TRACE record first.
     B headless;
@@ -244,6 +250,104 @@ TEST(CompactFormat, ResetStartsATableAgain) {
   bad.record(Tag::Reset, B::varint(3));
   EXPECT_EQ(read_any(bad.bytes())->error,
             "trace:" + std::to_string(at) + ": unknown table 3 to reset");
+}
+
+// Version 2: type, context and timestamp only when they change, resources by reference (a
+// release names an allocation, an allocation a release, counting back), decoded exactly.
+TEST(CompactFormat, Version2CallsAndReferences) {
+  constexpr char kAlloc = 0x02;
+  constexpr char kFree = 0x01;
+  constexpr char kTypeContext = 0x40;
+  constexpr char kTimestamp = 0x20;
+  constexpr char kReference = 0x10;
+  B trace(2);
+  trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
+  // malloc(16) = 0x1000 at 5 ms, malloc(32) = 0x2000, free(0x1000) by reference 2,
+  // malloc(16) = 0x1000 by reference 1 (the release just before) at 6 ms, free(0x2000) by
+  // value, free(0x1000) by reference 1.
+  trace
+      .record(Tag::Call, std::string(1, kAlloc | kTypeContext | kTimestamp) + B::varint(1) +
+                             B::varint(1) + B::varint(0) + B::varint(compact::zigzag(5)) +
+                             B::varint(compact::zigzag(0x1000)) + B::varint(16) + B::varint(0))
+      .record(Tag::Call, std::string(1, kAlloc) + B::varint(1) +
+                             B::varint(compact::zigzag(0x1000)) + B::varint(32) + B::varint(0))
+      .record(Tag::Call, std::string(1, kFree | kReference) + B::varint(2) + B::varint(2) +
+                             B::varint(0) + B::varint(0))
+      .record(Tag::Call, std::string(1, kAlloc | kReference | kTimestamp) + B::varint(1) +
+                             B::varint(compact::zigzag(1)) + B::varint(1) + B::varint(16) +
+                             B::varint(0))
+      .record(Tag::Call, std::string(1, kFree) + B::varint(2) + B::varint(compact::zigzag(0x1000)) +
+                             B::varint(0) + B::varint(0))
+      .record(Tag::Call, std::string(1, kFree | kReference) + B::varint(2) + B::varint(1) +
+                             B::varint(0) + B::varint(0))
+      .end();
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  EXPECT_EQ(read->warnings, "");
+  std::vector<std::string> calls;
+  for (const std::string& line : read->sink.lines()) {
+    if (line.starts_with("call ")) {
+      calls.push_back(line);
+    }
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{
+                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5000000 size=16 id=0x1000",
+                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5000000 size=32 id=0x2000",
+                       "call #3 free kind=1 type=1 ctx=0x0 ts=5000000 size=0 id=0x1000",
+                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6000000 size=16 id=0x1000",
+                       "call #5 free kind=1 type=1 ctx=0x0 ts=6000000 size=0 id=0x2000",
+                       "call #6 free kind=1 type=1 ctx=0x0 ts=6000000 size=0 id=0x1000",
+                   }));
+
+  B bad(2);
+  bad.trace().record(Tag::Function, B::str("free"));
+  const std::size_t at = bad.size();
+  bad.record(Tag::Call, std::string(1, kFree | kReference | kTypeContext) + B::varint(1) +
+                            B::varint(1) + B::varint(0) + B::varint(1) + B::varint(0) +
+                            B::varint(0));
+  EXPECT_EQ(
+      read_any(bad.bytes())->error,
+      "trace:" + std::to_string(at) + ": resource reference 1 to no earlier allocation (of 0)");
+  B other(2);
+  other.trace().record(Tag::Function, B::str("open"));
+  const std::size_t other_at = other.size();
+  other.record(Tag::Call, std::string(1, 0x00 | kReference) + B::varint(1) + B::varint(1) +
+                              B::varint(0) + B::varint(0));
+  EXPECT_EQ(read_any(other.bytes())->error,
+            "trace:" + std::to_string(other_at) + ": a resource reference in a call of kind 0");
+}
+
+// What rtrace's writer makes of a real trace: version 2, references for the releases, every
+// call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes), and cut after
+// every byte still a prefix (TruncationAtEveryOffset reads version 2 too).
+TEST(CompactFormat, WriterWritesVersion2WithReferences) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string compact =
+      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  ASSERT_GT(compact.size(), compact::kFileHeaderSize);
+  EXPECT_EQ(compact[compact::kMagicSize], 2);
+  std::size_t references = 0;
+  std::size_t releases = 0;
+  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
+    const auto tag = static_cast<Tag>(compact[pos]);
+    std::uint64_t length = 0;
+    std::size_t at = pos + 1;
+    for (unsigned shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(compact[at++]);
+      length |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    if (tag == Tag::Call && (compact[at] & compact::kCallKindMask) == compact::kReleaseKind) {
+      ++releases;
+      references += (compact[at] & compact::kCallResourceReference) != 0 ? 1 : 0;
+    }
+    pos = at + length;
+  }
+  ASSERT_GT(releases, 10U);
+  // free(NULL) and blocks allocated before tracing started have nothing to refer to.
+  EXPECT_GT(references * 10, releases * 8) << references << " of " << releases;
 }
 
 }  // namespace

@@ -58,14 +58,14 @@ inline std::string convert_to(const std::string& bytes, std::string_view name) {
   return read_file(path);
 }
 
-// Compact records by hand: the file header, then record(tag, payload) with payloads made of
-// varint() and str().
+// Compact records by hand: the file header (of version `major`.0: 1 unless said), then
+// record(tag, payload) with payloads made of varint() and str().
 class CompactBuilder {
  public:
-  CompactBuilder() {
+  explicit CompactBuilder(std::uint8_t major = 1) {
     bytes_.assign(compact::kMagic, compact::kMagicSize);
-    bytes_ += static_cast<char>(compact::kMajor);
-    bytes_ += static_cast<char>(compact::kMinor);
+    bytes_ += static_cast<char>(major);
+    bytes_ += static_cast<char>(0);
   }
 
   static std::string varint(std::uint64_t v) {
