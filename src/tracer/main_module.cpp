@@ -13,6 +13,7 @@
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/process_hooks.h"
 #include "tracer/stop_hooks.h"
+#include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 #include "tracer/unwinder.h"
@@ -70,6 +71,13 @@ __attribute__((constructor(101))) void main_module_init() {
   rtrace::tracer::GuardScope guard;
   if (rtrace::tracer::session_bootstrap() != rtrace::tracer::Bootstrap::Traced) {
     return;
+  }
+  const rtrace::tracer::TracerOptions& options = rtrace::tracer::session_options();
+  if (options.compact && options.compress_level > 0) {
+    // Before main, so that even a short program's trace is compressed; a constructor may enter
+    // the loader (trace_compressor.h). A session started by an earlier constructor keeps its
+    // bytes until then.
+    rtrace::tracer::compressor_load();
   }
   rtrace::tracer::session_start_control_thread();
   rtrace::tracer::register_quick_exit_flush();

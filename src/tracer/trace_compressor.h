@@ -2,10 +2,10 @@
 // whole file becomes one zstd frame, which every rtrace reader (and the zstd command) opens.
 //
 // libzstd is loaded at run time (dlopen), so the tracer libraries keep NEEDing only libc and
-// ld.so, and only by the control thread: never inside an interposed call, where the loader may
-// already be busy, nor in a signal handler. zstd gets its memory from mmap (ZSTD_customMem),
-// never from the program's malloc. After each flush everything written so far decodes, so a
-// process killed by SIGKILL leaves a readable (truncated) frame.
+// ld.so, by librtrace-main.so's constructor (or the control thread): never inside an interposed
+// call, where the loader may already be busy, nor in a signal handler. zstd gets its memory from
+// mmap (ZSTD_customMem), never from the program's malloc. After each flush everything written so
+// far decodes, so a process killed by SIGKILL leaves a readable (truncated) frame.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,8 @@
 namespace rtrace::tracer {
 
 // Loads libzstd.so.1 and creates the compression context; false when either is impossible.
-// Control thread only; later calls return the first one's answer.
+// The constructor or the control thread only (not both at once: the constructor starts the
+// thread after its call); later calls return the first one's answer.
 bool compressor_load();
 // Whether compressor_load succeeded (any thread).
 bool compressor_ready();

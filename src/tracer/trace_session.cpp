@@ -349,8 +349,8 @@ void publish_tracing_state(int& shown) {
 void* control_thread_main(void*) {
   rtrace_guard = 1;  // nothing this thread does is the program's doing
   if (g_options.compact && g_options.compress_level > 0) {
-    // Here, not where the session starts: that may be inside an interposed call, where the
-    // loader must not be entered (trace_compressor.h).
+    // Normally done by librtrace-main.so's constructor already. Never where the session starts:
+    // that may be inside an interposed call, where the loader must not be entered.
     compressor_load();
   }
   std::uint64_t last_sequence = 0;

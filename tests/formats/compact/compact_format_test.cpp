@@ -281,9 +281,12 @@ TEST(CompactFormat, Version2CallsAndReferences) {
       .record(Tag::Call, std::string(1, kFree | kReference) + B::varint(2) + B::varint(1) +
                              B::varint(0) + B::varint(0))
       .end();
+  const std::size_t note_at = trace.size();
+  trace.record(Tag::Note, B::str("written uncompressed"));  // may follow END
   const auto read = read_any(trace.bytes());
   ASSERT_EQ(read->error, "");
-  EXPECT_EQ(read->warnings, "");
+  EXPECT_EQ(read->warnings, "trace:" + std::to_string(note_at) +
+                                ": warning: writer's note: written uncompressed\n");
   std::vector<std::string> calls;
   for (const std::string& line : read->sink.lines()) {
     if (line.starts_with("call ")) {
@@ -291,12 +294,12 @@ TEST(CompactFormat, Version2CallsAndReferences) {
     }
   }
   EXPECT_EQ(calls, (std::vector<std::string>{
-                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5000000 size=16 id=0x1000",
-                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5000000 size=32 id=0x2000",
-                       "call #3 free kind=1 type=1 ctx=0x0 ts=5000000 size=0 id=0x1000",
-                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6000000 size=16 id=0x1000",
-                       "call #5 free kind=1 type=1 ctx=0x0 ts=6000000 size=0 id=0x2000",
-                       "call #6 free kind=1 type=1 ctx=0x0 ts=6000000 size=0 id=0x1000",
+                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+                       "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+                       "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+                       "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
                    }));
 
   B bad(2);
