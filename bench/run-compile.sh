@@ -7,6 +7,8 @@
 # round (heaptrack's file is zstd-compressed).
 #
 #   bench/run-compile.sh [BUILD_DIR] [SOURCE] [RUNS]
+#   BEFORE_LIBDIR=DIR bench/run-compile.sh ...   also `rtrace record` with the tracer libraries of
+#                                                DIR (another build: a before/after comparison)
 set -euo pipefail
 build=${1:-build}
 source=${2:-src/formats/compact/compact_writer.cpp}
@@ -27,19 +29,8 @@ for i in "${!cc1plus[@]}"; do
   if [[ ${cc1plus[$i]} == -o ]]; then cc1plus[i + 1]=$work/out.s; fi
 done
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-timed() {
-  local name=$1
-  shift
-  rm -rf "$work/out-$name" && mkdir "$work/out-$name"
-  local start=$EPOCHREALTIME
-  "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
-  local end=$EPOCHREALTIME
-  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.times"
-}
-
-size_mb() { du -bc "$work/out-$1" | tail -1 | awk '{printf "%.2f", $1 / 1e6}'; }
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
 for _ in $(seq "$runs"); do
   timed plain "${cc1plus[@]}"
@@ -47,6 +38,10 @@ for _ in $(seq "$runs"); do
   timed zstd "$rtrace" record -q -s -e memory -o "$work/out-zstd" -x "${cc1plus[@]}"
   timed plaintrace "$rtrace" record -q -s -e memory --no-compress -o "$work/out-plaintrace" \
     -x "${cc1plus[@]}"
+  if [[ -n ${BEFORE_LIBDIR:-} ]]; then
+    timed before env RTRACE_LIBDIR="$BEFORE_LIBDIR" "$rtrace" record -q -s -e memory \
+      -o "$work/out-before" -x "${cc1plus[@]}"
+  fi
 done
 calls=$("$rtrace" process --to text "$work"/out-zstd/*.rtrace 2> /dev/null | grep -c '^[0-9]*\. ' || true)
 p=$(median < "$work/plain.times")
@@ -63,4 +58,11 @@ awk -v p="$p" -v h="$h" -v z="$z" -v u="$u" 'BEGIN {
   printf "| added | | +%.2f s | +%.2f s (%.0f %% of heaptrack'"'"'s) | +%.2f s (%.0f %%) |\n",
          h - p, z - p, 100 * (z - p) / (h - p), u - p, 100 * (u - p) / (h - p)
 }'
-echo "| trace size | | $(size_mb heaptrack) MB | $(size_mb zstd) MB | $(size_mb plaintrace) MB |"
+echo "| trace size | | $(size_mb heaptrack 2) MB | $(size_mb zstd 2) MB | $(size_mb plaintrace 2) MB |"
+if [[ -n ${BEFORE_LIBDIR:-} ]]; then
+  b=$(median < "$work/before.times")
+  awk -v p="$p" -v h="$h" -v b="$b" -v s="$(size_mb before 2)" 'BEGIN {
+    printf "\nrtrace with the tracer of BEFORE_LIBDIR: %.2f s, +%.2f s (%.0f %% of heaptrack'"'"'s), %s MB\n",
+           b, b - p, 100 * (b - p) / (h - p), s
+  }'
+fi

@@ -129,6 +129,13 @@ std::uint64_t hash_name(const char* name, std::size_t length) {
   return mix(mix(length, load_bytes(name, part)), load_bytes(name + length - part, part));
 }
 
+// Not a mixing hash: neighbouring blocks of one heap get neighbouring slots, so the lookups of a
+// churning program stay in a few cache lines and pages instead of one miss each (they cost a
+// quarter of the transcoding otherwise); the high bits fold in the region (heap, mmap'd blocks).
+std::size_t resource_home(std::uint64_t resource_id) {
+  return static_cast<std::size_t>((resource_id >> 4) ^ (resource_id >> 26)) & (kResourceSlots - 1);
+}
+
 bool resources_ready() {
   if (g_resources.slots == nullptr) {
     g_resources.slots =
@@ -143,8 +150,7 @@ std::uint64_t* CompactTables::resource_slot(std::uint64_t resource_id) {
   if (!resources_ready()) {
     return nullptr;
   }
-  const std::uint64_t hash = mix(0x13198A2E03707344ULL, resource_id);
-  for (std::size_t i = hash & (kResourceSlots - 1);; i = (i + 1) & (kResourceSlots - 1)) {
+  for (std::size_t i = resource_home(resource_id);; i = (i + 1) & (kResourceSlots - 1)) {
     ResourceSlot& slot = g_resources.slots[i];
     if (slot.generation != g_resources.generation) {
       if (g_resources.count == kMaxResources) {

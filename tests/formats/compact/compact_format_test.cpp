@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compact_test_support.h"
@@ -62,6 +63,26 @@ TEST(CompactFormat, BinaryOfACompactTraceReadsAsTheCompactTrace) {
   }
 }
 
+// Calls `visit(tag, payload)` for each record of an uncompressed compact file (a well-formed one:
+// what our writer wrote).
+template <class Visit>
+void for_each_record(const std::string& compact, Visit visit) {
+  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
+    const auto tag = static_cast<Tag>(compact[pos]);
+    std::uint64_t length = 0;
+    std::size_t at = pos + 1;
+    for (unsigned shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(compact[at++]);
+      length |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    visit(tag, std::string_view(compact).substr(at, length));
+    pos = at + length;
+  }
+}
+
 // memory.raw: each distinct backtrace is written once, and the trace is several times smaller.
 TEST(CompactFormat, BacktracesAreWrittenOnce) {
   RTRACE_NEEDS_FIXTURES();
@@ -79,21 +100,10 @@ TEST(CompactFormat, BacktracesAreWrittenOnce) {
   // Count STACK records by walking the records.
   std::size_t stacks = 0;
   std::size_t calls = 0;
-  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
-    const auto tag = static_cast<Tag>(compact[pos]);
-    std::uint64_t length = 0;
-    std::size_t at = pos + 1;
-    for (unsigned shift = 0;; shift += 7) {
-      const auto b = static_cast<std::uint8_t>(compact[at++]);
-      length |= std::uint64_t{b & 0x7Fu} << shift;
-      if ((b & 0x80) == 0) {
-        break;
-      }
-    }
+  for_each_record(compact, [&](Tag tag, std::string_view /*payload*/) {
     stacks += tag == Tag::Stack ? 1 : 0;
     calls += tag == Tag::Call ? 1 : 0;
-    pos = at + length;
-  }
+  });
   EXPECT_EQ(calls, read->sink.call_count());
   EXPECT_EQ(stacks, distinct.size());
   EXPECT_LT(stacks, calls);
@@ -331,23 +341,16 @@ TEST(CompactFormat, WriterWritesVersion2WithReferences) {
   EXPECT_EQ(compact[compact::kMagicSize], 2);
   std::size_t references = 0;
   std::size_t releases = 0;
-  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
-    const auto tag = static_cast<Tag>(compact[pos]);
-    std::uint64_t length = 0;
-    std::size_t at = pos + 1;
-    for (unsigned shift = 0;; shift += 7) {
-      const auto b = static_cast<std::uint8_t>(compact[at++]);
-      length |= std::uint64_t{b & 0x7Fu} << shift;
-      if ((b & 0x80) == 0) {
-        break;
-      }
+  for_each_record(compact, [&](Tag tag, std::string_view payload) {
+    if (tag != Tag::Call || payload.empty()) {
+      return;
     }
-    if (tag == Tag::Call && (compact[at] & compact::kCallKindMask) == compact::kReleaseKind) {
+    const auto flags = static_cast<std::uint8_t>(payload[0]);
+    if ((flags & compact::kCallKindMask) == compact::kReleaseKind) {
       ++releases;
-      references += (compact[at] & compact::kCallResourceReference) != 0 ? 1 : 0;
+      references += (flags & compact::kCallResourceReference) != 0 ? 1 : 0;
     }
-    pos = at + length;
-  }
+  });
   ASSERT_GT(releases, 10U);
   // free(NULL) and blocks allocated before tracing started have nothing to refer to.
   EXPECT_GT(references * 10, releases * 8) << references << " of " << releases;
