@@ -43,7 +43,7 @@ for _ in $(seq "$runs"); do
       -o "$work/out-before" -x "${cc1plus[@]}"
   fi
 done
-calls=$("$rtrace" process --to text "$work"/out-zstd/*.rtrace 2> /dev/null | grep -c '^[0-9]*\. ' || true)
+calls=$("$rtrace" process -i "$work"/out-zstd/*.rtrace 2> /dev/null | grep -c '^[0-9]*\. ' || true)
 p=$(median < "$work/plain.times")
 h=$(median < "$work/heaptrack.times")
 z=$(median < "$work/zstd.times")
@@ -58,11 +58,21 @@ awk -v p="$p" -v h="$h" -v z="$z" -v u="$u" 'BEGIN {
   printf "| added | | +%.2f s | +%.2f s (%.0f %% of heaptrack'"'"'s) | +%.2f s (%.0f %%) |\n",
          h - p, z - p, 100 * (z - p) / (h - p), u - p, 100 * (u - p) / (h - p)
 }'
+pc=$(median < "$work/plain.cpu")
+hc=$(median < "$work/heaptrack.cpu")
+zc=$(median < "$work/zstd.cpu")
+uc=$(median < "$work/plaintrace.cpu")
+awk -v p="$pc" -v h="$hc" -v z="$zc" -v u="$uc" 'BEGIN {
+  printf "| CPU time (user + sys, all processes) | %.2f s | %.2f s | %.2f s | %.2f s |\n", p, h, z, u
+  printf "| added CPU | | +%.2f s | +%.2f s (%.0f %% of heaptrack'"'"'s) | +%.2f s (%.0f %%) |\n",
+         h - p, z - p, 100 * (z - p) / (h - p), u - p, 100 * (u - p) / (h - p)
+}'
 echo "| trace size | | $(size_mb heaptrack 2) MB | $(size_mb zstd 2) MB | $(size_mb plaintrace 2) MB |"
 if [[ -n ${BEFORE_LIBDIR:-} ]]; then
   b=$(median < "$work/before.times")
-  awk -v p="$p" -v h="$h" -v b="$b" -v s="$(size_mb before 2)" 'BEGIN {
-    printf "\nrtrace with the tracer of BEFORE_LIBDIR: %.2f s, +%.2f s (%.0f %% of heaptrack'"'"'s), %s MB\n",
-           b, b - p, 100 * (b - p) / (h - p), s
+  bc=$(median < "$work/before.cpu")
+  awk -v p="$p" -v b="$b" -v pc="$pc" -v bc="$bc" -v s="$(size_mb before 2)" 'BEGIN {
+    printf "\nrtrace with the tracer of BEFORE_LIBDIR: %.2f s wall (+%.2f s), %.2f s CPU (+%.2f s), %s MB\n",
+           b, b - p, bc, bc - pc, s
   }'
 fi

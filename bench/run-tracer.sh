@@ -34,21 +34,8 @@ command -v heaptrack > /dev/null || { echo "heaptrack is not installed" >&2; exi
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-# Runs the command once with an empty output directory $work/out-NAME; appends its wall seconds
-# to $work/NAME.times.
-timed() {
-  local name=$1
-  shift
-  rm -rf "$work/out-$name" && mkdir "$work/out-$name"
-  local start=$EPOCHREALTIME
-  "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
-  local end=$EPOCHREALTIME
-  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.times"
-}
-
-size_mb() { du -bc "$work/out-$1" | tail -1 | awk '{printf "%.1f", $1 / 1e6}'; }
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
 echo "Tracer overhead on bench/churn ($iterations malloc+free pairs per run, median of $runs" \
      "interleaved rounds, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the" \
