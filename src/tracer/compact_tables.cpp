@@ -38,9 +38,10 @@ constexpr std::size_t kPoolFrames = std::size_t{1} << 23;
 constexpr std::size_t kNameSlots = std::size_t{1} << 13;
 constexpr std::size_t kMaxNames = kNameSlots / 4 * 3;
 constexpr std::size_t kNamePool = std::size_t{1} << 20;
-// 4 Mi slots (96 MiB of address space) for the resource ids of the calls: live blocks and
-// recently released ones (compact_encoder.h's references).
-constexpr std::size_t kResourceSlots = std::size_t{1} << 22;
+// 1 Mi slots (24 MiB of address space) for the resource ids of the calls: live blocks and
+// recently released ones (compact_encoder.h's references). 4 Mi cost cc1plus's trace a second
+// of CPU in cache misses for the same size (bench/RESULTS.md); a full table is only forgotten.
+constexpr std::size_t kResourceSlots = std::size_t{1} << 20;
 constexpr std::size_t kMaxResources = kResourceSlots / 4 * 3;
 
 struct StackTable {
@@ -130,8 +131,8 @@ std::uint64_t hash_name(const char* name, std::size_t length) {
 }
 
 // Not a mixing hash: neighbouring blocks of one heap get neighbouring slots, so the lookups of a
-// churning program stay in a few cache lines and pages instead of one miss each (they cost a
-// quarter of the transcoding otherwise); the high bits fold in the region (heap, mmap'd blocks).
+// churning program stay in a few cache lines and pages instead of one miss each; the high bits
+// fold in the region (heap, mmap'd blocks).
 std::size_t resource_home(std::uint64_t resource_id) {
   return static_cast<std::size_t>((resource_id >> 4) ^ (resource_id >> 26)) & (kResourceSlots - 1);
 }
