@@ -2,14 +2,17 @@
 // protocol holds), how it deduplicates, and what damaged input gives: exact messages, and every
 // record before the damage.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compact_test_support.h"
+#include "io/compressed_cut.h"
 
 namespace rtrace::test {
 namespace {
@@ -354,6 +357,78 @@ TEST(CompactFormat, WriterWritesVersion2WithReferences) {
   ASSERT_GT(releases, 10U);
   // free(NULL) and blocks allocated before tracing started have nothing to refer to.
   EXPECT_GT(references * 10, releases * 8) << references << " of " << releases;
+}
+
+// `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
+// block after the first flush begins.
+std::pair<std::string, std::size_t> zstd_flushed_twice(const std::string& data, std::size_t keep) {
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  std::string out(ZSTD_compressBound(data.size()) + 64, '\0');
+  ZSTD_outBuffer sink{out.data(), out.size(), 0};
+  std::size_t first_end = 0;
+  for (const std::size_t until : {keep, data.size()}) {
+    ZSTD_inBuffer in{data.data(), until, first_end == 0 ? 0 : keep};
+    std::size_t left = 1;
+    while (left != 0) {
+      left = ZSTD_compressStream2(context, &sink, &in, ZSTD_e_flush);
+      EXPECT_FALSE(ZSTD_isError(left));
+      if (ZSTD_isError(left)) {
+        break;
+      }
+    }
+    if (first_end == 0) {
+      first_end = sink.pos;
+    }
+  }
+  ZSTD_freeCCtx(context);
+  out.resize(sink.pos);
+  return {out, first_end};
+}
+
+// The tracer writes a compact trace as one zstd frame, flushed at every write. A process killed
+// by SIGKILL leaves the frame unended: every record is still read, with a warning at the
+// compressed byte offset. Cut inside, the records before the cut; corrupt, an error at the
+// offset of the damaged block, after the records before it.
+TEST(CompactFormat, InsideAZstdFrameCutOrDamaged) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string compact =
+      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const auto intact = read_any(compact);
+  ASSERT_EQ(intact->warnings, "");
+  const auto& whole = intact->sink.lines();
+
+  const std::string unended = zstd_cut(compact, compact.size());
+  const auto killed = read_any(unended);
+  EXPECT_EQ(killed->error, "");
+  EXPECT_EQ(killed->sink.lines(), whole);
+  EXPECT_EQ(killed->warnings, "trace:" + std::to_string(unended.size()) +
+                                  ": warning: zstd data ends inside a frame (a truncated file?)\n");
+
+  const std::size_t keep = compact.size() / 2;
+  const std::string half = zstd_cut(compact, keep);
+  const auto cut = read_any(half);
+  EXPECT_EQ(cut->error, "");
+  const auto& part = cut->sink.lines();
+  ASSERT_LT(part.size(), whole.size());
+  ASSERT_GT(part.size(), whole.size() / 4);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), whole.begin()));
+  EXPECT_NE(cut->warnings.find("trace:" + std::to_string(half.size()) +
+                               ": warning: zstd data ends inside a frame"),
+            std::string::npos)
+      << cut->warnings;
+
+  // Flushed after the first half, as the tracer flushes after each write; then the header of the
+  // block after the flush made invalid (block type 3 is reserved): the first half's records, then
+  // the error.
+  auto [damaged, second_block] = zstd_flushed_twice(compact, keep);
+  damaged[second_block] = static_cast<char>(damaged[second_block] | 0x06);
+  const auto bad = read_any(damaged);
+  EXPECT_TRUE(bad->error.starts_with("trace:") &&
+              bad->error.find(": corrupt zstd data: ") != std::string::npos)
+      << bad->error;
+  const auto& before = bad->sink.lines();
+  EXPECT_LT(before.size(), whole.size());
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), whole.begin()));
 }
 
 }  // namespace
