@@ -26,10 +26,16 @@ struct CompactRead {
   std::string error;  // InputError's text, empty when none
 };
 
-// Reads `bytes` (format detected by content) the way every command does.
-inline std::unique_ptr<CompactRead> read_any(std::string bytes, std::size_t piece = 1 << 20) {
+// Reads `bytes` (format detected by content) the way every command does; `compressed`: opened
+// as a file is, so that gzip or zstd data is decompressed first.
+inline std::unique_ptr<CompactRead> read_any(std::string bytes, std::size_t piece = 1 << 20,
+                                             bool compressed = false) {
   auto result = std::make_unique<CompactRead>();
-  InputStream input(std::make_unique<MemorySource>(std::move(bytes), piece), "trace");
+  auto source = std::make_unique<MemorySource>(std::move(bytes), piece);
+  const std::unique_ptr<InputStream> opened =
+      compressed ? open_input(std::move(source), "trace")
+                 : std::make_unique<InputStream>(std::move(source), "trace");
+  InputStream& input = *opened;
   CollectingDiagnostics diagnostics;
   try {
     read_trace(input, result->sink, diagnostics);
