@@ -864,6 +864,12 @@ void session_finish(FinishReason reason, int signal_number) {
     const State state = g_state.load();
     g_resume_after_exec = state == State::Tracing || state == State::Pending;
   }
+  if (reason == FinishReason::Exit && g_options.compact && g_options.compress_level > 0) {
+    // A session started by another library's constructor can leave ours running nested in its
+    // bootstrap, where loading zstd is not safe (and no control thread is started): the
+    // destructor is the last safe place, and what is still buffered gets compressed.
+    compressor_load();
+  }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
   // Attachments (the modules' stop hooks) are async-signal-safe, but not written after a crash:
