@@ -30,9 +30,9 @@ bool g_broken = false;
 bool g_compact = false;
 
 // compress=N (trace_compressor.h): whether the compact stream goes out as a zstd frame. Until
-// the control thread has loaded libzstd the bytes stay in g_buffer (Undecided); when it has not
-// by the time they must go (the buffer is full, the trace ends), the trace is written
-// uncompressed, with a NOTE record saying why.
+// libzstd is loaded the bytes stay in g_buffer (Undecided); when it is not by the time they must
+// go (the buffer is full, the trace ends), the trace is written uncompressed, with a NOTE record
+// saying why.
 enum class Compression : std::uint8_t { Off, Undecided, On };
 Compression g_compression = Compression::Off;
 int g_compress_level = 0;
@@ -219,9 +219,8 @@ void output_close() {
     if (g_note_pending && g_fd >= 0) {
       g_note_pending = false;
       compact_note(
-          "compression was asked for, but libzstd.so.1 was not loaded (missing, or "
-          "the trace ended before the tracer's writer thread had loaded it): written "
-          "uncompressed");
+          "compression was asked for, but libzstd.so.1 was not loaded when the trace had to be "
+          "written (missing, or not loadable safely yet): written uncompressed");
     }
     if (g_fd >= 0) {
       write_buffer(true, true);
