@@ -66,6 +66,11 @@ TEST(CompactFormat, BinaryOfACompactTraceReadsAsTheCompactTrace) {
   }
 }
 
+// The memory module's fixture trace, converted to the compact format.
+std::string memory_compact() {
+  return convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+}
+
 // Calls `visit(tag, payload)` for each record of an uncompressed compact file (a well-formed one:
 // what our writer wrote).
 template <class Visit>
@@ -117,8 +122,7 @@ TEST(CompactFormat, BacktracesAreWrittenOnce) {
 // warning that names the cut.
 TEST(CompactFormat, TruncationAtEveryOffset) {
   RTRACE_NEEDS_FIXTURES();
-  const std::string compact =
-      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const std::string compact = memory_compact();
   const auto intact = read_any(compact);
   ASSERT_EQ(intact->warnings, "");
   const auto& whole = intact->sink.lines();
@@ -338,8 +342,7 @@ TEST(CompactFormat, Version2CallsAndReferences) {
 // every byte still a prefix (TruncationAtEveryOffset reads version 2 too).
 TEST(CompactFormat, WriterWritesVersion2WithReferences) {
   RTRACE_NEEDS_FIXTURES();
-  const std::string compact =
-      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const std::string compact = memory_compact();
   ASSERT_GT(compact.size(), compact::kFileHeaderSize);
   EXPECT_EQ(compact[compact::kMagicSize], 2);
   std::size_t references = 0;
@@ -391,8 +394,7 @@ std::pair<std::string, std::size_t> zstd_flushed_twice(const std::string& data, 
 // offset of the damaged block, after the records before it.
 TEST(CompactFormat, InsideAZstdFrameCutOrDamaged) {
   RTRACE_NEEDS_FIXTURES();
-  const std::string compact =
-      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const std::string compact = memory_compact();
   const auto intact = read_any(compact);
   ASSERT_EQ(intact->warnings, "");
   const auto& whole = intact->sink.lines();
