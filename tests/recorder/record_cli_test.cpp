@@ -347,7 +347,7 @@ TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
 }
 
 // rtrace record asks the tracer for the compact format unless --format sp-rtrace, compressed
-// unless --no-compress; the compatible sp-rtrace command never does.
+// unless --no-compress or -P; the compatible sp-rtrace command never does.
 TEST(RecordCli, FormatReachesTheTracer) {
   RTRACE_NEEDS_FIXTURES();
   const struct {
@@ -358,6 +358,7 @@ TEST(RecordCli, FormatReachesTheTracer) {
       {record() + " -q", true, true},
       {record() + " -q --format compact", true, true},
       {record() + " -q --no-compress", true, false},
+      {record() + " -q -P '-l'", true, false},  // the recorder makes text of it at once
       {record() + " -q --format sp-rtrace", false, false},
       {record("sp-rtrace") + " -q -s", false, false},
   };
