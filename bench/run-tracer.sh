@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Tracer benchmark: the allocation-churn program (bench/churn) run plain, under heaptrack, under
-# `rtrace record -e memory` (the compact format, the default) and under `rtrace record -e memory
-# --format sp-rtrace` (the original's binary protocol), side by side; prints each tool's added
-# time, rtrace's as a share of heaptrack's, and the trace sizes. Copy the table into
-# bench/RESULTS.md with the command line.
+# `rtrace record -e memory` (the compact format compressed with zstd, the default), under
+# `rtrace record -e memory --no-compress` and under `rtrace record -e memory --format sp-rtrace`
+# (the original's binary protocol), side by side; prints each tool's added time, rtrace's as a
+# share of heaptrack's, and the trace sizes. Copy the table into bench/RESULTS.md with the
+# command line.
 #
 #   bench/run-tracer.sh [BUILD_DIR] [ITERATIONS] [RUNS]
 #   DEPTHS="5 10 20" THREADS="1 4" bench/run-tracer.sh ...
@@ -12,8 +13,9 @@
 # original's reference figure), shared out between the threads of a variant. Variants: THREADS
 # (default 1 and 4) times DEPTHS, the recorded backtrace depths (default 10, the default and the
 # reference). The churn's call chains are 12-15 frames deep, so depth 20 takes whole stacks.
-# heaptrack always takes whole stacks: its figures do not depend on the depth. The four commands
-# run interleaved (plain, heaptrack, compact, sp-rtrace, then again), so that a change of the
+# heaptrack always takes whole stacks: its figures do not depend on the depth. The five commands
+# run interleaved (plain, heaptrack, compact, compact uncompressed, sp-rtrace, then again), so
+# that a change of the
 # machine's load hits them alike; wall times are medians of RUNS rounds (default 5), measured
 # around the whole process (start-up, tracing, and writing the trace to disk). Sizes: the trace
 # files of the last round (heaptrack's is zstd-compressed).
@@ -32,28 +34,15 @@ command -v heaptrack > /dev/null || { echo "heaptrack is not installed" >&2; exi
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-
-# Runs the command once with an empty output directory $work/out-NAME; appends its wall seconds
-# to $work/NAME.times.
-timed() {
-  local name=$1
-  shift
-  rm -rf "$work/out-$name" && mkdir "$work/out-$name"
-  local start=$EPOCHREALTIME
-  "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
-  local end=$EPOCHREALTIME
-  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.times"
-}
-
-size_mb() { du -bc "$work/out-$1" | tail -1 | awk '{printf "%.1f", $1 / 1e6}'; }
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
 echo "Tracer overhead on bench/churn ($iterations malloc+free pairs per run, median of $runs" \
      "interleaved rounds, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the" \
      "start, $(date -u +%F))"
 echo
-echo "| threads | depth | plain | heaptrack | rtrace compact | rtrace sp-rtrace | added: heaptrack | compact (of heaptrack's) | sp-rtrace (of heaptrack's) | sizes: heaptrack (zstd) | compact | sp-rtrace |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| threads | depth | plain | heaptrack | rtrace compact | compact --no-compress | rtrace sp-rtrace | added: heaptrack | compact (of heaptrack's) | --no-compress (of heaptrack's) | sp-rtrace (of heaptrack's) | sizes: heaptrack (zstd) | compact | --no-compress | sp-rtrace |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for threads in $thread_counts; do
   per_thread=$((iterations / threads))
   for depth in $depths; do
@@ -63,18 +52,22 @@ for threads in $thread_counts; do
       timed heaptrack heaptrack -o "$work/out-heaptrack/heaptrack" "$churn" "$per_thread" "$threads"
       timed compact "$bin/rtrace" record -q -s -e memory -b "$depth" -o "$work/out-compact" \
         -x "$churn" "$per_thread" "$threads"
+      timed uncompressed "$bin/rtrace" record -q -s -e memory -b "$depth" --no-compress \
+        -o "$work/out-uncompressed" -x "$churn" "$per_thread" "$threads"
       timed sprtrace "$bin/rtrace" record -q -s -e memory -b "$depth" --format sp-rtrace \
         -o "$work/out-sprtrace" -x "$churn" "$per_thread" "$threads"
     done
     p=$(median < "$work/plain.times")
     h=$(median < "$work/heaptrack.times")
     c=$(median < "$work/compact.times")
+    u=$(median < "$work/uncompressed.times")
     s=$(median < "$work/sprtrace.times")
-    awk -v th="$threads" -v d="$depth" -v p="$p" -v h="$h" -v c="$c" -v s="$s" \
-        -v hs="$(size_mb heaptrack)" -v cs="$(size_mb compact)" -v ss="$(size_mb sprtrace)" 'BEGIN {
-      printf "| %d | %d | %.3f s | %.3f s | %.3f s | %.3f s | +%.2f s | +%.2f s (%.0f %%) | +%.2f s (%.0f %%) | %s MB | %s MB | %s MB |\n",
-             th, d, p, h, c, s, h - p, c - p, 100 * (c - p) / (h - p), s - p, 100 * (s - p) / (h - p),
-             hs, cs, ss
+    awk -v th="$threads" -v d="$depth" -v p="$p" -v h="$h" -v c="$c" -v u="$u" -v s="$s" \
+        -v hs="$(size_mb heaptrack)" -v cs="$(size_mb compact)" -v us="$(size_mb uncompressed)" \
+        -v ss="$(size_mb sprtrace)" 'BEGIN {
+      printf "| %d | %d | %.3f s | %.3f s | %.3f s | %.3f s | %.3f s | +%.2f s | +%.2f s (%.0f %%) | +%.2f s (%.0f %%) | +%.2f s (%.0f %%) | %s MB | %s MB | %s MB | %s MB |\n",
+             th, d, p, h, c, u, s, h - p, c - p, 100 * (c - p) / (h - p), u - p,
+             100 * (u - p) / (h - p), s - p, 100 * (s - p) / (h - p), hs, cs, us, ss
     }'
   done
 done

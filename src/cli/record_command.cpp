@@ -74,6 +74,9 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.extensions = !(o.compatible && o.managed);
   // The compatible sp-rtrace command keeps writing the original's binary protocol.
   s.compact = !o.compatible && o.format == "compact";
+  // zstd's fastest level (a third of the bytes for about 55 ns a call of the tracer's writer
+  // thread, bench/RESULTS.md); not when the recorder turns the stream into text itself (-P).
+  s.compress_level = o.no_compress || o.postproc ? 0 : 1;
   s.audit_patterns = o.audit_patterns;
   return s;
 }
@@ -279,6 +282,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                    "or sp-rtrace (the original's binary protocol, several times larger)")
         ->check(CLI::IsMember({"compact", "sp-rtrace"}))
         ->option_text("compact|sp-rtrace");
+    app.add_flag("--no-compress", o.no_compress,
+                 "Write the compact trace uncompressed (by default the tracer compresses it with "
+                 "zstd, loaded at run time, when libzstd.so.1 is installed)");
   }
   app.add_flag("-m,--manage-preproc", o.managed,
                "Managed mode: each traced process writes its own trace files (no recorder "

@@ -22,6 +22,7 @@ struct RecordOptions {
   std::optional<std::string> postproc;
   bool managed = false;
   std::string format = "compact";  // rtrace record --format: compact or sp-rtrace
+  bool no_compress = false;        // rtrace record --no-compress: a compact trace without zstd
   unsigned depth = 10;
   bool free_backtraces = false;
   bool no_timestamps = false;

@@ -36,6 +36,9 @@ std::string format_tracer_options(const TracerSettings& s) {
   }
   if (s.compact) {
     text += fmt::format(",{}=1", key::kCompact);
+    if (s.compress_level > 0) {
+      text += fmt::format(",{}={}", key::kCompress, s.compress_level);
+    }
   }
   if (!s.audit_patterns.empty()) {
     if (s.audit_patterns.find(',') != std::string::npos) {

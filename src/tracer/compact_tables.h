@@ -15,12 +15,18 @@ class CompactTables {
  public:
   std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh);
   std::uint64_t function_id(const char* name, std::size_t length, bool& fresh);
+  // Null only when the memory for the table cannot be mapped; a full table is forgotten whole.
+  std::uint64_t* resource_slot(std::uint64_t resource_id);
   void clear(compact::Table table);
   // Both tables empty, for a new trace.
   void clear_all() {
     clear(compact::Table::Stacks);
     clear(compact::Table::Functions);
+    clear_resources();
   }
+
+ private:
+  static void clear_resources();
 };
 
 }  // namespace rtrace::tracer

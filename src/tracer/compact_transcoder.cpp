@@ -285,6 +285,11 @@ void compact_restart() {
   g_encoder.restart();
 }
 
+void compact_note(const char* text) {
+  emit_pending();
+  g_encoder.note({text, std::strlen(text)});
+}
+
 void compact_transcode(const char* data, std::size_t size) {
   std::size_t pos = 0;
   while (size - pos >= sprtrace::kPacketHeaderSize ||

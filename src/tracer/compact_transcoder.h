@@ -20,6 +20,9 @@ void output_commit(std::size_t bytes);
 // A new trace begins: the next handshake starts a new file header, every table is empty.
 void compact_restart();
 
+// A NOTE record (the writer's remark for the reader), between two records.
+void compact_note(const char* text);
+
 // Transcodes whole packets (a handshake, any packets after it).
 void compact_transcode(const char* data, std::size_t size);
 

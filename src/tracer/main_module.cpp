@@ -13,6 +13,7 @@
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/process_hooks.h"
 #include "tracer/stop_hooks.h"
+#include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
 #include "tracer/unwinder.h"
@@ -66,9 +67,16 @@ std::atomic<bool> g_constructor_ran{false};
 // is left to the set-up's end (rtrace_bootstrap).
 std::atomic<bool> g_process_setup_deferred{false};
 
-// What a traced process needs besides the session: the control thread (periodic drains), the
-// quick_exit flush, the toggle signal and the crash handlers.
+// What a traced process needs besides the session: zstd for the trace, the control thread
+// (periodic drains), the quick_exit flush, the toggle signal and the crash handlers.
 void set_up_traced_process() {
+  const rtrace::tracer::TracerOptions& options = rtrace::tracer::session_options();
+  if (options.compact && options.compress_level > 0) {
+    // Before main, so that even a short program's trace is compressed; a constructor may enter
+    // the loader (trace_compressor.h). A session started by an earlier constructor keeps its
+    // bytes until then.
+    rtrace::tracer::compressor_load();
+  }
   rtrace::tracer::session_start_control_thread();
   rtrace::tracer::register_quick_exit_flush();
   install(rtrace::tracer::session_options().toggle_signal, on_toggle_signal, false, 0);

@@ -25,12 +25,14 @@ inline constexpr char kManaged[] = "managed";
 inline constexpr char kExtensions[] = "extensions";
 inline constexpr char kAttachments[] = "attachments";
 inline constexpr char kCompact[] = "compact";
+inline constexpr char kCompress[] = "compress";
 inline constexpr char kAudit[] = "audit";
 }  // namespace option_key
 
 struct TracerOptions {
   static constexpr std::size_t kMaxSizes = 32;
   static constexpr std::uint32_t kMaxDepth = 256;  // the recorder refuses more (-b)
+  static constexpr std::uint64_t kMaxCompressLevel = 19;
 
   std::uint32_t depth = 10;      // depth=N, 0 = no backtraces
   bool start = false;            // start=1: trace from the start (-s)
@@ -42,6 +44,8 @@ struct TracerOptions {
   bool args = false;             // args=1
   bool extensions = true;  // extensions=0: no RCMD/REND, the original protocol only (sp-rtrace -m)
   bool compact = false;    // compact=1: the compact format, not sp-rtrace's
+  // compress=N: the compact trace as one zstd frame at level N (1..19; 0: uncompressed)
+  int compress_level = 0;
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

@@ -13,6 +13,7 @@
 
 #include "tracer/compact_transcoder.h"
 #include "tracer/decimal.h"
+#include "tracer/trace_compressor.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -28,6 +29,15 @@ bool g_broken = false;
 // The compact format (compact_transcoder.h): everything written is transcoded into g_buffer.
 bool g_compact = false;
 
+// compress=N (trace_compressor.h): whether the compact stream goes out as a zstd frame. Until
+// libzstd is loaded the bytes stay in g_buffer (Undecided); when it is not by the time they must
+// go (the buffer is full, the trace ends), the trace is written uncompressed, with a NOTE record
+// saying why.
+enum class Compression : std::uint8_t { Off, Undecided, On };
+Compression g_compression = Compression::Off;
+int g_compress_level = 0;
+bool g_note_pending = false;
+
 char g_buffer[std::size_t{1024} * 1024];
 std::size_t g_buffered = 0;
 iovec g_pieces[kMaxPieces];
@@ -36,6 +46,15 @@ int g_piece_count = 0;
 // Our close: the interposed close() refuses to close the connection.
 void close_descriptor(int fd) {
   ::syscall(SYS_close, fd);
+}
+
+// The connection broke: nothing more can be written.
+void drop_connection() {
+  if (g_fd >= 0) {
+    close_descriptor(g_fd);
+    g_fd = -1;
+  }
+  g_broken = true;
 }
 
 int move_to_high_fd(int fd) {
@@ -105,8 +124,7 @@ bool write_vector(iovec* piece, int count) {
       continue;
     }
     if (written <= 0) {
-      output_close();
-      g_broken = true;
+      drop_connection();
       return false;
     }
     auto done = static_cast<std::size_t>(written);
@@ -123,10 +141,43 @@ bool write_vector(iovec* piece, int count) {
   return g_fd >= 0;
 }
 
-bool write_buffer() {
-  iovec whole{g_buffer, g_buffered};
+bool write_raw(const char* data, std::size_t size) {
+  iovec whole{const_cast<char*>(data), size};
+  return write_vector(&whole, 1);
+}
+
+void decide_compression() {
+  if (compressor_ready() && compressor_begin(g_compress_level)) {
+    g_compression = Compression::On;
+  } else {
+    g_compression = Compression::Off;
+    g_note_pending = true;
+  }
+}
+
+// `must`: the bytes have to go now (the buffer is full, the trace ends); otherwise an undecided
+// compression keeps them a little longer.
+bool write_buffer(bool must, bool end = false) {
+  if (g_compression == Compression::Undecided) {
+    if (!must && !compressor_ready()) {
+      return true;
+    }
+    decide_compression();
+  }
+  const std::size_t size = g_buffered;
   g_buffered = 0;
-  return whole.iov_len == 0 || write_vector(&whole, 1);
+  if (g_compression == Compression::On) {
+    if (size == 0 && !end) {
+      return true;
+    }
+    if (!compressor_write(g_buffer, size, end, write_raw)) {
+      // zstd failed (out of memory): the frame cannot go on; the trace is broken off.
+      drop_connection();
+      return false;
+    }
+    return g_fd >= 0;
+  }
+  return size == 0 || write_raw(g_buffer, size);
 }
 
 }  // namespace
@@ -141,6 +192,9 @@ bool output_open(const TracerOptions& options, const char* socket_path, pid_t pi
   g_fd = move_to_high_fd(fd);
   g_broken = false;
   g_compact = options.compact;
+  g_compress_level = options.compress_level;
+  g_compression = g_compact && g_compress_level > 0 ? Compression::Undecided : Compression::Off;
+  g_note_pending = false;
   if (g_compact) {
     compact_restart();
   }
@@ -156,6 +210,23 @@ int output_fd() {
 }
 
 void output_close() {
+  if (g_fd < 0) {
+    return;
+  }
+  if (g_compression != Compression::Off || g_note_pending) {
+    // What is still buffered, the note, and the end of the zstd frame.
+    write_buffer(true);
+    if (g_note_pending && g_fd >= 0) {
+      g_note_pending = false;
+      compact_note(
+          "compression was asked for, but libzstd.so.1 was not loaded when the trace had to be "
+          "written (missing, or not loadable safely yet): written uncompressed");
+    }
+    if (g_fd >= 0) {
+      write_buffer(true, true);
+    }
+    g_compression = Compression::Off;
+  }
   if (g_fd >= 0) {
     close_descriptor(g_fd);
     g_fd = -1;
@@ -163,6 +234,8 @@ void output_close() {
 }
 
 void output_forget_after_fork() {
+  g_compression = Compression::Off;
+  g_note_pending = false;
   output_close();
   g_buffered = 0;
   g_piece_count = 0;
@@ -220,7 +293,7 @@ char* output_reserve(std::size_t bytes) {
     return nullptr;
   }
   if (sizeof g_buffer - g_buffered < bytes) {
-    write_buffer();
+    write_buffer(true);
   }
   return g_buffer + g_buffered;
 }
@@ -230,7 +303,7 @@ void output_commit(std::size_t bytes) {
 }
 
 bool output_flush() {
-  bool ok = write_buffer();
+  bool ok = write_buffer(false);
   ok = ok && write_vector(g_pieces, g_piece_count);
   g_piece_count = 0;
   return ok && !g_broken;

@@ -35,6 +35,7 @@
 #include "tracer/record_merge.h"
 #include "tracer/stop_hooks.h"
 #include "tracer/thread_rings.h"
+#include "tracer/trace_compressor.h"
 #include "tracer/trace_output.h"
 #include "tracer/trace_registry.h"
 #include "tracer/unwinder.h"
@@ -348,6 +349,11 @@ void publish_tracing_state(int& shown) {
 
 void* control_thread_main(void*) {
   rtrace_guard = 1;  // nothing this thread does is the program's doing
+  if (g_options.compact && g_options.compress_level > 0) {
+    // Normally done by librtrace-main.so's constructor already. Never where the session starts:
+    // that may be inside an interposed call, where the loader must not be entered.
+    compressor_load();
+  }
   std::uint64_t last_sequence = 0;
   bool busy = false;
   int shown_state = -1;
@@ -813,6 +819,12 @@ void session_finish(FinishReason reason, int signal_number) {
   if (reason == FinishReason::Exec) {
     const State state = g_state.load();
     g_resume_after_exec = state == State::Tracing || state == State::Pending;
+  }
+  if (reason == FinishReason::Exit && g_options.compact && g_options.compress_level > 0) {
+    // A session started by another library's constructor can leave ours running nested in its
+    // bootstrap, where loading zstd is not safe (and no control thread is started): the
+    // destructor is the last safe place, and what is still buffered gets compressed.
+    compressor_load();
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;

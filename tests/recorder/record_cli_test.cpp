@@ -215,9 +215,10 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
                              fake("env") + " " + quote(env));
   // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
   EXPECT_EQ(r.status, 20) << r.err;
-  EXPECT_NE(read_file(env).find("RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
-                                "timestamps=1,buffered=1,follow-forks=0,args=0,compact=1,managed=" +
-                                fs::canonical(out.path()).string() + "\n"),
+  EXPECT_NE(read_file(env).find(
+                "RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
+                "timestamps=1,buffered=1,follow-forks=0,args=0,compact=1,compress=1,managed=" +
+                fs::canonical(out.path()).string() + "\n"),
             std::string::npos)
       << read_file(env);
   EXPECT_NE(read_file(env).find("RTRACE_SOCKET=<unset>"), std::string::npos);
@@ -345,18 +346,21 @@ TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
   EXPECT_EQ(run_command(record() + " -s --wait -x true").status, 2);
 }
 
-// rtrace record asks the tracer for the compact format unless --format sp-rtrace; the compatible
-// sp-rtrace command never does.
+// rtrace record asks the tracer for the compact format unless --format sp-rtrace, compressed
+// unless --no-compress or -P; the compatible sp-rtrace command never does.
 TEST(RecordCli, FormatReachesTheTracer) {
   RTRACE_NEEDS_FIXTURES();
   const struct {
     std::string command;
     bool compact;
+    bool compress;
   } cases[] = {
-      {record() + " -q", true},
-      {record() + " -q --format compact", true},
-      {record() + " -q --format sp-rtrace", false},
-      {record("sp-rtrace") + " -q -s", false},
+      {record() + " -q", true, true},
+      {record() + " -q --format compact", true, true},
+      {record() + " -q --no-compress", true, false},
+      {record() + " -q -P '-l'", true, false},  // the recorder makes text of it at once
+      {record() + " -q --format sp-rtrace", false, false},
+      {record("sp-rtrace") + " -q -s", false, false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.command);
@@ -366,6 +370,8 @@ TEST(RecordCli, FormatReachesTheTracer) {
                                quote(env));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(read_file(env).find(",compact=1") != std::string::npos, c.compact) << read_file(env);
+    EXPECT_EQ(read_file(env).find(",compress=1") != std::string::npos, c.compress)
+        << read_file(env);
   }
   const auto bad = run_command(record() + " --format text -x true");
   EXPECT_EQ(bad.status, 2);

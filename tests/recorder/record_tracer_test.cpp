@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -310,13 +311,29 @@ TEST(RecordTracer, ThirdPartyProgramsBehaveAndTheirTracesDecode) {
   }
 }
 
-// The same program recorded in the compact format (the default) and in the sp-rtrace binary
-// protocol (--format sp-rtrace) gives the same calls: functions, kinds, sizes, frame counts and
-// resolved frames (addresses and times aside, which differ between runs). And compact -> binary
-// -> text is compact -> text.
+constexpr std::string_view kCompactMagic("\x89RTC\r\n\x1a\n", 8);
+constexpr std::string_view kZstdMagic("\x28\xB5\x2F\xFD", 4);
+
+// A compact trace file's bytes, decompressed by the zstd command when the tracer compressed it
+// (a whole frame: the command refuses a truncated one).
+std::string plain_compact(const fs::path& trace) {
+  const std::string bytes = read_file(trace);
+  if (!bytes.starts_with(kZstdMagic)) {
+    return bytes;
+  }
+  const auto r = run_command("zstd -dcq " + quote(trace));
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.out;
+}
+
+// The same program recorded in the compact format (the default: zstd-compressed), uncompressed
+// (--no-compress) and in the sp-rtrace binary protocol (--format sp-rtrace) gives the same calls:
+// functions, kinds, sizes, frame counts and resolved frames (addresses and times aside, which
+// differ between runs). And compact -> binary -> text is compact -> text.
 TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   RTRACE_NEEDS_FIXTURES();
   const ScratchDir compact_out;
+  const ScratchDir plain_out;
   const ScratchDir binary_out;
   const std::string record = bin("rtrace") + " record -q -s -e memory -o ";
   const auto a =
@@ -325,11 +342,19 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const auto b = run_command(record + quote(binary_out.path()) + " --format sp-rtrace -x " +
                              quote(RTRACE_MEMORY_PROGRAM));
   ASSERT_EQ(b.status, 0) << b.err;
+  const auto c = run_command(record + quote(plain_out.path()) + " --no-compress -x " +
+                             quote(RTRACE_MEMORY_PROGRAM));
+  ASSERT_EQ(c.status, 0) << c.err;
   const fs::path compact = only_file(compact_out.path(), ".rtrace");
+  const fs::path plain = only_file(plain_out.path(), ".rtrace");
   const fs::path binary = only_file(binary_out.path(), ".rtrace");
-  EXPECT_TRUE(read_file(compact).starts_with("\x89RTC\r\n\x1a\n"));
+  EXPECT_TRUE(read_file(compact).starts_with(kZstdMagic));
+  // Version 2.0 inside the frame, and without compression.
+  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x02"));
+  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x02"));
   EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
-  EXPECT_LT(read_file(compact).size() * 2, read_file(binary).size());
+  EXPECT_LT(read_file(plain).size() * 2, read_file(binary).size());
+  EXPECT_LT(read_file(compact).size(), read_file(plain).size());
 
   // Call and frame lines of the resolved text, every hex number and timestamp masked.
   const auto resolved_calls = [](const fs::path& trace) {
@@ -353,6 +378,7 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   EXPECT_GT(count_call_records(from_compact), 20U);
   EXPECT_NE(from_compact.find("main() at "), std::string::npos) << from_compact;
   EXPECT_EQ(from_compact, resolved_calls(binary));
+  EXPECT_EQ(from_compact, resolved_calls(plain));
 
   const ScratchDir work;
   const auto converted = run_command(bin("rtrace") + " process --to binary -i " + quote(compact) +
@@ -394,13 +420,14 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
 }
 
 // A compact trace ends with its end-of-trace record: reason 1 (exit) with the peak and final
-// RSS, or reason 4 with the signal of a crash.
+// RSS, or reason 4 with the signal of a crash; compressed, the zstd frame is whole in both cases
+// (a crash ends it in the signal handler).
 TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
   const ScratchDir exited;
   auto r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(exited.path()) +
                        " -x /bin/true");
   ASSERT_EQ(r.status, 0) << r.err;
-  auto [tag, fields] = last_compact_record(read_file(only_file(exited.path(), ".rtrace")));
+  auto [tag, fields] = last_compact_record(plain_compact(only_file(exited.path(), ".rtrace")));
   EXPECT_EQ(tag, 0x0E);
   ASSERT_EQ(fields.size(), 5U);
   EXPECT_EQ(fields[0], 1U);        // exit
@@ -413,7 +440,7 @@ TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
   r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(crashed.path()) +
                   " -x /bin/sh -c 'kill -SEGV $$'");
   EXPECT_EQ(r.status, 128 + 11) << r.err;
-  std::tie(tag, fields) = last_compact_record(read_file(only_file(crashed.path(), ".rtrace")));
+  std::tie(tag, fields) = last_compact_record(plain_compact(only_file(crashed.path(), ".rtrace")));
   EXPECT_EQ(tag, 0x0E);
   ASSERT_EQ(fields.size(), 5U);
   EXPECT_EQ(fields[0], 4U);   // crash

@@ -29,11 +29,15 @@ TEST(TracerSettings, EveryOptionHasItsKey) {
   s.follow_forks = true;
   s.arguments = true;
   s.compact = true;
+  s.compress_level = 3;
   s.managed = "/tmp/out dir";
   s.audit_patterns = "g_*:gtk_widget_show";
   EXPECT_EQ(format_tracer_options(s),
             "depth=0,start=1,signal=12,free-backtraces=1,timestamps=0,buffered=0,follow-forks=1,"
-            "args=1,sizes=100;4096,compact=1,audit=g_*:gtk_widget_show,managed=/tmp/out dir");
+            "args=1,sizes=100;4096,compact=1,compress=3,audit=g_*:gtk_widget_show,"
+            "managed=/tmp/out dir");
+  s.compress_level = 0;  // uncompressed: not said
+  EXPECT_EQ(format_tracer_options(s).find("compress"), std::string::npos);
 }
 
 // The attachment directory (beside the traces): a name with a comma cannot be said, and then
@@ -70,6 +74,7 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   s.follow_forks = true;
   s.arguments = true;
   s.compact = true;
+  s.compress_level = 19;
   s.managed = "/tmp/out dir";
   s.audit_patterns = "g_*:gtk_widget_show";
   const tracer::TracerOptions read = tracer::parse_options(format_tracer_options(s).c_str());
@@ -85,6 +90,7 @@ TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   EXPECT_TRUE(read.follow_forks);
   EXPECT_TRUE(read.args);
   EXPECT_TRUE(read.compact);
+  EXPECT_EQ(read.compress_level, 19);
   EXPECT_STREQ(read.managed_dir, "/tmp/out dir");
   EXPECT_STREQ(read.audit_patterns, "g_*:gtk_widget_show");
 }

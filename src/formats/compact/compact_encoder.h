@@ -10,6 +10,10 @@
 //                         ids count 1, 2, 3... in order of first use (`fresh` then); 0 when the
 //                         table is full: the encoder then writes RESET and calls clear()
 //           void clear(Table table)  forget every id of that table
+//           std::uint64_t* resource_slot(std::uint64_t resource_id)
+//                         the value the encoder keeps for a resource id (0 for a new one), or
+//                         null when the table has no room: the call is then written without a
+//                         reference. Clearing it is the table's own business (no record says so).
 #pragma once
 
 #include <cstddef>
@@ -80,6 +84,10 @@ class CompactEncoder {
     previous_timestamp_ = 0;
     previous_resource_ = 0;
     previous_frame_ = 0;
+    previous_type_ = 0;
+    previous_context_ = 0;
+    allocations_ = 0;
+    releases_ = 0;
   }
 
   void file_header() {
@@ -201,14 +209,25 @@ class CompactEncoder {
     for (std::uint32_t i = 0; i < 2 * argument_count; ++i) {
       bound += string_bound(f.arguments[i]);
     }
+    const std::uint8_t kind = f.kind & kCallKindMask;
+    const std::uint64_t reference = resource_reference(kind, f.resource_id);
+    const bool type_and_context =
+        f.resource_type != previous_type_ || f.context != previous_context_;
+    const bool timestamp = f.timestamp != previous_timestamp_;
     Record r(*this, Tag::Call, bound);
-    r.byte(static_cast<std::uint8_t>((f.kind & kCallKindMask) |
-                                     (argument_count > 0 ? kCallHasArguments : 0)));
+    r.byte(static_cast<std::uint8_t>(kind | (argument_count > 0 ? kCallHasArguments : 0) |
+                                     (reference > 0 ? kCallResourceReference : 0) |
+                                     (timestamp ? kCallHasTimestamp : 0) |
+                                     (type_and_context ? kCallHasTypeAndContext : 0)));
     r.varint(function);
-    r.varint(f.resource_type);
-    r.varint(f.context);
-    r.varint(delta(f.timestamp, previous_timestamp_));
-    r.varint(delta(f.resource_id, previous_resource_));
+    if (type_and_context) {
+      r.varint(f.resource_type);
+      r.varint(f.context);
+    }
+    if (timestamp) {
+      r.varint(delta(f.timestamp, previous_timestamp_));
+    }
+    r.varint(reference > 0 ? reference : delta(f.resource_id, previous_resource_));
     r.varint(f.size);
     r.varint(stack);
     if (argument_count > 0) {
@@ -219,6 +238,14 @@ class CompactEncoder {
     }
     previous_timestamp_ = f.timestamp;
     previous_resource_ = f.resource_id;
+    previous_type_ = f.resource_type;
+    previous_context_ = f.context;
+  }
+
+  // A remark for whoever reads the trace (NOTE).
+  void note(Text text) {
+    Record r(*this, Tag::Note, string_bound(text));
+    r.string(text);
   }
 
   void end(const EndFields& f) {
@@ -303,6 +330,36 @@ class CompactEncoder {
     return lookup();
   }
 
+  // A release names the allocation that returned its resource by how many allocations ago it
+  // was (1: the latest), an allocation a resource released before by how many releases ago; 0
+  // when there is none within kResourceWindow. The table remembers, per resource id, the number
+  // of the last allocation (value << 1) or release (value << 1 | 1) that named it.
+  std::uint64_t resource_reference(std::uint8_t kind, std::uint64_t resource_id) {
+    if (kind != kAllocationKind && kind != kReleaseKind) {
+      return 0;
+    }
+    std::uint64_t* slot = tables_.resource_slot(resource_id);
+    const bool release = kind == kReleaseKind;
+    const std::uint64_t count = release ? releases_ + 1 : allocations_ + 1;
+    if (release) {
+      ++releases_;
+    } else {
+      ++allocations_;
+    }
+    if (slot == nullptr) {
+      return 0;
+    }
+    const std::uint64_t seen = *slot;
+    *slot = count << 1 | (release ? 1 : 0);
+    // A release refers to an allocation and the other way round.
+    if (seen == 0 || (seen & 1) == (release ? 1 : 0)) {
+      return 0;
+    }
+    const std::uint64_t other = release ? allocations_ : releases_;
+    const std::uint64_t back = other - (seen >> 1) + 1;
+    return back <= kResourceWindow ? back : 0;
+  }
+
   // Frame addresses as zigzag deltas from the frame before (across stacks): the frames of one
   // program lie close together.
   void write_stack(const std::uint64_t* frames, std::uint32_t count) {
@@ -332,6 +389,10 @@ class CompactEncoder {
   std::uint64_t previous_timestamp_ = 0;
   std::uint64_t previous_resource_ = 0;
   std::uint64_t previous_frame_ = 0;
+  std::uint32_t previous_type_ = 0;
+  std::uint32_t previous_context_ = 0;
+  std::uint64_t allocations_ = 0;  // allocation calls written
+  std::uint64_t releases_ = 0;     // release calls written
 };
 
 }  // namespace rtrace::compact

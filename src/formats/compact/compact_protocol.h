@@ -20,8 +20,11 @@ namespace rtrace::compact {
 
 inline constexpr char kMagic[8] = {'\x89', 'R', 'T', 'C', '\r', '\n', '\x1a', '\n'};
 inline constexpr std::size_t kMagicSize = sizeof kMagic;
-inline constexpr std::uint8_t kMajor = 1;
+// Version 2 writes CALL records with optional fields and resource references (docs/format.md);
+// readers read version 1 too.
+inline constexpr std::uint8_t kMajor = 2;
 inline constexpr std::uint8_t kMinor = 0;
+inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
 
 // No record's payload is longer (a reader refuses longer ones as corrupt).
@@ -46,6 +49,7 @@ enum class Tag : std::uint8_t {
   Attachment = 0x0C,  // a file bundled with the trace (FILE)
   Reset = 0x0D,       // forget every id of one table defined so far
   End = 0x0E,         // end of trace: why it ended, peak and final RSS, when
+  Note = 0x0F,        // a remark of the writer for whoever reads the trace (version 2)
 };
 
 // PROCESS: the flags of its optional command line (after the name, when the record goes on).
@@ -58,6 +62,20 @@ enum class Table : std::uint8_t { Functions = 1, Stacks = 2 };
 // CALL: the low bits of the first byte are the call kind (the model's CallKind values).
 inline constexpr std::uint8_t kCallKindMask = 0x07;
 inline constexpr std::uint8_t kCallHasArguments = 0x08;
+// Version 2: the resource is a reference to an earlier call's (kResourceWindow below); the
+// timestamp, the resource type and context are written only when they differ from the previous
+// call's.
+inline constexpr std::uint8_t kCallResourceReference = 0x10;
+inline constexpr std::uint8_t kCallHasTimestamp = 0x20;
+inline constexpr std::uint8_t kCallHasTypeAndContext = 0x40;
+inline constexpr std::uint8_t kCallFlagsVersion1 = kCallKindMask | kCallHasArguments;
+inline constexpr std::uint8_t kCallFlagsVersion2 =
+    kCallFlagsVersion1 | kCallResourceReference | kCallHasTimestamp | kCallHasTypeAndContext;
+// A release refers to one of the last kResourceWindow allocations, an allocation to one of the
+// last kResourceWindow releases (so a reader keeps two rings of this many resource ids).
+inline constexpr std::uint64_t kResourceWindow = std::uint64_t{1} << 16;
+inline constexpr std::uint8_t kReleaseKind = 1;
+inline constexpr std::uint8_t kAllocationKind = 2;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;

@@ -57,6 +57,11 @@ class CompactReader {
   void read_attachment(RecordCursor& record);
   void read_reset(RecordCursor& record);
   void read_end(RecordCursor& record);
+  void read_note(RecordCursor& record);
+  void read_call_fields_v1(std::uint8_t flags, RecordCursor& record, CallRecord& call);
+  void read_call_fields_v2(std::uint8_t flags, RecordCursor& record, CallRecord& call);
+  std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
+  void remember_resource(CallKind kind, std::uint64_t resource_id);
   void skip_unknown(std::uint8_t tag, std::uint64_t offset);
 
   void warn(std::uint64_t offset, std::string_view message) {
@@ -67,6 +72,8 @@ class CompactReader {
   TraceSink& sink_;
   Diagnostics& diagnostics_;
 
+  std::uint8_t major_ = compact::kMajor;
+  std::uint8_t minor_ = compact::kMinor;
   bool seen_trace_ = false;
   bool ended_ = false;
   std::uint64_t time_unit_ns_ = 1;
@@ -77,6 +84,15 @@ class CompactReader {
   std::uint64_t previous_timestamp_ = 0;
   std::uint64_t previous_resource_ = 0;
   std::uint64_t previous_frame_ = 0;
+  std::uint32_t previous_type_ = 0;
+  std::uint32_t previous_context_ = 0;
+
+  // Version 2's resource references: the resource ids of the last kResourceWindow allocations
+  // and releases, by their number modulo the window.
+  std::vector<std::uint64_t> allocated_;
+  std::vector<std::uint64_t> released_;
+  std::uint64_t allocations_ = 0;
+  std::uint64_t releases_ = 0;
 
   // Function names and stacks by id - 1, at most kMaxHeldFunctions and kMaxHeldFrames.
   std::vector<std::string> functions_;
@@ -124,10 +140,12 @@ bool CompactReader::read_file_header() {
   }
   const std::uint8_t major = bytes[compact::kMagicSize];
   const std::uint8_t minor = bytes[compact::kMagicSize + 1];
-  if (major != compact::kMajor) {
+  if (major < compact::kOldestMajor || major > compact::kMajor) {
     throw CorruptRecord{compact::kMagicSize,
                         fmt::format("unsupported compact format version {}.{}", major, minor)};
   }
+  major_ = major;
+  minor_ = minor;
   input_.consume(compact::kFileHeaderSize);
   return true;
 }
@@ -225,6 +243,8 @@ void CompactReader::dispatch(Tag tag, RecordCursor& record) {
       return read_reset(record);
     case Tag::End:
       return read_end(record);
+    case Tag::Note:
+      return read_note(record);
   }
   skip_unknown(static_cast<std::uint8_t>(tag), record.record_offset());
 }
@@ -254,7 +274,7 @@ void CompactReader::read_trace(RecordCursor& record) {
   header.metadata.set("sprtrace.byte_order",
                       (machine & compact::kBigEndianMachine) != 0 ? "big" : "little");
   header.metadata.set("sprtrace.pointer_size", pointer_size == 4 ? "4" : "8");
-  header.metadata.set("compact.version", fmt::format("{}.{}", compact::kMajor, compact::kMinor));
+  header.metadata.set("compact.version", fmt::format("{}.{}", major_, minor_));
   sink_.header(header);
 }
 
@@ -357,7 +377,9 @@ void CompactReader::read_call(RecordCursor& record) {
   CallRecord call;
   const std::uint8_t flags = record.byte("the call kind");
   const std::uint8_t kind = flags & compact::kCallKindMask;
-  if (kind > kLastCallKind || (flags & ~(compact::kCallKindMask | compact::kCallHasArguments))) {
+  const std::uint8_t known =
+      major_ == 1 ? compact::kCallFlagsVersion1 : compact::kCallFlagsVersion2;
+  if (kind > kLastCallKind || (flags & ~known) != 0) {
     record.fail(fmt::format("unknown call flags {:#04x}", flags));
   }
   call.call.kind = static_cast<CallKind>(kind);
@@ -366,13 +388,11 @@ void CompactReader::read_call(RecordCursor& record) {
     record.fail(fmt::format("undefined function id {}", function));
   }
   call.function = functions_[function - 1];
-  call.call.resource_type = record.u32("the resource type");
-  call.call.context = record.u32("the context");
-  previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
-  call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
-  previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
-  call.call.resource_id = previous_resource_;
-  call.call.size = record.varint("the size");
+  if (major_ == 1) {
+    read_call_fields_v1(flags, record, call);
+  } else {
+    read_call_fields_v2(flags, record, call);
+  }
   const std::uint64_t stack = record.varint("the stack id");
   if (stack > stacks_.size()) {
     record.fail(fmt::format("undefined stack id {}", stack));
@@ -402,6 +422,75 @@ void CompactReader::read_call(RecordCursor& record) {
   call.call.index = ++call_count_;
   call.call.pid = pid_;
   sink_.call(call);
+}
+
+void CompactReader::read_call_fields_v1(std::uint8_t /*flags*/, RecordCursor& record,
+                                        CallRecord& call) {
+  call.call.resource_type = record.u32("the resource type");
+  call.call.context = record.u32("the context");
+  previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
+  call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
+  previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
+  call.call.resource_id = previous_resource_;
+  call.call.size = record.varint("the size");
+}
+
+// Version 2: type, context and timestamp only when they change; the resource maybe by reference.
+void CompactReader::read_call_fields_v2(std::uint8_t flags, RecordCursor& record,
+                                        CallRecord& call) {
+  if ((flags & compact::kCallHasTypeAndContext) != 0) {
+    previous_type_ = record.u32("the resource type");
+    previous_context_ = record.u32("the context");
+  }
+  call.call.resource_type = previous_type_;
+  call.call.context = previous_context_;
+  if ((flags & compact::kCallHasTimestamp) != 0) {
+    previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
+  }
+  call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
+  const std::uint8_t kind = flags & compact::kCallKindMask;
+  if ((flags & compact::kCallResourceReference) != 0) {
+    previous_resource_ = referred_resource(kind, record);
+  } else {
+    previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
+  }
+  call.call.resource_id = previous_resource_;
+  call.call.size = record.varint("the size");
+  remember_resource(call.call.kind, previous_resource_);
+}
+
+// A release's reference counts allocations back (1: the latest), an allocation's releases.
+std::uint64_t CompactReader::referred_resource(std::uint8_t kind, RecordCursor& record) {
+  const std::uint64_t back = record.varint("the resource reference");
+  const bool release = kind == compact::kReleaseKind;
+  if (!release && kind != compact::kAllocationKind) {
+    record.fail(fmt::format("a resource reference in a call of kind {}", kind));
+  }
+  const std::uint64_t count = release ? allocations_ : releases_;
+  if (back == 0 || back > count || back > compact::kResourceWindow) {
+    record.fail(fmt::format("resource reference {} to no earlier {} (of {})", back,
+                            release ? "allocation" : "release", count));
+  }
+  const std::vector<std::uint64_t>& ring = release ? allocated_ : released_;
+  return ring[(count - back + 1) % compact::kResourceWindow];
+}
+
+void CompactReader::remember_resource(CallKind kind, std::uint64_t resource_id) {
+  const bool release = kind == CallKind::Free;
+  if (!release && kind != CallKind::Alloc) {
+    return;
+  }
+  std::vector<std::uint64_t>& ring = release ? released_ : allocated_;
+  std::uint64_t& count = release ? releases_ : allocations_;
+  if (ring.empty()) {
+    ring.resize(compact::kResourceWindow);
+  }
+  ++count;
+  ring[count % compact::kResourceWindow] = resource_id;
+}
+
+void CompactReader::read_note(RecordCursor& record) {
+  warn(record.record_offset(), fmt::format("writer's note: {}", record.string("the note")));
 }
 
 void CompactReader::read_heap_info(RecordCursor& record) {

@@ -16,6 +16,9 @@ using compact::Text;
 // memory within what docs/format.md promises.
 constexpr std::size_t kMaxTableEntries = std::size_t{1} << 20;
 constexpr std::size_t kMaxTableFrames = std::size_t{1} << 24;
+// The resource ids remembered for references (compact_encoder.h); forgotten all at once when
+// full, which only makes the next calls refer to their resources by value.
+constexpr std::size_t kMaxResources = std::size_t{1} << 22;
 
 Text text(std::string_view s) {
   return {s.data(), s.size()};
@@ -52,6 +55,12 @@ class HashTables {
   std::uint64_t function_id(const char* name, std::size_t length, bool& fresh) {
     return find(functions_, std::string(name, length), 0, fresh);
   }
+  std::uint64_t* resource_slot(std::uint64_t resource_id) {
+    if (resources_.size() == kMaxResources && resources_.find(resource_id) == resources_.end()) {
+      resources_.clear();
+    }
+    return &resources_[resource_id];
+  }
   void clear(compact::Table table) {
     if (table == compact::Table::Stacks) {
       stacks_.clear();
@@ -79,6 +88,7 @@ class HashTables {
 
   std::unordered_map<std::string, std::uint64_t> stacks_;
   std::unordered_map<std::string, std::uint64_t> functions_;
+  std::unordered_map<std::uint64_t, std::uint64_t> resources_;
   std::size_t stack_frames_ = 0;
 };
 

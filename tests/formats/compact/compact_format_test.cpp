@@ -2,13 +2,17 @@
 // protocol holds), how it deduplicates, and what damaged input gives: exact messages, and every
 // record before the damage.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compact_test_support.h"
+#include "io/compressed_cut.h"
 
 namespace rtrace::test {
 namespace {
@@ -62,6 +66,31 @@ TEST(CompactFormat, BinaryOfACompactTraceReadsAsTheCompactTrace) {
   }
 }
 
+// The memory module's fixture trace, converted to the compact format.
+std::string memory_compact() {
+  return convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+}
+
+// Calls `visit(tag, payload)` for each record of an uncompressed compact file (a well-formed one:
+// what our writer wrote).
+template <class Visit>
+void for_each_record(const std::string& compact, Visit visit) {
+  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
+    const auto tag = static_cast<Tag>(compact[pos]);
+    std::uint64_t length = 0;
+    std::size_t at = pos + 1;
+    for (unsigned shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(compact[at++]);
+      length |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    visit(tag, std::string_view(compact).substr(at, length));
+    pos = at + length;
+  }
+}
+
 // memory.raw: each distinct backtrace is written once, and the trace is several times smaller.
 TEST(CompactFormat, BacktracesAreWrittenOnce) {
   RTRACE_NEEDS_FIXTURES();
@@ -79,21 +108,10 @@ TEST(CompactFormat, BacktracesAreWrittenOnce) {
   // Count STACK records by walking the records.
   std::size_t stacks = 0;
   std::size_t calls = 0;
-  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
-    const auto tag = static_cast<Tag>(compact[pos]);
-    std::uint64_t length = 0;
-    std::size_t at = pos + 1;
-    for (unsigned shift = 0;; shift += 7) {
-      const auto b = static_cast<std::uint8_t>(compact[at++]);
-      length |= std::uint64_t{b & 0x7Fu} << shift;
-      if ((b & 0x80) == 0) {
-        break;
-      }
-    }
+  for_each_record(compact, [&](Tag tag, std::string_view /*payload*/) {
     stacks += tag == Tag::Stack ? 1 : 0;
     calls += tag == Tag::Call ? 1 : 0;
-    pos = at + length;
-  }
+  });
   EXPECT_EQ(calls, read->sink.call_count());
   EXPECT_EQ(stacks, distinct.size());
   EXPECT_LT(stacks, calls);
@@ -104,8 +122,7 @@ TEST(CompactFormat, BacktracesAreWrittenOnce) {
 // warning that names the cut.
 TEST(CompactFormat, TruncationAtEveryOffset) {
   RTRACE_NEEDS_FIXTURES();
-  const std::string compact =
-      convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
+  const std::string compact = memory_compact();
   const auto intact = read_any(compact);
   ASSERT_EQ(intact->warnings, "");
   const auto& whole = intact->sink.lines();
@@ -204,8 +221,14 @@ TEST(CompactFormat, ExactMessages) {
   }
   {  // Another major version.
     std::string other = good.bytes();
-    other[compact::kMagicSize] = 2;
-    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 2.0");
+    other[compact::kMagicSize] = 3;
+    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 3.0");
+  }
+  {  // Version 2's call flags in a version 1 trace.
+    B bad = good;
+    bad.record(Tag::Call, std::string(1, '\x12') + call_payload.substr(1));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(after_call) + ": unknown call flags 0x12");
   }
   {  // No TRACE record first.
     B headless;
@@ -244,6 +267,171 @@ TEST(CompactFormat, ResetStartsATableAgain) {
   bad.record(Tag::Reset, B::varint(3));
   EXPECT_EQ(read_any(bad.bytes())->error,
             "trace:" + std::to_string(at) + ": unknown table 3 to reset");
+}
+
+// Version 2: type, context and timestamp only when they change, resources by reference (a
+// release names an allocation, an allocation a release, counting back), decoded exactly.
+TEST(CompactFormat, Version2CallsAndReferences) {
+  constexpr char kAlloc = 0x02;
+  constexpr char kFree = 0x01;
+  constexpr char kTypeContext = 0x40;
+  constexpr char kTimestamp = 0x20;
+  constexpr char kReference = 0x10;
+  B trace(2);
+  trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
+  // malloc(16) = 0x1000 at 5 ms, malloc(32) = 0x2000, free(0x1000) by reference 2,
+  // malloc(16) = 0x1000 by reference 1 (the release just before) at 6 ms, free(0x2000) by
+  // value, free(0x1000) by reference 1.
+  trace
+      .record(Tag::Call, std::string(1, kAlloc | kTypeContext | kTimestamp) + B::varint(1) +
+                             B::varint(1) + B::varint(0) + B::varint(compact::zigzag(5)) +
+                             B::varint(compact::zigzag(0x1000)) + B::varint(16) + B::varint(0))
+      .record(Tag::Call, std::string(1, kAlloc) + B::varint(1) +
+                             B::varint(compact::zigzag(0x1000)) + B::varint(32) + B::varint(0))
+      .record(Tag::Call, std::string(1, kFree | kReference) + B::varint(2) + B::varint(2) +
+                             B::varint(0) + B::varint(0))
+      .record(Tag::Call, std::string(1, kAlloc | kReference | kTimestamp) + B::varint(1) +
+                             B::varint(compact::zigzag(1)) + B::varint(1) + B::varint(16) +
+                             B::varint(0))
+      .record(Tag::Call, std::string(1, kFree) + B::varint(2) + B::varint(compact::zigzag(0x1000)) +
+                             B::varint(0) + B::varint(0))
+      .record(Tag::Call, std::string(1, kFree | kReference) + B::varint(2) + B::varint(1) +
+                             B::varint(0) + B::varint(0))
+      .end();
+  const std::size_t note_at = trace.size();
+  trace.record(Tag::Note, B::str("written uncompressed"));  // may follow END
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  EXPECT_EQ(read->warnings, "trace:" + std::to_string(note_at) +
+                                ": warning: writer's note: written uncompressed\n");
+  std::vector<std::string> calls;
+  for (const std::string& line : read->sink.lines()) {
+    if (line.starts_with("call ")) {
+      calls.push_back(line);
+    }
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{
+                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+                       "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+                       "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+                       "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
+                   }));
+
+  B bad(2);
+  bad.trace().record(Tag::Function, B::str("free"));
+  const std::size_t at = bad.size();
+  bad.record(Tag::Call, std::string(1, kFree | kReference | kTypeContext) + B::varint(1) +
+                            B::varint(1) + B::varint(0) + B::varint(1) + B::varint(0) +
+                            B::varint(0));
+  EXPECT_EQ(
+      read_any(bad.bytes())->error,
+      "trace:" + std::to_string(at) + ": resource reference 1 to no earlier allocation (of 0)");
+  B other(2);
+  other.trace().record(Tag::Function, B::str("open"));
+  const std::size_t other_at = other.size();
+  other.record(Tag::Call, std::string(1, 0x00 | kReference) + B::varint(1) + B::varint(1) +
+                              B::varint(0) + B::varint(0));
+  EXPECT_EQ(read_any(other.bytes())->error,
+            "trace:" + std::to_string(other_at) + ": a resource reference in a call of kind 0");
+}
+
+// What rtrace's writer makes of a real trace: version 2, references for the releases, every
+// call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes), and cut after
+// every byte still a prefix (TruncationAtEveryOffset reads version 2 too).
+TEST(CompactFormat, WriterWritesVersion2WithReferences) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string compact = memory_compact();
+  ASSERT_GT(compact.size(), compact::kFileHeaderSize);
+  EXPECT_EQ(compact[compact::kMagicSize], 2);
+  std::size_t references = 0;
+  std::size_t releases = 0;
+  for_each_record(compact, [&](Tag tag, std::string_view payload) {
+    if (tag != Tag::Call || payload.empty()) {
+      return;
+    }
+    const auto flags = static_cast<std::uint8_t>(payload[0]);
+    if ((flags & compact::kCallKindMask) == compact::kReleaseKind) {
+      ++releases;
+      references += (flags & compact::kCallResourceReference) != 0 ? 1 : 0;
+    }
+  });
+  ASSERT_GT(releases, 10U);
+  // free(NULL) and blocks allocated before tracing started have nothing to refer to.
+  EXPECT_GT(references * 10, releases * 8) << references << " of " << releases;
+}
+
+// `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
+// block after the first flush begins.
+std::pair<std::string, std::size_t> zstd_flushed_twice(const std::string& data, std::size_t keep) {
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  std::string out(ZSTD_compressBound(data.size()) + 64, '\0');
+  ZSTD_outBuffer sink{out.data(), out.size(), 0};
+  std::size_t first_end = 0;
+  for (const std::size_t until : {keep, data.size()}) {
+    ZSTD_inBuffer in{data.data(), until, first_end == 0 ? 0 : keep};
+    std::size_t left = 1;
+    while (left != 0) {
+      left = ZSTD_compressStream2(context, &sink, &in, ZSTD_e_flush);
+      EXPECT_FALSE(ZSTD_isError(left));
+      if (ZSTD_isError(left)) {
+        break;
+      }
+    }
+    if (first_end == 0) {
+      first_end = sink.pos;
+    }
+  }
+  ZSTD_freeCCtx(context);
+  out.resize(sink.pos);
+  return {out, first_end};
+}
+
+// The tracer writes a compact trace as one zstd frame, flushed at every write. A process killed
+// by SIGKILL leaves the frame unended: every record is still read, with a warning at the
+// compressed byte offset. Cut inside, the records before the cut; corrupt, an error at the
+// offset of the damaged block, after the records before it.
+TEST(CompactFormat, InsideAZstdFrameCutOrDamaged) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string compact = memory_compact();
+  const auto intact = read_any(compact);
+  ASSERT_EQ(intact->warnings, "");
+  const auto& whole = intact->sink.lines();
+
+  const std::string unended = zstd_cut(compact, compact.size());
+  const auto killed = read_any(unended, 1 << 20, true);
+  EXPECT_EQ(killed->error, "");
+  EXPECT_EQ(killed->sink.lines(), whole);
+  EXPECT_EQ(killed->warnings, "trace:" + std::to_string(unended.size()) +
+                                  ": warning: zstd data ends inside a frame (a truncated file?)\n");
+
+  const std::size_t keep = compact.size() / 2;
+  const std::string half = zstd_cut(compact, keep);
+  const auto cut = read_any(half, 1 << 20, true);
+  EXPECT_EQ(cut->error, "");
+  const auto& part = cut->sink.lines();
+  ASSERT_LT(part.size(), whole.size());
+  ASSERT_GT(part.size(), whole.size() / 4);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), whole.begin()));
+  EXPECT_NE(cut->warnings.find("trace:" + std::to_string(half.size()) +
+                               ": warning: zstd data ends inside a frame"),
+            std::string::npos)
+      << cut->warnings;
+
+  // Flushed after the first half, as the tracer flushes after each write; then the header of the
+  // block after the flush made invalid (block type 3 is reserved): the first half's records, then
+  // the error.
+  auto [damaged, second_block] = zstd_flushed_twice(compact, keep);
+  damaged[second_block] = static_cast<char>(damaged[second_block] | 0x06);
+  const auto bad = read_any(damaged, 1 << 20, true);
+  EXPECT_TRUE(
+      bad->error.starts_with("trace:" + std::to_string(second_block) + ": corrupt zstd data: "))
+      << bad->error << " (the block at " << second_block << ")";
+  const auto& before = bad->sink.lines();
+  EXPECT_LT(before.size(), whole.size());
+  EXPECT_GT(before.size(), whole.size() / 4);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), whole.begin()));
 }
 
 }  // namespace

@@ -26,10 +26,16 @@ struct CompactRead {
   std::string error;  // InputError's text, empty when none
 };
 
-// Reads `bytes` (format detected by content) the way every command does.
-inline std::unique_ptr<CompactRead> read_any(std::string bytes, std::size_t piece = 1 << 20) {
+// Reads `bytes` (format detected by content) the way every command does; `compressed`: opened
+// as a file is, so that gzip or zstd data is decompressed first.
+inline std::unique_ptr<CompactRead> read_any(std::string bytes, std::size_t piece = 1 << 20,
+                                             bool compressed = false) {
   auto result = std::make_unique<CompactRead>();
-  InputStream input(std::make_unique<MemorySource>(std::move(bytes), piece), "trace");
+  auto source = std::make_unique<MemorySource>(std::move(bytes), piece);
+  const std::unique_ptr<InputStream> opened =
+      compressed ? open_input(std::move(source), "trace")
+                 : std::make_unique<InputStream>(std::move(source), "trace");
+  InputStream& input = *opened;
   CollectingDiagnostics diagnostics;
   try {
     read_trace(input, result->sink, diagnostics);
@@ -58,14 +64,14 @@ inline std::string convert_to(const std::string& bytes, std::string_view name) {
   return read_file(path);
 }
 
-// Compact records by hand: the file header, then record(tag, payload) with payloads made of
-// varint() and str().
+// Compact records by hand: the file header (of version `major`.0: 1 unless said), then
+// record(tag, payload) with payloads made of varint() and str().
 class CompactBuilder {
  public:
-  CompactBuilder() {
+  explicit CompactBuilder(std::uint8_t major = 1) {
     bytes_.assign(compact::kMagic, compact::kMagicSize);
-    bytes_ += static_cast<char>(compact::kMajor);
-    bytes_ += static_cast<char>(compact::kMinor);
+    bytes_ += static_cast<char>(major);
+    bytes_ += static_cast<char>(0);
   }
 
   static std::string varint(std::uint64_t v) {

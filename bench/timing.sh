@@ -1,0 +1,34 @@
+# Helpers the side-by-side benchmarks source: run-tracer.sh, run-compile.sh. They expect $work,
+# a directory of their own (mktemp -d).
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# The user + system CPU seconds of every child this shell has waited for, from the output of
+# bash's `times` (which has to run in this shell itself, not in a $(...) subshell).
+children_cpu() {
+  tail -1 "$1" | awk '{
+    total = 0
+    for (i = 1; i <= 2; ++i) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] }
+    printf "%.3f", total
+  }'
+}
+
+# Runs the command once with an empty output directory $work/out-NAME; appends its wall seconds
+# to $work/NAME.times and the CPU seconds it and its children used to $work/NAME.cpu (what
+# a loaded machine changes least).
+timed() {
+  local name=$1
+  shift
+  rm -rf "$work/out-$name" && mkdir "$work/out-$name"
+  times > "$work/cpu-before"
+  local start=$EPOCHREALTIME
+  "$@" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
+  local end=$EPOCHREALTIME
+  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.times"
+  times > "$work/cpu-after"
+  awk -v a="$(children_cpu "$work/cpu-before")" -v b="$(children_cpu "$work/cpu-after")" \
+    'BEGIN {printf "%.3f\n", b - a}' >> "$work/$name.cpu"
+}
+
+# The bytes in $work/out-NAME, in MB with DIGITS decimals (default 1).
+size_mb() { du -bc "$work/out-$1" | tail -1 | awk -v d="${2:-1}" '{printf "%.*f", d, $1 / 1e6}'; }
