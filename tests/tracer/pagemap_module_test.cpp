@@ -18,6 +18,7 @@
 #include "pagemap_files.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "trace_records.h"
 
 namespace rtrace::test {
 namespace {
@@ -43,16 +44,19 @@ struct Recorded {
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::uint64_t page = 0;
+  std::string output;  // what the program printed
   std::string stem(const char* suffix) const { return pid + "-0" + suffix; }
 };
 
+// `environment`: more variables for the program, "NAME=value " each.
 Recorded record(const ScratchDir& out, const std::string& modules,
-                const std::string& arguments = "") {
+                const std::string& arguments = "", const std::string& environment = "") {
   const auto run =
-      run_command(rtrace_bin() + " record -q -e " + modules + " -o " + quote(out.path()) + " -x " +
-                  quote(RTRACE_PAGEMAP_PROGRAM) + " " + arguments);
+      run_command(environment + rtrace_bin() + " record -q -e " + modules + " -o " +
+                  quote(out.path()) + " -x " + quote(RTRACE_PAGEMAP_PROGRAM) + " " + arguments);
   EXPECT_EQ(run.status, 0) << run.err;
   Recorded recorded;
+  recorded.output = run.out;
   static const std::regex printed(R"(mapping=([0-9a-f]+)-([0-9a-f]+) page=(\d+))");
   std::smatch m;
   EXPECT_TRUE(std::regex_search(run.out, m, printed)) << run.out;
@@ -232,6 +236,31 @@ TEST(PagemapModule, AloneRecordsNoCallsAndTheSameSnapshot) {
   expect_snapshot_files(out, r);
   EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
   expect_report_counts(r);
+}
+
+// With the file module (before it, and the memory module after it): the same snapshot, written
+// by the tracer itself (none of its file calls in the trace), and the fd and fp records exactly
+// the program's own (programs/announce_files.h).
+TEST(PagemapModule, WithTheFileModuleTheSnapshotIsTheSameAndTheFileRecordsExact) {
+  const ScratchDir out;
+  const ScratchDir files;
+  const Recorded r =
+      record(out, "file:pagemap:memory", "", "ANNOUNCE_FILES_IN=" + quote(files.path()) + " ");
+  ASSERT_FALSE(r.trace.empty());
+  expect_snapshot_files(out, r);
+  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
+  expect_report_counts(r);
+  const TraceDecoder trace = decode_file(r.trace.string());
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  EXPECT_EQ(trace.resources,
+            (std::vector<std::string>{"1 0 fd (file descriptor)", "2 0 fp (file pointer)",
+                                      "3 0 memory (memory allocation in bytes)"}));
+  const std::vector<std::string> fd = announced_files(r.output, {"open", "close"});
+  ASSERT_EQ(fd.size(), 2U) << r.output;
+  EXPECT_EQ(describe_objects(trace, 1), fd);
+  const std::vector<std::string> fp = announced_files(r.output, {"fopen", "fclose"});
+  ASSERT_EQ(fp.size(), 2U) << r.output;
+  EXPECT_EQ(describe_objects(trace, 2), fp);
 }
 
 // _exit (the async-signal-safe end of the trace) writes the snapshot too.
