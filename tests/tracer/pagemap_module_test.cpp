@@ -263,6 +263,37 @@ TEST(PagemapModule, WithTheFileModuleTheSnapshotIsTheSameAndTheFileRecordsExact)
   EXPECT_EQ(describe_objects(trace, 2), fp);
 }
 
+// `rtrace report DIR`: the snapshot files beside the traces are their attachments, shown in
+// their traces' reports (PAGES), not warned about as files that are not traces; a file named like
+// one with no trace of that name beside it still is.
+TEST(PagemapModule, ReportOfADirectoryTakesTheSnapshotFilesAsTheTracesAttachments) {
+  const ScratchDir out;
+  const Recorded first = record(out, "memory:pagemap");
+  const Recorded second = record(out, "pagemap");
+  ASSERT_FALSE(first.trace.empty());
+  ASSERT_NE(first.pid, second.pid);
+  write_file(out / "12345-0.maps", "not beside any trace\n");
+  const auto run = run_command(rtrace_bin() + " report " + quote(out.path()));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "rtrace: " + (out / "12345-0.maps").string() + ": not a trace, skipped\n");
+  const std::size_t files = kpageflags_readable() ? 8 : 6;
+  EXPECT_TRUE(run.out.starts_with("rtrace report: " + out.path().string() +
+                                  ": every trace, 2 of them, by name (" + std::to_string(files) +
+                                  " attachment file(s) beside them, in their traces' reports)\n"))
+      << run.out;
+  // Each trace's report has the PAGES section of its own snapshot.
+  for (const Recorded* r : {&first, &second}) {
+    const std::size_t at = run.out.find("\n== " + r->trace.string() + " (");
+    ASSERT_NE(at, std::string::npos) << run.out;
+    const std::size_t next = run.out.find("\n== ", at + 1);
+    const std::string report = run.out.substr(at, next - at);
+    EXPECT_NE(report.find("\nPAGES (private writable mappings when tracing stopped"),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report_row(report, *r), "") << report;
+  }
+}
+
 // _exit (the async-signal-safe end of the trace) writes the snapshot too.
 TEST(PagemapModule, AtUnderscoreExit) {
   const ScratchDir out;
