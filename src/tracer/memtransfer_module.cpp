@@ -144,8 +144,8 @@ inline bool transfer_tracing_now() {
 // Inlined into the wrappers: a frame of its own would be one more frame of ours for the unwinder
 // to walk through on every traced call (about 40 instructions each, bench/RESULTS.md).
 __attribute__((always_inline)) inline void record_transfer(const char* name, std::size_t size,
-                                               const void* destination,
-                                               const void* return_address) {
+                                                           const void* destination,
+                                                           const void* return_address) {
   const RtraceCall call{g_transfer_resource,
                         sprtrace::kCallAlloc,
                         name,
