@@ -207,16 +207,23 @@ std::vector<std::string> expected_attachment_lines(const Recorded& r) {
   return lines;
 }
 
+// The snapshot files, the FILE packets naming them and the report's counts, all checked; then
+// the trace itself, decoded.
+TraceDecoder checked_snapshot_and_trace(const ScratchDir& out, const Recorded& r) {
+  expect_snapshot_files(out, r);
+  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
+  expect_report_counts(r);
+  TraceDecoder trace = decode_file(r.trace.string());
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  return trace;
+}
+
 TEST(PagemapModule, WithTheMemoryModuleAttachesTheSnapshotAndReportsTheBlocksPages) {
   const ScratchDir out;
   const Recorded r = record(out, "memory:pagemap");
   ASSERT_FALSE(r.trace.empty());
-  expect_snapshot_files(out, r);
-  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
-  expect_report_counts(r);
   // The block is in the memory module's records as well.
-  const TraceDecoder trace = decode_file(r.trace.string());
-  EXPECT_TRUE(trace.complete()) << trace.error();
+  const TraceDecoder trace = checked_snapshot_and_trace(out, r);
   bool block_seen = false;
   for (const DecodedCall& call : trace.calls) {
     block_seen = block_seen || (call.name == "malloc" && call.size == 256 * r.page);
@@ -247,11 +254,7 @@ TEST(PagemapModule, WithTheFileModuleTheSnapshotIsTheSameAndTheFileRecordsExact)
   const Recorded r =
       record(out, "file:pagemap:memory", "", "ANNOUNCE_FILES_IN=" + quote(files.path()) + " ");
   ASSERT_FALSE(r.trace.empty());
-  expect_snapshot_files(out, r);
-  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
-  expect_report_counts(r);
-  const TraceDecoder trace = decode_file(r.trace.string());
-  EXPECT_TRUE(trace.complete()) << trace.error();
+  const TraceDecoder trace = checked_snapshot_and_trace(out, r);
   EXPECT_EQ(trace.resources,
             (std::vector<std::string>{"1 0 fd (file descriptor)", "2 0 fp (file pointer)",
                                       "3 0 memory (memory allocation in bytes)"}));
