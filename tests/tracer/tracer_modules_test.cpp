@@ -155,6 +155,28 @@ TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
   EXPECT_EQ(list.out.find("audit-linker"), std::string::npos) << list.out;
 }
 
+// The session may be set up before librtrace-main.so's constructors ran (a library the program
+// needs allocates in its own constructor), and its module registration then runs them: a
+// dynamically initialized static would be reset halfway (that is how the ids once came out of
+// -e order). Every static of every tracer library is constant-initialized: no initializer
+// function (_GLOBAL__sub_I_...) in their symbol tables.
+TEST(TracerModules, NoLibraryHasADynamicInitializer) {
+  std::size_t libraries = 0;
+  for (const auto& entry : fs::directory_iterator(RTRACE_TRACER_LIBS)) {
+    const std::string name = entry.path().filename().string();
+    if (!(name.starts_with("librtrace-") || name.starts_with("rtrace-")) ||
+        entry.path().extension() != ".so") {
+      continue;
+    }
+    ++libraries;
+    const CommandResult symbols = run_command("nm '" + entry.path().string() + "'");
+    ASSERT_EQ(symbols.status, 0) << symbols.err;
+    EXPECT_NE(symbols.out.find(" T "), std::string::npos) << name;  // a real symbol table
+    EXPECT_EQ(symbols.out.find("_GLOBAL__sub_I_"), std::string::npos) << name;
+  }
+  EXPECT_EQ(libraries, 12U);  // main, the nine modules, the context and audit linker libraries
+}
+
 // ---- the registry's limits -------------------------------------------------------------------
 
 // The protocol names resource types in 32-bit masks: with the memory module's one type, a module
