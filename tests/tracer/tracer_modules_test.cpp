@@ -875,6 +875,23 @@ void expect_same_records_with_file_and_memory(const std::string& module,
     const std::vector<std::string> expected = announced(run.result().out);
     EXPECT_EQ(expected.size(), expected_count) << run.result().out;
     EXPECT_EQ(module_records(trace, header_for(modules).id.at(module)), expected);
+    // The report counts each type's calls; -lc finds no descriptor or stream left open, and the
+    // module's own leaks exactly when it has objects that live on (gobject, qobject).
+    const std::string type = types_of(module).front().substr(2);  // "qobject (QObject instance)"
+    const std::string report = run.rtrace("report --no-resolve");
+    for (const std::string& calls :
+         {std::string("  fd (file descriptor): 2 calls"),
+          std::string("  fp (file pointer): 2 calls"),
+          "  " + type + ": " + std::to_string(expected_count) + " calls"}) {
+      EXPECT_NE(report.find(calls), std::string::npos) << calls << "\n" << report;
+    }
+    const std::string leaks = run.rtrace("process -lc -i");
+    const std::string none = ":\n# 0 block(s) leaked with total size of 0 bytes\n";
+    EXPECT_NE(leaks.find("# Resource - fd (file descriptor)" + none), std::string::npos) << leaks;
+    EXPECT_NE(leaks.find("# Resource - fp (file pointer)" + none), std::string::npos) << leaks;
+    ASSERT_NE(leaks.find("# Resource - " + type + ":\n"), std::string::npos) << leaks;
+    const bool lives_on = module == "gobject" || module == "qobject";
+    EXPECT_EQ(leaks.find("# Resource - " + type + none) == std::string::npos, lives_on) << leaks;
   }
 }
 
