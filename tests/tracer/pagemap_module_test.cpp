@@ -40,17 +40,22 @@ constexpr std::uint64_t kZeroPages = 64;       // pages 129 to 192
 
 struct Recorded {
   std::string pid;
+  std::string base;  // the trace's name without .rtrace: <pid>-<n>, its attachments' stem
   fs::path trace;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::uint64_t page = 0;
   std::string output;  // what the program printed
-  std::string stem(const char* suffix) const { return pid + "-0" + suffix; }
+  std::string stem(const char* suffix) const { return base + suffix; }
 };
 
 // `environment`: more variables for the program, "NAME=value " each.
 Recorded record(const ScratchDir& out, const std::string& modules,
                 const std::string& arguments = "", const std::string& environment = "") {
+  std::vector<fs::path> before;  // traces already there: the new one is the run's
+  for (const auto& entry : fs::directory_iterator(out.path())) {
+    before.push_back(entry.path());
+  }
   const auto run =
       run_command(environment + rtrace_bin() + " record -q -e " + modules + " -o " +
                   quote(out.path()) + " -x " + quote(RTRACE_PAGEMAP_PROGRAM) + " " + arguments);
@@ -67,10 +72,11 @@ Recorded record(const ScratchDir& out, const std::string& modules,
   recorded.end = std::stoull(m[2].str(), nullptr, 16);
   recorded.page = std::stoull(m[3].str());
   for (const auto& entry : fs::directory_iterator(out.path())) {
-    if (entry.path().extension() == ".rtrace") {
+    if (entry.path().extension() == ".rtrace" &&
+        std::find(before.begin(), before.end(), entry.path()) == before.end()) {
       recorded.trace = entry.path();
-      const std::string name = entry.path().filename().string();
-      recorded.pid = name.substr(0, name.find('-'));
+      recorded.base = entry.path().stem().string();
+      recorded.pid = recorded.base.substr(0, recorded.base.find('-'));
     }
   }
   EXPECT_FALSE(recorded.trace.empty());
@@ -274,7 +280,7 @@ TEST(PagemapModule, ReportOfADirectoryTakesTheSnapshotFilesAsTheTracesAttachment
   const Recorded first = record(out, "memory:pagemap");
   const Recorded second = record(out, "pagemap");
   ASSERT_FALSE(first.trace.empty());
-  ASSERT_NE(first.pid, second.pid);
+  ASSERT_FALSE(second.trace.empty());  // a pid used again: <pid>-1, named apart all the same
   write_file(out / "12345-0.maps", "not beside any trace\n");
   const auto run = run_command(rtrace_bin() + " report " + quote(out.path()));
   ASSERT_EQ(run.status, 0) << run.err;
