@@ -5,7 +5,8 @@ set -euo pipefail
 build=${1:-build}
 here=$(dirname "$0")
 "$here/process.sh" "$build"
-for script in "$here"/run-tracer.sh "$here"/run-memtransfer.sh "$here"/resolve/run.sh \
+for script in "$here"/run-tracer.sh "$here"/run-memtransfer.sh "$here"/callgrind-memtransfer.sh \
+              "$here"/resolve/run.sh \
               "$here"/html-report.sh; do
   [[ -x "$script" ]] && "$script" "$build"
 done

@@ -196,6 +196,9 @@ function sortableTable(columns, rows, className) {
 }
 
 function cell(kind, value) {
+  if (value === null) {
+    return element("td", { text: "?", title: "not known", "data-value": -1 });
+  }
   if (kind === "backtrace") {
     const list = element("ol", { class: "backtrace" });
     for (const frame of value) {
@@ -634,6 +637,60 @@ function histogramSection(data) {
   return section("histogram", "Size histogram", container);
 }
 
+// ---- Pages (the pagemap module's attachments) ---------------------------------------------
+
+// Addresses as the text report writes them. User-space addresses are below 2^47: exact in a
+// JavaScript number.
+function hexAddress(value) {
+  return value.toString(16).padStart(16, "0");
+}
+
+function percentOf(part, whole) {
+  return whole === 0 ? "0%" : (100 * part / whole).toFixed(1) + "%";
+}
+
+// Per private writable mapping when tracing stopped: size, resident pages, resident pages
+// holding only zero bytes (null: the .zeropages file was missing); then the totals and what was
+// missing or damaged among the attachments.
+function pagemapSection(pagemap) {
+  const pageSize = pagemap.page_size;
+  const table = sortableTable([
+    ["text", "mapping", (m) => hexAddress(m.start) + "-" + hexAddress(m.end)],
+    ["text", "mode", (m) => m.mode === "" ? "?" : m.mode],
+    ["bytes", "size", (m) => m.pages * pageSize],
+    ["count", "pages", (m) => m.pages],
+    ["count", "resident", (m) => m.resident],
+    ["count", "all-zero", (m) => m.all_zero],
+    ["text", "path", (m) => m.path === "" ? "[anonymous]" : m.path],
+  ], pagemap.mappings, "pagemap-table");
+  const sum = (key) => pagemap.mappings.reduce((total, m) => total + (m[key] || 0), 0);
+  const pages = sum("pages");
+  const resident = sum("resident");
+  const zeroKnown = pagemap.mappings.every((m) => m.all_zero !== null);
+  const zero = sum("all_zero");
+  const figures = element("div", { class: "figures" },
+    figure("mapped", humanBytes(pages * pageSize), humanCount(pagemap.mappings.length) +
+      " mappings, " + humanCount(pages) + " pages"),
+    figure("resident", humanBytes(resident * pageSize), humanCount(resident) + " pages"),
+    figure("all-zero", zeroKnown ? humanBytes(zero * pageSize) : "?",
+      zeroKnown ? humanCount(zero) + " pages, " + percentOf(zero, resident) + " of the resident"
+        : "not known"));
+  const children = [element("p", {
+    class: "note",
+    text: "Private writable mappings when tracing stopped; all-zero: resident pages holding " +
+      "only zero bytes, allocated and never written or cleared.",
+  })];
+  if (pagemap.problems.length > 0) {
+    const problems = element("ul", { class: "problems" });
+    for (const problem of pagemap.problems) {
+      problems.append(element("li", { class: "warning", text: problem }));
+    }
+    children.push(problems);
+  }
+  children.push(figures, table);
+  return section("pages", "Pages", ...children);
+}
+
 // ---- Diff ----------------------------------------------------------------------------------
 
 function diffSection(diff) {
@@ -712,6 +769,9 @@ function main() {
     ["type", "temporary", "allocations", "allocated", "backtrace"],
     "Allocations released by the very next call: candidates for the stack or reuse."));
   sections.push(histogramSection(data));
+  if (data.pagemap !== null) {
+    sections.push(pagemapSection(data.pagemap));
+  }
   if (data.diff !== null) {
     sections.push(diffSection(data.diff));
   }

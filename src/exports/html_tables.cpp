@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "io/json_string.h"
+#include "reports/pagemap_report.h"
 #include "reports/report_sections.h"
 #include "reports/trace_ending.h"
 
@@ -104,13 +105,15 @@ std::string report_tables_json(const ReportData& data, const reports::ReportDiff
   return fmt::format(
       R"("process":{},"pid":{},{},"calls":{},"types":{},"suppressed":{{"blocks":{},"bytes":{}}},)"
       "\n"
-      R"("leaks":{},"hot":{},"temporary":{},"peak":{},"diff":{})",
+      R"("leaks":{},"hot":{},"temporary":{},"peak":{},"diff":{},"pagemap":{})",
       json_string(data.process), data.pid, reports::trace_ending_json(data), data.calls, types,
       data.suppressed_blocks, data.suppressed_bytes,
       sites_json(data, reports::leak_sites(data, top)),
       sites_json(data, reports::allocating_sites(data, top)),
       sites_json(data, reports::temporary_sites(data, top)), peak_json(data, top),
-      diff == nullptr ? "null" : diff_json(*diff, top));
+      diff == nullptr ? "null" : diff_json(*diff, top),
+      // The PAGES section: only for a trace with the pagemap module's attachments.
+      data.pagemap ? reports::render_pagemap_json(*data.pagemap) : "null");
 }
 
 }  // namespace rtrace::exporters

@@ -9,6 +9,7 @@
 
 #include "formats/format_registry.h"
 #include "io/input_stream.h"
+#include "tracer/pagemap_layout.h"
 
 namespace rtrace::reports {
 namespace {
@@ -25,6 +26,24 @@ bool looks_like_trace(const fs::path& path) {
   }
 }
 
+// Whether `file` is one of the pagemap module's attachments of a trace among `traces`:
+// "<stem>.<name>" with one of the attachment names, beside a trace named "<stem>.<anything>". (The
+// trace's FILE packets name them; reading every trace of the directory to find out would cost a
+// whole read each, and the writer names them so, docs/pagemap.md.)
+bool is_attachment(const fs::path& file, const std::vector<fs::path>& traces) {
+  const std::string suffix = file.extension().string();
+  const bool attachment_name = suffix == std::string(".") + pagemap::kMapsName ||
+                               suffix == std::string(".") + pagemap::kPagemapName ||
+                               suffix == std::string(".") + pagemap::kKpageflagsName ||
+                               suffix == std::string(".") + pagemap::kZeropagesName;
+  if (!attachment_name || file.stem().empty()) {
+    return false;
+  }
+  const std::string prefix = file.stem().string() + ".";
+  return std::ranges::any_of(
+      traces, [&](const fs::path& trace) { return trace.filename().string().starts_with(prefix); });
+}
+
 struct Candidate {
   fs::path path;
   fs::file_time_type modified;
@@ -32,6 +51,7 @@ struct Candidate {
 
 void expand_directory(const std::string& directory, bool newest, ReportInputs& inputs) {
   std::vector<Candidate> traces;
+  std::vector<fs::path> others;  // files that are not traces: attachments, or skipped
   std::error_code error;
   for (fs::directory_iterator entry(directory, error), end; !error && entry != end;
        entry.increment(error)) {
@@ -40,7 +60,7 @@ void expand_directory(const std::string& directory, bool newest, ReportInputs& i
       continue;
     }
     if (!looks_like_trace(entry->path())) {
-      inputs.skipped.push_back(entry->path().string());
+      others.push_back(entry->path());
       continue;
     }
     traces.push_back({entry->path(), entry->last_write_time()});
@@ -52,6 +72,22 @@ void expand_directory(const std::string& directory, bool newest, ReportInputs& i
     throw std::runtime_error(fmt::format("{}: no trace in this directory", directory));
   }
   std::ranges::sort(traces, {}, &Candidate::path);
+  std::ranges::sort(others);
+  std::vector<fs::path> trace_paths;
+  for (const Candidate& trace : traces) {
+    trace_paths.push_back(trace.path);
+  }
+  std::size_t attachments = 0;
+  for (const fs::path& other : others) {
+    const bool attached = is_attachment(other, trace_paths);
+    attachments += attached ? 1 : 0;
+    (attached ? inputs.attachments : inputs.skipped).push_back(other.string());
+  }
+  const std::string beside =
+      attachments == 0
+          ? std::string()
+          : fmt::format(" ({} attachment file(s) beside them, in their traces' reports)",
+                        attachments);
   if (newest) {
     // The latest modification; equal times: the last by name.
     const Candidate* latest = &traces.front();
@@ -60,13 +96,13 @@ void expand_directory(const std::string& directory, bool newest, ReportInputs& i
         latest = &trace;
       }
     }
-    inputs.notes.push_back(fmt::format("{}: the newest of {} trace(s): {}", directory,
-                                       traces.size(), latest->path.string()));
+    inputs.notes.push_back(fmt::format("{}: the newest of {} trace(s){}: {}", directory,
+                                       traces.size(), beside, latest->path.string()));
     inputs.traces.push_back(latest->path.string());
     return;
   }
   inputs.notes.push_back(
-      fmt::format("{}: every trace, {} of them, by name", directory, traces.size()));
+      fmt::format("{}: every trace, {} of them, by name{}", directory, traces.size(), beside));
   for (const Candidate& trace : traces) {
     inputs.traces.push_back(trace.path.string());
   }

@@ -10,6 +10,10 @@ namespace rtrace::reports {
 struct ReportInputs {
   std::vector<std::string> traces;   // in command-line order; a directory's by name
   std::vector<std::string> skipped;  // files of a directory that are not traces
+  // Files of a directory that the pagemap module attached to a trace beside them
+  // (<pid>-<n>.maps, .pagemap, .kpageflags, .zeropages beside <pid>-<n>.rtrace): read by that
+  // trace's report (its PAGES section), neither reports of their own nor skipped.
+  std::vector<std::string> attachments;
   // One line saying which traces a directory stood for, for the top of the report.
   std::vector<std::string> notes;
 };

@@ -17,7 +17,11 @@ struct ModulePaths {
   std::size_t count = 0;
 };
 
-ModulePaths g_paths;  // static: the set-up may run before the heap can be used
+// Static (the set-up may run before the heap can be used) and constant-initialized: the set-up may
+// run before this library's constructors (a library the program needs allocates in its own), and
+// the first dlopen below runs them; a dynamic initializer would then zero the count mid-loop and
+// leave the later modules to register at their first call, out of -e order.
+constinit ModulePaths g_paths{};
 
 // A tracing module: librtrace-<name>.so, but not main (the session itself) nor the context
 // library (a library programs link against).

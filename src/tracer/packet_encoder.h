@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/libc_memory.h"
 
 namespace rtrace::tracer {
 
@@ -60,7 +61,11 @@ class PacketEncoder {
   void u64(std::uint64_t value) { raw(&value, sizeof value); }
   // `count` pointers back to back (a backtrace's frames): one bounds check and one copy.
   void pointers(const std::uintptr_t* values, std::uint32_t count) {
-    raw(values, sizeof *values * count);
+    const std::size_t bytes = sizeof *values * count;
+    if (fits(bytes)) {
+      libc_copy(buffer_ + used_, values, bytes);
+      used_ += bytes;
+    }
   }
 
   // [length:2][text][NUL padding]; the length counts the padding, as the real tracer writes it.
@@ -78,9 +83,9 @@ class PacketEncoder {
     char* out = buffer_ + used_;
     std::memcpy(out, &stored, sizeof stored);
     if (length > 0) {
-      std::memcpy(out + 2, text, length);
+      libc_copy(out + 2, text, length);
     }
-    std::memset(out + 2 + length, 0, padded - length);
+    libc_fill(out + 2 + length, 0, padded - length);
     used_ += 2 + padded;
   }
 

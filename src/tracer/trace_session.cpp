@@ -27,6 +27,7 @@
 #include "tracer/decimal.h"
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
+#include "tracer/libc_memory.h"
 #include "tracer/maps_reader.h"
 #include "tracer/module_order.h"
 #include "tracer/packet_encoder.h"
@@ -563,6 +564,7 @@ bool initialize() {
       std::memcpy(g_socket_path, socket_path, length + 1);
     }
   }
+  find_libc_memory();
   g_heap_bottom = reinterpret_cast<std::uintptr_t>(::sbrk(0));
   g_expected_modules = count_preloaded_modules();
   rings_init([] { drain_if_free(); });
@@ -682,7 +684,7 @@ std::size_t append_release(char* space, std::size_t used, std::size_t bound,
     return 0;
   }
   char* release = space + used;
-  std::memcpy(release, space, call_length);
+  libc_copy(release, space, call_length);
   const std::uint32_t kind = sprtrace::kCallFree;
   const std::uint32_t size = 0;
   std::memcpy(release + kKindOffset, &kind, sizeof kind);

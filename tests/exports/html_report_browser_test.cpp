@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/headless_chromium.h"
 #include "support/test_paths.h"
@@ -294,6 +296,119 @@ TEST_F(HtmlReportBrowser, ScreenshotIsAPngOfTheWindow) {
   EXPECT_EQ(big_endian(16), 1280U);
   EXPECT_EQ(big_endian(20), 1600U);
   EXPECT_GT(bytes.size(), 50'000U);  // charts and text, not a blank page
+}
+
+// ---- the pagemap module's PAGES section ------------------------------------------------------
+
+// The row of `range` in the text report's PAGES section, split into its columns: mapping, mode,
+// size, pages, resident, all-zero, path.
+std::vector<std::string> text_pages_row(const std::string& report, const std::string& range) {
+  static const std::regex row(R"(^  (\S+) (\S+) +(\S+ \S+) +(\d+) +(\d+) +(\S+)  (.*)$)");
+  std::istringstream lines(report.substr(report.find("\nPAGES (")));
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, m, row) && m[1].str() == range) {
+      return {m[1], m[2], m[3], m[4], m[5], m[6], m[7]};
+    }
+  }
+  return {};
+}
+
+// A numeric cell as the page writes it: the exact value in data-value and the title.
+std::string number_cell(const std::string& value) {
+  return "<td data-value=\"" + value + "\" class=\"number\" title=\"" + value + "\">";
+}
+
+// A program whose block of 256 pages is half written, a quarter zeroed and a quarter untouched
+// (tests/tracer/programs/pagemap_block.c: its mapping has 257 pages, 193 resident, 64 all-zero),
+// recorded with the pagemap module: the page shows the PAGES section of the text report, row by
+// row, and says nothing of it for a trace without the module's attachments.
+TEST(HtmlReportPages, ThePagesSectionShowsTheTextReportsMappings) {
+  const test::ScratchDir dir;
+  const test::CommandResult recorded =
+      test::run_command(rtrace() + " record -q -e memory:pagemap -o " + quoted(dir.path()) +
+                        " -x " + quoted(RTRACE_PAGEMAP_PROGRAM));
+  ASSERT_EQ(recorded.status, 0) << recorded.err;
+  std::smatch printed;
+  ASSERT_TRUE(std::regex_search(recorded.out, printed,
+                                std::regex(R"(mapping=([0-9a-f]+)-([0-9a-f]+) page=(\d+))")));
+  const auto padded = [](const std::string& hex) {
+    return std::string(16 - hex.size(), '0') + hex;
+  };
+  const std::string range = padded(printed[1]) + "-" + padded(printed[2]);
+  std::filesystem::path trace;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    if (entry.path().extension() == ".rtrace") {
+      trace = entry.path();
+    }
+  }
+  const std::filesystem::path page = dir.path() / "pages.html";
+  const test::CommandResult html =
+      test::run_command(rtrace() + " report --html " + quoted(page) + " " + quoted(trace));
+  ASSERT_EQ(html.status, 0) << html.err;
+  const test::CommandResult text = test::run_command(rtrace() + " report " + quoted(trace));
+  ASSERT_EQ(text.status, 0) << text.err;
+  const std::vector<std::string> block = text_pages_row(text.out, range);
+  ASSERT_EQ(block.size(), 7U) << text.out;
+  EXPECT_EQ(block[3] + " " + block[4] + " " + block[5], "257 193 64");
+
+  const test::BrowserRun run = test::dump_dom(test::file_url(page));
+  ASSERT_EQ(run.status, 0) << run.log;
+  EXPECT_EQ(test::console_messages(run.log), "");
+  EXPECT_EQ(tag_with(run.dom, "id=\"errors\""), "<pre id=\"errors\" hidden=\"\">");
+  const std::size_t section = run.dom.find("<section id=\"pages\"><h2>Pages</h2>");
+  ASSERT_NE(section, std::string::npos) << run.dom;
+  EXPECT_NE(run.dom.find("<a href=\"#pages\">Pages</a>"), std::string::npos);
+  // Every mapping of the text report, with the same figures, in the same order.
+  static const std::regex text_row(R"(\n  ([0-9a-f]{16}-[0-9a-f]{16}) )");
+  std::size_t previous = section;
+  std::size_t rows = 0;
+  const std::string pages_text = text.out.substr(text.out.find("\nPAGES ("));
+  for (std::sregex_iterator it(pages_text.begin(), pages_text.end(), text_row), end; it != end;
+       ++it, ++rows) {
+    const std::vector<std::string> columns = text_pages_row(text.out, (*it)[1].str());
+    ASSERT_EQ(columns.size(), 7U);
+    const std::size_t at =
+        run.dom.find("<tr><td data-value=\"" + columns[0] + "\">" + columns[0] + "</td>");
+    ASSERT_NE(at, std::string::npos) << columns[0];
+    EXPECT_GT(at, previous) << columns[0];
+    previous = at;
+    const std::string dom_row = run.dom.substr(at, run.dom.find("</tr>", at) - at);
+    const std::string path = columns[6];
+    std::size_t cursor = 0;
+    for (const std::string& expected :
+         {"<td data-value=\"" + columns[1] + "\">" + columns[1] + "</td>", number_cell(columns[3]),
+          number_cell(columns[4]),
+          columns[5] == "?" ? std::string("<td title=\"not known\" data-value=\"-1\">?</td>")
+                            : number_cell(columns[5]),
+          "<td data-value=\"" + path + "\">" + path + "</td>"}) {
+      const std::size_t found = dom_row.find(expected, cursor);
+      EXPECT_NE(found, std::string::npos) << expected << "\n" << dom_row;
+      cursor = found == std::string::npos ? cursor : found;
+    }
+  }
+  EXPECT_GE(rows, 2U);  // the block, the heap, the stack, libraries' data...
+  EXPECT_EQ(count_of(run.dom.substr(section), "<tr><td data-value=\""), rows);
+  // The totals as figures: the block alone has 64 all-zero pages.
+  EXPECT_NE(run.dom.find("<div class=\"figure-label\">all-zero</div>", section), std::string::npos);
+
+  // Without the module: no section, no link.
+  const test::ScratchDir plain;
+  ASSERT_EQ(test::run_command(rtrace() + " record -q -e memory -o " + quoted(plain.path()) +
+                              " -x " + quoted(RTRACE_PAGEMAP_PROGRAM))
+                .status,
+            0);
+  const std::filesystem::path plain_page = plain.path() / "plain.html";
+  ASSERT_EQ(test::run_command(rtrace() + " report --html " + quoted(plain_page) + " " +
+                              quoted(std::filesystem::directory_iterator(plain.path())->path()))
+                .status,
+            0);
+  const test::BrowserRun without = test::dump_dom(test::file_url(plain_page));
+  ASSERT_EQ(without.status, 0) << without.log;
+  EXPECT_EQ(test::console_messages(without.log), "");
+  EXPECT_NE(without.dom.find("<section id=\"summary\">"), std::string::npos);
+  EXPECT_EQ(without.dom.find("id=\"pages\""), std::string::npos);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "pagemap_files.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "trace_records.h"
 
 namespace rtrace::test {
 namespace {
@@ -39,20 +40,28 @@ constexpr std::uint64_t kZeroPages = 64;       // pages 129 to 192
 
 struct Recorded {
   std::string pid;
+  std::string base;  // the trace's name without .rtrace: <pid>-<n>, its attachments' stem
   fs::path trace;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
   std::uint64_t page = 0;
-  std::string stem(const char* suffix) const { return pid + "-0" + suffix; }
+  std::string output;  // what the program printed
+  std::string stem(const char* suffix) const { return base + suffix; }
 };
 
+// `environment`: more variables for the program, "NAME=value " each.
 Recorded record(const ScratchDir& out, const std::string& modules,
-                const std::string& arguments = "") {
+                const std::string& arguments = "", const std::string& environment = "") {
+  std::vector<fs::path> before;  // traces already there: the new one is the run's
+  for (const auto& entry : fs::directory_iterator(out.path())) {
+    before.push_back(entry.path());
+  }
   const auto run =
-      run_command(rtrace_bin() + " record -q -e " + modules + " -o " + quote(out.path()) + " -x " +
-                  quote(RTRACE_PAGEMAP_PROGRAM) + " " + arguments);
+      run_command(environment + rtrace_bin() + " record -q -e " + modules + " -o " +
+                  quote(out.path()) + " -x " + quote(RTRACE_PAGEMAP_PROGRAM) + " " + arguments);
   EXPECT_EQ(run.status, 0) << run.err;
   Recorded recorded;
+  recorded.output = run.out;
   static const std::regex printed(R"(mapping=([0-9a-f]+)-([0-9a-f]+) page=(\d+))");
   std::smatch m;
   EXPECT_TRUE(std::regex_search(run.out, m, printed)) << run.out;
@@ -63,10 +72,11 @@ Recorded record(const ScratchDir& out, const std::string& modules,
   recorded.end = std::stoull(m[2].str(), nullptr, 16);
   recorded.page = std::stoull(m[3].str());
   for (const auto& entry : fs::directory_iterator(out.path())) {
-    if (entry.path().extension() == ".rtrace") {
+    if (entry.path().extension() == ".rtrace" &&
+        std::find(before.begin(), before.end(), entry.path()) == before.end()) {
       recorded.trace = entry.path();
-      const std::string name = entry.path().filename().string();
-      recorded.pid = name.substr(0, name.find('-'));
+      recorded.base = entry.path().stem().string();
+      recorded.pid = recorded.base.substr(0, recorded.base.find('-'));
     }
   }
   EXPECT_FALSE(recorded.trace.empty());
@@ -203,16 +213,23 @@ std::vector<std::string> expected_attachment_lines(const Recorded& r) {
   return lines;
 }
 
+// The snapshot files, the FILE packets naming them and the report's counts, all checked; then
+// the trace itself, decoded.
+TraceDecoder checked_snapshot_and_trace(const ScratchDir& out, const Recorded& r) {
+  expect_snapshot_files(out, r);
+  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
+  expect_report_counts(r);
+  TraceDecoder trace = decode_file(r.trace.string());
+  EXPECT_TRUE(trace.complete()) << trace.error();
+  return trace;
+}
+
 TEST(PagemapModule, WithTheMemoryModuleAttachesTheSnapshotAndReportsTheBlocksPages) {
   const ScratchDir out;
   const Recorded r = record(out, "memory:pagemap");
   ASSERT_FALSE(r.trace.empty());
-  expect_snapshot_files(out, r);
-  EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
-  expect_report_counts(r);
   // The block is in the memory module's records as well.
-  const TraceDecoder trace = decode_file(r.trace.string());
-  EXPECT_TRUE(trace.complete()) << trace.error();
+  const TraceDecoder trace = checked_snapshot_and_trace(out, r);
   bool block_seen = false;
   for (const DecodedCall& call : trace.calls) {
     block_seen = block_seen || (call.name == "malloc" && call.size == 256 * r.page);
@@ -232,6 +249,58 @@ TEST(PagemapModule, AloneRecordsNoCallsAndTheSameSnapshot) {
   expect_snapshot_files(out, r);
   EXPECT_EQ(attachment_lines(r), expected_attachment_lines(r));
   expect_report_counts(r);
+}
+
+// With the file module (before it, and the memory module after it): the same snapshot, written
+// by the tracer itself (none of its file calls in the trace), and the fd and fp records exactly
+// the program's own (programs/announce_files.h).
+TEST(PagemapModule, WithTheFileModuleTheSnapshotIsTheSameAndTheFileRecordsExact) {
+  const ScratchDir out;
+  const ScratchDir files;
+  const Recorded r =
+      record(out, "file:pagemap:memory", "", "ANNOUNCE_FILES_IN=" + quote(files.path()) + " ");
+  ASSERT_FALSE(r.trace.empty());
+  const TraceDecoder trace = checked_snapshot_and_trace(out, r);
+  EXPECT_EQ(trace.resources,
+            (std::vector<std::string>{"1 0 fd (file descriptor)", "2 0 fp (file pointer)",
+                                      "3 0 memory (memory allocation in bytes)"}));
+  const std::vector<std::string> fd = announced_files(r.output, {"open", "close"});
+  ASSERT_EQ(fd.size(), 2U) << r.output;
+  EXPECT_EQ(describe_objects(trace, 1), fd);
+  const std::vector<std::string> fp = announced_files(r.output, {"fopen", "fclose"});
+  ASSERT_EQ(fp.size(), 2U) << r.output;
+  EXPECT_EQ(describe_objects(trace, 2), fp);
+}
+
+// `rtrace report DIR`: the snapshot files beside the traces are their attachments, shown in
+// their traces' reports (PAGES), not warned about as files that are not traces; a file named like
+// one with no trace of that name beside it still is.
+TEST(PagemapModule, ReportOfADirectoryTakesTheSnapshotFilesAsTheTracesAttachments) {
+  const ScratchDir out;
+  const Recorded first = record(out, "memory:pagemap");
+  const Recorded second = record(out, "pagemap");
+  ASSERT_FALSE(first.trace.empty());
+  ASSERT_FALSE(second.trace.empty());  // a pid used again: <pid>-1, named apart all the same
+  write_file(out / "12345-0.maps", "not beside any trace\n");
+  const auto run = run_command(rtrace_bin() + " report " + quote(out.path()));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "rtrace: " + (out / "12345-0.maps").string() + ": not a trace, skipped\n");
+  const std::size_t files = kpageflags_readable() ? 8 : 6;
+  EXPECT_TRUE(run.out.starts_with("rtrace report: " + out.path().string() +
+                                  ": every trace, 2 of them, by name (" + std::to_string(files) +
+                                  " attachment file(s) beside them, in their traces' reports)\n"))
+      << run.out;
+  // Each trace's report has the PAGES section of its own snapshot.
+  for (const Recorded* r : {&first, &second}) {
+    const std::size_t at = run.out.find("\n== " + r->trace.string() + " (");
+    ASSERT_NE(at, std::string::npos) << run.out;
+    const std::size_t next = run.out.find("\n== ", at + 1);
+    const std::string report = run.out.substr(at, next - at);
+    EXPECT_NE(report.find("\nPAGES (private writable mappings when tracing stopped"),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report_row(report, *r), "") << report;
+  }
 }
 
 // _exit (the async-signal-safe end of the trace) writes the snapshot too.

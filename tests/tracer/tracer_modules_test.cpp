@@ -14,6 +14,7 @@
 
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "trace_records.h"
 
 namespace rtrace::test {
 namespace {
@@ -77,20 +78,6 @@ class TracedRun {
   CommandResult result_;
   std::vector<fs::path> traces_;
 };
-
-std::string hex(std::uint64_t value) {
-  std::ostringstream out;
-  out << "0x" << std::hex << value;
-  return out.str();
-}
-
-// "name(size) = 0xid" / "name(0xid)", as the text protocol writes them.
-std::string describe(const DecodedCall& call) {
-  if (call.kind == 2) {
-    return call.name + "(" + std::to_string(call.size) + ") = " + hex(call.id);
-  }
-  return call.name + "(" + hex(call.id) + ")";
-}
 
 std::vector<std::string> describe_type(const TraceDecoder& trace, std::uint32_t type) {
   std::vector<std::string> calls;
@@ -166,6 +153,28 @@ TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
                                      "exported functions named by --audit patterns (LD_AUDIT)"});
   // The audit module's linker library is not a module to preload: not listed.
   EXPECT_EQ(list.out.find("audit-linker"), std::string::npos) << list.out;
+}
+
+// The session may be set up before librtrace-main.so's constructors ran (a library the program
+// needs allocates in its own constructor), and its module registration then runs them: a
+// dynamically initialized static would be reset halfway (that is how the ids once came out of
+// -e order). Every static of every tracer library is constant-initialized: no initializer
+// function (_GLOBAL__sub_I_...) in their symbol tables.
+TEST(TracerModules, NoLibraryHasADynamicInitializer) {
+  std::size_t libraries = 0;
+  for (const auto& entry : fs::directory_iterator(RTRACE_TRACER_LIBS)) {
+    const std::string name = entry.path().filename().string();
+    if (!(name.starts_with("librtrace-") || name.starts_with("rtrace-")) ||
+        entry.path().extension() != ".so") {
+      continue;
+    }
+    ++libraries;
+    const CommandResult symbols = run_command("nm '" + entry.path().string() + "'");
+    ASSERT_EQ(symbols.status, 0) << symbols.err;
+    EXPECT_NE(symbols.out.find(" T "), std::string::npos) << name;  // a real symbol table
+    EXPECT_EQ(symbols.out.find("_GLOBAL__sub_I_"), std::string::npos) << name;
+  }
+  EXPECT_EQ(libraries, 12U);  // main, the nine modules, the context and audit linker libraries
 }
 
 // ---- the registry's limits -------------------------------------------------------------------
@@ -383,21 +392,6 @@ std::vector<std::string> announced_records(const std::string& output, const std:
 std::vector<std::string> announced_objects(const std::string& output) {
   static const std::regex line(R"(^(g_\w+) (0x[0-9a-f]+)(?: (\w+))?$)");
   return announced_records(output, line, "24", "type");
-}
-
-std::vector<std::string> describe_objects(const TraceDecoder& trace, std::uint32_t type) {
-  std::vector<std::string> calls;
-  for (const DecodedCall& call : trace.calls) {
-    if (call.resource_type != type) {
-      continue;
-    }
-    std::string text = describe(call);
-    for (const auto& [name, value] : call.args) {
-      text.append(" ").append(name).append("=").append(value);
-    }
-    calls.push_back(text);
-  }
-  return calls;
 }
 
 std::string printed_leak(const std::string& output) {
@@ -781,6 +775,183 @@ TEST(AuditModule, RecordRefusesTheModuleWithoutPatternsAndPatternsWithoutTheModu
   const CommandResult comma = run_command(rtrace + "-e audit --audit 'a,b' -x true");
   EXPECT_EQ(comma.status, 2);
   EXPECT_NE(comma.err.find("a pattern must not contain ','"), std::string::npos) << comma.err;
+}
+
+// ---- every module with the memory and file modules -----------------------------------------
+
+// The RESR lines ("flags type (description)") a module registers, in its order.
+std::vector<std::string> types_of(const std::string& module) {
+  if (module == "memory") {
+    return {"0 memory (memory allocation in bytes)"};
+  }
+  if (module == "file") {
+    return {"0 fd (file descriptor)", "0 fp (file pointer)"};
+  }
+  if (module == "memtransfer") {
+    return {"0 memtransfer (memory transfer operations in bytes)"};
+  }
+  if (module == "gobject") {
+    return {"1 gobject (GObject instance)"};
+  }
+  if (module == "qobject") {
+    return {"0 qobject (QObject instance)"};
+  }
+  if (module == "audit") {
+    return {"0 audit (virtual audit resource)"};
+  }
+  return {};  // pagemap: no calls, no type
+}
+
+// What the header of a trace recorded with `modules` (the order of -e) must announce: the
+// modules in that order (the file module twice, as the original), the resource types in that
+// order with ids 1, 2, ...; `id` maps each type's name to its id.
+struct ExpectedHeader {
+  std::vector<std::pair<std::uint32_t, std::string>> modules{{0, "main 1.0"}};
+  std::vector<std::string> resources;
+  std::map<std::string, std::uint32_t> id;
+};
+
+ExpectedHeader header_for(const std::vector<std::string>& modules) {
+  ExpectedHeader header;
+  for (const std::string& module : modules) {
+    for (int i = module == "file" ? 2 : 1; i > 0; --i) {
+      header.modules.emplace_back(static_cast<std::uint32_t>(header.modules.size()),
+                                  module + " 1.0");
+    }
+    for (const std::string& type : types_of(module)) {
+      const auto next = static_cast<std::uint32_t>(header.resources.size() + 1);
+      header.resources.push_back(std::to_string(next) + " " + type);
+      const std::size_t name_at = type.find(' ') + 1;
+      header.id[type.substr(name_at, type.find(' ', name_at) - name_at)] = next;
+    }
+  }
+  return header;
+}
+
+// Checks a trace of a program that called announce_files(), recorded with `modules`: the header
+// in the order of -e, the fd and fp records exactly those the program announced, and (with the
+// memory module) memory records.
+void expect_header_and_files(const TraceDecoder& trace, const std::vector<std::string>& modules,
+                             const std::string& output) {
+  const ExpectedHeader header = header_for(modules);
+  EXPECT_EQ(trace.modules, header.modules);
+  EXPECT_EQ(trace.resources, header.resources);
+  ASSERT_EQ(header.id.count("fd"), 1U);
+  const std::vector<std::string> fd = announced_files(output, {"open", "close"});
+  ASSERT_EQ(fd.size(), 2U) << output;
+  EXPECT_EQ(describe_objects(trace, header.id.at("fd")), fd);
+  const std::vector<std::string> fp = announced_files(output, {"fopen", "fclose"});
+  ASSERT_EQ(fp.size(), 2U) << output;
+  EXPECT_EQ(describe_objects(trace, header.id.at("fp")), fp);
+  if (header.id.count("memory") != 0) {
+    EXPECT_FALSE(describe_type(trace, header.id.at("memory")).empty());  // fopen's FILE, at least
+  }
+}
+
+// The orders each module is recorded in below: first, between file and memory, last.
+std::vector<std::vector<std::string>> orders_with_file_and_memory(const std::string& module) {
+  return {{module, "file", "memory"}, {"file", module, "memory"}, {"memory", "file", module}};
+}
+
+// A module of the program's own kind with the file and memory modules, in every order: its
+// records are those the program announces (as when it is alone), the file module's are exactly
+// the program's own descriptor and stream calls, and the ids follow -e. `module_records`: the
+// module's records in the trace, given its type id; `announced`: those the program announced.
+template <typename ModuleRecords, typename Announced>
+void expect_same_records_with_file_and_memory(const std::string& module,
+                                              const std::string& program_name,
+                                              std::size_t expected_count,
+                                              ModuleRecords module_records, Announced announced,
+                                              const std::string& options = "",
+                                              const std::string& environment = "") {
+  for (const std::vector<std::string>& modules : orders_with_file_and_memory(module)) {
+    SCOPED_TRACE(modules[0] + ":" + modules[1] + ":" + modules[2]);
+    const ScratchDir files;
+    const TracedRun run(modules, program(program_name), options,
+                        environment + "ANNOUNCE_FILES_IN='" + files.path().string() + "' ");
+    ASSERT_EQ(run.result().status, 0) << run.result().err;
+    const TraceDecoder trace = run.decode();
+    expect_header_and_files(trace, modules, run.result().out);
+    const std::vector<std::string> expected = announced(run.result().out);
+    EXPECT_EQ(expected.size(), expected_count) << run.result().out;
+    EXPECT_EQ(module_records(trace, header_for(modules).id.at(module)), expected);
+    // The report counts each type's calls; -lc finds no descriptor or stream left open, and the
+    // module's own leaks exactly when it has objects that live on (gobject, qobject).
+    const std::string type = types_of(module).front().substr(2);  // "qobject (QObject instance)"
+    const std::string report = run.rtrace("report --no-resolve");
+    for (const std::string& calls :
+         {std::string("  fd (file descriptor): 2 calls"),
+          std::string("  fp (file pointer): 2 calls"),
+          "  " + type + ": " + std::to_string(expected_count) + " calls"}) {
+      EXPECT_NE(report.find(calls), std::string::npos) << calls << "\n" << report;
+    }
+    const std::string leaks = run.rtrace("process -lc -i");
+    const std::string none = ":\n# 0 block(s) leaked with total size of 0 bytes\n";
+    EXPECT_NE(leaks.find("# Resource - fd (file descriptor)" + none), std::string::npos) << leaks;
+    EXPECT_NE(leaks.find("# Resource - fp (file pointer)" + none), std::string::npos) << leaks;
+    ASSERT_NE(leaks.find("# Resource - " + type + ":\n"), std::string::npos) << leaks;
+    const bool lives_on = module == "gobject" || module == "qobject";
+    EXPECT_EQ(leaks.find("# Resource - " + type + none) == std::string::npos, lives_on) << leaks;
+  }
+}
+
+TEST(ModulesWithFileAndMemory, MemtransferRecordsTheSameTransfers) {
+  expect_same_records_with_file_and_memory("memtransfer", "memtransfer_calls", 46U, describe_type,
+                                           announced_transfers);
+}
+
+TEST(ModulesWithFileAndMemory, GObjectRecordsTheSameObjects) {
+  expect_same_records_with_file_and_memory("gobject", "gobject_objects", 11U, describe_objects,
+                                           announced_objects, "args=1");
+}
+
+TEST(ModulesWithFileAndMemory, QObjectRecordsTheSameObjects) {
+  expect_same_records_with_file_and_memory("qobject", "qobject_objects", 12U, describe_objects,
+                                           announced_qobjects);
+}
+
+TEST(ModulesWithFileAndMemory, AuditRecordsTheSameCalls) {
+  expect_same_records_with_file_and_memory("audit", "audit_calls", 9U, describe_calls,
+                                           announced_calls, std::string("audit=") + kAuditPatterns,
+                                           audit_environment());
+}
+
+// The defect this guards against: in a program whose libraries allocate in their constructors
+// (Qt, the C++ runtime), the session is set up before librtrace-main.so's constructors ran, and
+// the modules after the first one registered at their first call instead, out of -e order.
+// Through `rtrace record -e`, as a user records.
+TEST(ModulesWithFileAndMemory, RecordGivesTheIdsInTheOrderOfEWhateverLoadsFirst) {
+  for (const std::string modules :
+       {"file:qobject:memory", "qobject:memory:file", "memory:file:qobject",
+        "file:gobject:memtransfer:memory", "memtransfer:pagemap:gobject:file:memory"}) {
+    SCOPED_TRACE(modules);
+    const ScratchDir out;
+    const ScratchDir files;
+    const CommandResult recorded =
+        run_command("ANNOUNCE_FILES_IN='" + files.path().string() + "' RTRACE_LIBDIR='" +
+                    std::string(RTRACE_TRACER_LIBS) + "' '" +
+                    (build_dir() / "bin" / "rtrace").string() + "' record -q -e " + modules +
+                    " -o '" + out.path().string() + "' -x " + program("qobject_objects"));
+    ASSERT_EQ(recorded.status, 0) << recorded.err;
+    fs::path trace_path;
+    for (const auto& entry : fs::directory_iterator(out.path())) {
+      if (entry.path().extension() == ".rtrace") {
+        trace_path = entry.path();
+      }
+    }
+    const TraceDecoder trace = decode_file(trace_path.string());
+    EXPECT_TRUE(trace.complete()) << trace.error();
+    std::vector<std::string> names;
+    std::istringstream list(modules);
+    for (std::string name; std::getline(list, name, ':');) {
+      names.push_back(name);
+    }
+    expect_header_and_files(trace, names, recorded.out);
+    if (std::find(names.begin(), names.end(), "qobject") != names.end()) {
+      EXPECT_EQ(describe_objects(trace, header_for(names).id.at("qobject")),
+                announced_qobjects(recorded.out));
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "announce_files.h"
+
 int target_add(int a, int b);
 int target_scale(int a, int factor);
 int untraced_function(int a);
@@ -14,6 +16,9 @@ static void say(const char* name) {
 }
 
 int main(void) {
+  if (announce_files() != 0) {
+    return 4;
+  }
   int total = 0;
   for (int i = 0; i < 3; ++i) {
     total = target_add(total, i);

@@ -5,6 +5,8 @@
 #include <glib-object.h>
 #include <stdio.h>
 
+#include "announce_files.h"
+
 static void say(const char* name, const void* object) {
   printf("%s %p\n", name, object);
 }
@@ -14,6 +16,9 @@ static void say_reference(const char* name, GObject* object) {
 }
 
 int main(void) {
+  if (announce_files() != 0) {
+    return 4;
+  }
   GObject* plain = g_object_new(G_TYPE_OBJECT, NULL);
   say_reference("g_object_new", plain);
   g_object_ref(plain);

@@ -8,11 +8,16 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "announce_files.h"
+
 static void say(const char* name, size_t bytes, const void* destination) {
   printf("%s %zu %p\n", name, bytes, destination);
 }
 
 int main(void) {
+  if (announce_files() != 0) {
+    return 4;
+  }
   char* a = malloc(64);
   char* b = malloc(64);
   wchar_t wide[16];

@@ -17,9 +17,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "announce_files.h"
+
 enum { kPages = 256, kHeader = 16 };
 
 int main(int argc, char** argv) {
+  if (announce_files() != 0) {
+    return 4;
+  }
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   char* block = malloc(kPages * page);
   if (block == NULL) {

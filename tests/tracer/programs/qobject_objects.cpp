@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "announce_files.h"
+
 class Worker : public QObject {
   Q_OBJECT
 
@@ -47,6 +49,9 @@ void say_destroyed(std::uintptr_t object) {
 }  // namespace
 
 int main() {
+  if (announce_files() != 0) {
+    return 4;
+  }
   // The main thread's QThread, which Qt makes itself at the first call that needs it.
   const QThread* main_thread = QThread::currentThread();
   say_created(main_thread);
