@@ -3,6 +3,7 @@
 // traced call's path, so it is measured once (each string's length taken once) and written
 // through one local cursor with no bounds check per field; PacketEncoder, which checks every
 // field, writes the rare packets. The bytes are PacketEncoder's (tracer_core_test compares them).
+// Copies of variable size go to the C library's memcpy itself (libc_memory.h).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <cstring>
 
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/libc_memory.h"
 #include "tracer/tracer_api.h"
 
 namespace rtrace::tracer {
@@ -60,7 +62,7 @@ class CallPackets {
     put_u32(out, frame_count_);
     const std::size_t frame_bytes = sizeof(std::uintptr_t) * std::size_t{frame_count_};
     if (frame_bytes > 0) {
-      std::memcpy(out, frames, frame_bytes);
+      libc_copy(out, frames, frame_bytes);
       out += frame_bytes;
     }
     end(packet, out);
@@ -129,7 +131,7 @@ class CallPackets {
     const auto stored = static_cast<std::uint16_t>(padded);
     std::memcpy(out, &stored, sizeof stored);
     if (length > 0) {
-      std::memcpy(out + 2, text, length);
+      libc_copy(out + 2, text, length);
     }
     out += 2 + padded;
   }
