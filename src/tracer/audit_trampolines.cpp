@@ -5,7 +5,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
-#include <mutex>
+
+#include "tracer/module_lock.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -27,8 +28,9 @@ constinit TrampolineTarget g_targets[kMaxTrampolines] = {};
 constinit std::size_t g_made = 0;
 constinit unsigned char* g_pages[kMaxPages] = {};
 constinit AuditReport g_report = nullptr;
-// la_symbind64 runs under the dynamic linker's lock, but a lock of our own costs nothing here.
-constinit std::mutex g_lock;
+// la_symbind64 runs under the dynamic linker's lock, but a lock of our own costs nothing here
+// (ModuleLock, a plain pthread mutex: std::mutex would bring libstdc++ into the process).
+constinit ModuleLock g_lock;
 
 }  // namespace
 }  // namespace rtrace::tracer
@@ -120,7 +122,7 @@ void set_audit_report(AuditReport report) {
 }
 
 std::uintptr_t make_trampoline(std::uintptr_t target, const char* name) {
-  const std::lock_guard<std::mutex> hold(g_lock);
+  const LockScope hold(g_lock);
   if (g_made == kMaxTrampolines) {
     return 0;
   }

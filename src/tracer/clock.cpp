@@ -61,9 +61,11 @@ void recalibrate_clock() {
   if (ticks < 1000000 || elapsed_ns == 0) {
     return;  // too short to measure the TSC's rate well
   }
-  // Nanoseconds per tick as a 32.32 fixed-point number.
-  const auto scale =
-      static_cast<std::uint64_t>((static_cast<unsigned __int128>(elapsed_ns) << 32) / ticks);
+  // Nanoseconds per tick as a 32.32 fixed-point number. Computed in double (its 53 bits hold
+  // the about 32 significant bits of the scale exactly enough): a 128-bit division would be a
+  // call into libgcc_s, a library the tracer must not bring into the traced process.
+  const auto scale = static_cast<std::uint64_t>(static_cast<double>(elapsed_ns) * 4294967296.0 /
+                                                static_cast<double>(ticks));
   const std::uint64_t sequence = g_sequence.load(std::memory_order_relaxed);
   g_sequence.store(sequence + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);

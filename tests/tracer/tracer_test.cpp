@@ -828,6 +828,34 @@ TEST(TracerTest, ToggleSignalStartsAndStopsTracingTwice) {
   }
 }
 
+// The tracer brings nothing into a traced process but itself, the C library, the dynamic linker
+// and the unwinder it falls back on (libunwind, with its liblzma): no libstdc++, libgcc_s or libm
+// that could clash with the program's own.
+TEST(TracerTest, LibrariesNeedOnlyTheCLibraryAndTheUnwinder) {
+  const std::set<std::string> allowed = {"libc.so.6", "ld-linux-x86-64.so.2", "libunwind.so.8",
+                                         "librtrace-main.so"};
+  int libraries = 0;
+  for (const auto& entry : fs::directory_iterator(RTRACE_TRACER_LIBS)) {
+    if (entry.path().extension() != ".so") {
+      continue;
+    }
+    ++libraries;
+    const auto result = run_command("readelf -d " + entry.path().string());
+    ASSERT_EQ(result.status, 0) << result.err;
+    static const std::regex needed(R"(\(NEEDED\).*\[(.*)\])");
+    std::istringstream lines(result.out);
+    std::string line;
+    std::smatch match;
+    while (std::getline(lines, line)) {
+      if (std::regex_search(line, match, needed)) {
+        EXPECT_TRUE(allowed.contains(match[1].str()))
+            << entry.path().filename() << " needs " << match[1];
+      }
+    }
+  }
+  EXPECT_EQ(libraries, 12);  // main, context, the audit linker and the nine modules
+}
+
 TEST(TracerTest, ContextsAreRegisteredAndStampedPerThread) {
   ScratchDir scratch;
   const auto result = run_traced(scratch, program("contexts"));
