@@ -2,10 +2,12 @@
 // the massif file, dot renders the call graph, python's json and xml parsers load the Chrome
 // trace and the flame graph; the figures must be those of `rtrace report`.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "support/test_paths.h"
@@ -184,6 +186,34 @@ TEST(ExportCli, ChromeTraceLoadsAsJsonWithEventsAndCounters) {
       quoted(dir / "trace.json"));
   ASSERT_EQ(loaded.status, 0) << loaded.err;
   EXPECT_EQ(loaded.out, "44 malloc 778 778 16 25 4900 4900 0\n");
+}
+
+// mpatrol records pthread_self() values as thread ids (about 2^47): the Chrome trace's tids are
+// those values, whole (mptrace --verbose prints them from the file), not cut to 32 bits. (A call
+// without a thread id has its pid as tid.)
+TEST(ExportCli, ChromeTraceKeepsThreadIdsWiderThan32Bits) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string trace = quoted(test::fixture("mpatrol/threads/threads.trace"));
+  const test::ScratchDir dir;
+  const test::CommandResult r = export_of("chrome -i " + trace + " -o " + quoted(dir / "t.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const test::CommandResult tids = test::run_command(
+      "python3 -c \"import sys, json; e = json.load(open(sys.argv[1]))['traceEvents']; "
+      "print(' '.join(str(t) for t in sorted({x['tid'] for x in e if x['ph'] == 'i' and x['tid'] "
+      "!= x['pid']})))\" " +
+      quoted(dir / "t.json"));
+  ASSERT_EQ(tids.status, 0) << tids.err;
+  const test::CommandResult verbose = test::run_command(rtrace() + " mptrace --verbose " + trace);
+  ASSERT_EQ(verbose.status, 0) << verbose.err;
+  std::set<std::uint64_t> threads;
+  const std::regex thread_word(R"( thread (\d+))");
+  for (auto m = std::sregex_iterator(verbose.out.begin(), verbose.out.end(), thread_word);
+       m != std::sregex_iterator(); ++m) {
+    threads.insert(std::stoull((*m)[1].str()));
+  }
+  ASSERT_EQ(threads.size(), 5U);  // main and four workers
+  EXPECT_GT(*threads.begin(), std::uint64_t{UINT32_MAX});
+  EXPECT_EQ(tids.out, fmt::format("{}\n", fmt::join(threads, " ")));
 }
 
 TEST(ExportCli, FlameGraphIsValidSvgWithTheFrames) {
