@@ -29,6 +29,10 @@ std::string fixture_arg(const std::string& relative) {
 test::CommandResult export_of(const std::string& arguments) {
   return test::run_command(rtrace() + " export " + arguments);
 }
+// Runs the python `script` (no double quotes in it) with `file` as its argument.
+test::CommandResult python_on(const std::string& script, const std::filesystem::path& file) {
+  return test::run_command("python3 -c \"" + script + "\" " + quoted(file));
+}
 // The sum of the values of a folded file.
 std::uint64_t folded_total(const std::string& folded) {
   std::uint64_t total = 0;
@@ -197,11 +201,11 @@ TEST(ExportCli, ChromeTraceKeepsThreadIdsWiderThan32Bits) {
   const test::ScratchDir dir;
   const test::CommandResult r = export_of("chrome -i " + trace + " -o " + quoted(dir / "t.json"));
   ASSERT_EQ(r.status, 0) << r.err;
-  const test::CommandResult tids = test::run_command(
-      "python3 -c \"import sys, json; e = json.load(open(sys.argv[1]))['traceEvents']; "
-      "print(' '.join(str(t) for t in sorted({x['tid'] for x in e if x['ph'] == 'i' and x['tid'] "
-      "!= x['pid']})))\" " +
-      quoted(dir / "t.json"));
+  const test::CommandResult tids = python_on(
+      "import sys, json; e = json.load(open(sys.argv[1]))['traceEvents']; "
+      "t = {x['tid'] for x in e if x['ph'] == 'i' and x['tid'] != x['pid']}; "
+      "print(' '.join(str(n) for n in sorted(t)))",
+      dir / "t.json");
   ASSERT_EQ(tids.status, 0) << tids.err;
   const test::CommandResult verbose = test::run_command(rtrace() + " mptrace --verbose " + trace);
   ASSERT_EQ(verbose.status, 0) << verbose.err;

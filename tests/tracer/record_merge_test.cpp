@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
 #include "tracer/call_encoding.h"
@@ -34,13 +35,7 @@ void record_calls(int count) {
   EventRing* ring = my_ring();
   ASSERT_NE(ring, nullptr);
   const std::uintptr_t frames[] = {0x401000, 0x402000};
-  const RtraceCall call{.resource_type = 1,
-                        .kind = sprtrace::kCallAlloc,
-                        .name = "malloc",
-                        .size = 16,
-                        .id = 0,
-                        .args = nullptr,
-                        .arg_count = 0};
+  const RtraceCall call = allocation_call("malloc", 16, 0);
   const std::size_t bound = call_payload_bound(call, 2);
   for (int i = 0; i < count; ++i) {
     char* space = nullptr;

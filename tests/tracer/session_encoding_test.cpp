@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
 #include "tracer/call_encoding.h"
@@ -85,13 +86,7 @@ TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
 // A transient call: the release is a copy of the allocation's CALL with kind free and size 0,
 // followed by its own backtrace (here of 1 frame, the allocation's has 2).
 TEST(TracerCallEncoding, TheReleaseOfATransientCallCopiesTheAllocation) {
-  const RtraceCall call{.resource_type = 1,
-                        .kind = sprtrace::kCallAlloc,
-                        .name = "memcpy",
-                        .size = 64,
-                        .id = 0xabc0,
-                        .args = nullptr,
-                        .arg_count = 0};
+  const RtraceCall call = allocation_call("memcpy", 64, 0xabc0);
   const std::uintptr_t frames[] = {0x401000, 0x402000};
   const test::TraceDecoder trace =
       decode_after_header([&](PacketEncoder& encoder, char* body, const test::ScratchDir&) {
