@@ -193,8 +193,8 @@ TEST(ExportCli, ChromeTraceLoadsAsJsonWithEventsAndCounters) {
 }
 
 // mpatrol records pthread_self() values as thread ids (about 2^47): the Chrome trace's tids are
-// those values, whole (mptrace --verbose prints them from the file), not cut to 32 bits. (A call
-// without a thread id has its pid as tid.)
+// those values, whole (mptrace --verbose --source prints them from the file), not cut to 32 bits.
+// (A call without a thread id has its pid as tid.)
 TEST(ExportCli, ChromeTraceKeepsThreadIdsWiderThan32Bits) {
   RTRACE_NEEDS_FIXTURES();
   const std::string trace = quoted(test::fixture("mpatrol/threads/threads.trace"));
@@ -207,7 +207,8 @@ TEST(ExportCli, ChromeTraceKeepsThreadIdsWiderThan32Bits) {
       "print(' '.join(str(n) for n in sorted(t)))",
       dir / "t.json");
   ASSERT_EQ(tids.status, 0) << tids.err;
-  const test::CommandResult verbose = test::run_command(rtrace() + " mptrace --verbose " + trace);
+  const test::CommandResult verbose =
+      test::run_command(rtrace() + " mptrace --verbose --source " + trace);
   ASSERT_EQ(verbose.status, 0) << verbose.err;
   std::set<std::uint64_t> threads;
   const std::regex thread_word(R"( thread (\d+))");
