@@ -7,9 +7,9 @@
 
 namespace rtrace::tracer {
 
-// When the ring is full: wake the control thread and sleep until a drain made room; drain here
-// when the control thread does not get to it (it may not be scheduled on a busy machine).
-char* reserve(EventRing& ring, std::size_t max_payload) {
+// Wake the control thread and sleep until a drain made room; drain here when the control thread
+// does not get to it (it may not be scheduled on a busy machine).
+char* reserve_after_drain(EventRing& ring, std::size_t max_payload) {
   for (int attempt = 0;; ++attempt) {
     const int merges = merges_done();
     if (char* space = ring.try_reserve(max_payload)) {

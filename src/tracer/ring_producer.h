@@ -10,9 +10,18 @@
 
 namespace rtrace::tracer {
 
-// Space for a record of up to `max_payload` bytes in `ring`; null when there is none to be had
-// (a record too large for the ring, or no session tracing).
-char* reserve(EventRing& ring, std::size_t max_payload);
+// Space for a record of up to `max_payload` bytes in `ring` when the ring is full: waits for (or
+// does) a drain; null when there is none to be had (a record too large for the ring, or no
+// session tracing).
+char* reserve_after_drain(EventRing& ring, std::size_t max_payload);
+// Space for a record of up to `max_payload` bytes in `ring` (inline: every traced call takes
+// this path); null as reserve_after_drain.
+inline char* reserve(EventRing& ring, std::size_t max_payload) {
+  if (char* space = ring.try_reserve(max_payload)) {
+    return space;
+  }
+  return reserve_after_drain(ring, max_payload);
+}
 // Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
 void publish(EventRing& ring, std::uint64_t ticket, std::size_t length);
 // Gives back the ticket of a record just published (or settled); in unbuffered mode writes it
