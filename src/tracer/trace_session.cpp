@@ -1,18 +1,19 @@
 // Recording: the producer side of trace_session.h. A module's call is encoded into its thread's
-// ring (call_encoding.h), then takes a ticket and is published (ring_producer.h). The rest of
+// ring (call_packets.h), then takes a ticket and is published (ring_producer.h). The rest of
 // the session lives in session_bootstrap.cpp (set-up, registries), session_lifecycle.cpp (start
 // and stop), session_drain.cpp, session_fork.cpp and control_thread.cpp.
 #include "tracer/trace_session.h"
 
 #include <cstring>
 
-#include "tracer/call_encoding.h"
+#include "tracer/call_packets.h"
 #include "tracer/clock.h"
 #include "tracer/maps_reader.h"
 #include "tracer/ring_producer.h"
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_registry.h"
+#include "tracer/transient_release.h"
 #include "tracer/unwinder.h"
 
 namespace rtrace::tracer {
@@ -65,14 +66,13 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   if (ring == nullptr) {
     return false;
   }
-  const std::size_t bound = call_payload_bound(call, frame_count);
-  char* space = reserve(*ring, bound);
+  const CallPackets packets(call, frame_count);
+  char* space = reserve(*ring, packets.size());
   if (space == nullptr) {
     return false;
   }
-  PacketEncoder encoder(space, bound);
-  encode_call(encoder, call, t_context_mask, timestamp_ms(), frames, frame_count);
-  t_prepared_length = encoder.overflowed() ? 0 : encoder.size();
+  packets.write(space, t_context_mask, timestamp_ms(), frames);
+  t_prepared_length = packets.size();
   t_prepared = true;
   return true;
 }
@@ -85,18 +85,16 @@ bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* fra
   if (ring == nullptr) {
     return false;
   }
-  const std::size_t bound = 2 * call_payload_bound(call, frame_count);
+  RtraceCall allocation = call;
+  allocation.kind = sprtrace::kCallAlloc;
+  const CallPackets packets(allocation, frame_count);
+  const std::size_t bound = 2 * packets.size();
   char* space = reserve(*ring, bound);
   if (space == nullptr) {
     return false;
   }
-  PacketEncoder encoder(space, bound);
-  RtraceCall allocation = call;
-  allocation.kind = sprtrace::kCallAlloc;
-  encode_call(encoder, allocation, t_context_mask, timestamp_ms(), frames, frame_count);
-  t_prepared_length = encoder.overflowed() ? 0
-                                           : append_release(space, encoder.size(), bound, frames,
-                                                            release_frame_count);
+  packets.write(space, t_context_mask, timestamp_ms(), frames);
+  t_prepared_length = append_release(space, packets.size(), bound, frames, release_frame_count);
   t_prepared = true;
   return true;
 }

@@ -6,7 +6,8 @@
 //  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h;
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
-//  * encoding, in rtrace_tracer_core with unit tests: call_encoding.h, session_packets.h;
+//  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
+//    transient_release.h, session_packets.h;
 //    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
 //  session_state.h holds what these share.
 //

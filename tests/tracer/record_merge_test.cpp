@@ -17,7 +17,7 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/call_encoding.h"
+#include "tracer/call_packets.h"
 #include "tracer/options.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/thread_rings.h"
@@ -36,14 +36,13 @@ void record_calls(int count) {
   ASSERT_NE(ring, nullptr);
   const std::uintptr_t frames[] = {0x401000, 0x402000};
   const RtraceCall call = allocation_call("malloc", 16, 0);
-  const std::size_t bound = call_payload_bound(call, 2);
+  const CallPackets packets(call, 2);
   for (int i = 0; i < count; ++i) {
     char* space = nullptr;
-    while ((space = ring->try_reserve(bound)) == nullptr) {
+    while ((space = ring->try_reserve(packets.size())) == nullptr) {
       sched_yield();
     }
-    PacketEncoder encoder(space, bound);
-    encode_call(encoder, call, 0, 0, frames, 2);
+    packets.write(space, 0, 0, frames);
     std::uint32_t call_payload = 0;
     std::memcpy(&call_payload, space + 4, sizeof call_payload);
     const std::uint64_t ticket = take_ticket(*ring);
@@ -51,7 +50,7 @@ void record_calls(int count) {
     if (i % 1000 == 0) {
       ::usleep(200);  // preempted while holding a ticket: later tickets must wait for this one
     }
-    ring->publish(ticket, encoder.size());
+    ring->publish(ticket, packets.size());
     release_ticket(*ring);
   }
 }

@@ -1,4 +1,5 @@
-// The packets the tracer encodes (rtrace_tracer_core: call_encoding.h, session_packets.h),
+// The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h
+// and session_packets.h),
 // checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
 // re-encodes them and requires the same bytes).
 #include <gtest/gtest.h>
@@ -13,9 +14,10 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/call_encoding.h"
+#include "tracer/call_packets.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/session_packets.h"
+#include "tracer/transient_release.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -60,10 +62,10 @@ TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
                         .arg_count = 2};
   const std::uintptr_t frames[] = {0x401000, 0x402000, 0x7fff00001234};
   const test::TraceDecoder trace =
-      decode_after_header([&](PacketEncoder& encoder, char*, const test::ScratchDir&) {
-        encode_call(encoder, call, 0x5, 1234, frames, 3);
-        EXPECT_LE(encoder.size(), call_payload_bound(call, 3));
-        return encoder.size();
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        const CallPackets packets(call, 3);
+        packets.write(body, 0x5, 1234, frames);
+        return packets.size();
       });
   ASSERT_TRUE(trace.complete()) << trace.error();
   EXPECT_EQ(trace.pid, 77U);
@@ -89,16 +91,14 @@ TEST(TracerCallEncoding, TheReleaseOfATransientCallCopiesTheAllocation) {
   const RtraceCall call = allocation_call("memcpy", 64, 0xabc0);
   const std::uintptr_t frames[] = {0x401000, 0x402000};
   const test::TraceDecoder trace =
-      decode_after_header([&](PacketEncoder& encoder, char* body, const test::ScratchDir&) {
-        encode_call(encoder, call, 0, 99, frames, 2);
-        char space[1024];
-        const std::size_t bound = 2 * call_payload_bound(call, 2);
-        std::memcpy(space, body, encoder.size());
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        const CallPackets packets(call, 2);
+        const std::size_t bound = 2 * packets.size();
+        packets.write(body, 0, 99, frames);
         // Too little room for the release: nothing (the caller then records nothing).
-        EXPECT_EQ(append_release(space, encoder.size(), encoder.size() + 8, frames, 1), 0U);
-        const std::size_t length = append_release(space, encoder.size(), bound, frames, 1);
-        EXPECT_GT(length, encoder.size());
-        std::memcpy(body, space, length);
+        EXPECT_EQ(append_release(body, packets.size(), packets.size() + 8, frames, 1), 0U);
+        const std::size_t length = append_release(body, packets.size(), bound, frames, 1);
+        EXPECT_GT(length, packets.size());
         return length;
       });
   ASSERT_TRUE(trace.complete()) << trace.error();

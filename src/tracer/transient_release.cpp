@@ -1,6 +1,8 @@
-#include "tracer/call_encoding.h"
+#include "tracer/transient_release.h"
 
 #include <cstring>
+
+#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 
