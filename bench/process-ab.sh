@@ -15,10 +15,8 @@ runs=${4:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-"$b/bin/rtrace-gen-trace" --calls "$calls" --depth 10 --stacks 5000 -o "$work/churn.raw"
-"$b/bin/rtrace" process -i "$work/churn.raw" -o "$work/churn.txt"
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+source "$(dirname "$0")/process-common.sh"
+make_churn_trace "$b" "$calls" "$work"
 
 # One timed run; appends "wall cpu" to the file $1.
 timed() {
