@@ -13,11 +13,8 @@ bin=$build/bin
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-"$bin/rtrace-gen-trace" --calls "$calls" --depth 10 --stacks 5000 -o "$work/churn.raw"
-"$bin/rtrace" process -i "$work/churn.raw" -o "$work/churn.txt"
-
-# median of the numbers on stdin
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+source "$(dirname "$0")/process-common.sh"
+make_churn_trace "$build" "$calls" "$work"
 
 measure() {
   local label=$1 input=$2; shift 2

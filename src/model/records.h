@@ -118,12 +118,14 @@ enum class CallKind : std::uint8_t { Other = 0, Free = 1, Alloc = 2, Enter = 3, 
 
 // One traced call, small and fixed-size.
 struct Call {
-  std::uint64_t index = 0;          // 1-based position in the raw stream; survives filtering
-  Address resource_id = 0;          // what the allocator returned or the release was given
-  std::uint64_t size = 0;           // allocations only
-  std::uint64_t timestamp_ns = 0;   // monotonic clock in nanoseconds; 0 = none
+  std::uint64_t index = 0;         // 1-based position in the raw stream; survives filtering
+  Address resource_id = 0;         // what the allocator returned or the release was given
+  std::uint64_t size = 0;          // allocations only
+  std::uint64_t timestamp_ns = 0;  // monotonic clock in nanoseconds; 0 = none
+  // Thread id as the format gives it (mpatrol: pthread_self() values, about 2^47; StackTrack: a
+  // member of up to 8 bytes; apitrace: its thread number + 1); 0: unknown.
+  std::uint64_t thread = 0;
   std::uint32_t pid = 0;            // 0: unknown (the stream's only process)
-  std::uint32_t thread = 0;         // thread id; 0: unknown
   std::uint32_t context = 0;        // mask of active contexts
   std::uint32_t resource_type = 0;  // ResourceType::id; 0 when the trace has a single type
   CallKind kind = CallKind::Other;

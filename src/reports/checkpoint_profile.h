@@ -54,7 +54,7 @@ class CheckpointProfile {
   };
   struct Scope {
     CheckpointStats stats;
-    std::unordered_map<std::uint32_t, ThreadState> threads;
+    std::unordered_map<std::uint64_t, ThreadState> threads;
     std::vector<std::uint64_t> sample;  // intervals, reservoir of at most kMedianSample
   };
 

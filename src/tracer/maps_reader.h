@@ -6,6 +6,9 @@
 
 namespace rtrace::tracer {
 
+// The room a session gives the MMAP packets of one reading (a larger set is dropped whole).
+inline constexpr std::size_t kMaxMapsPayload = std::size_t{256} * 1024;
+
 // Appends the MMAP packets to `encoder`; false when the maps could not be read.
 bool encode_executable_mappings(PacketEncoder& encoder);
 

@@ -1,5 +1,15 @@
 // The trace session of one process: registries, per-thread event rings, the ordering of events
-// across threads, and the connection the trace is written to.
+// across threads, and the connection the trace is written to. One job per file:
+//  * set-up and registries: session_bootstrap.cpp (trace_registry.h, module_order.h);
+//  * start and stop, the header and the end of a trace: session_lifecycle.cpp;
+//  * the control thread (drains, clock ticks, toggles): control_thread.h;
+//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h;
+//  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
+//  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
+//  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
+//    transient_release.h, session_packets.h;
+//    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
+//  session_state.h holds what these share.
 //
 // Ordering scheme (no global lock on the hot path):
 //  * Every event carries a ticket from one global atomic counter. A release (free, the first half

@@ -2,10 +2,12 @@
 // the massif file, dot renders the call graph, python's json and xml parsers load the Chrome
 // trace and the flame graph; the figures must be those of `rtrace report`.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "support/test_paths.h"
@@ -26,6 +28,10 @@ std::string fixture_arg(const std::string& relative) {
 }
 test::CommandResult export_of(const std::string& arguments) {
   return test::run_command(rtrace() + " export " + arguments);
+}
+// Runs the python `script` (no double quotes in it) with `file` as its argument.
+test::CommandResult python_on(const std::string& script, const std::filesystem::path& file) {
+  return test::run_command("python3 -c \"" + script + "\" " + quoted(file));
 }
 // The sum of the values of a folded file.
 std::uint64_t folded_total(const std::string& folded) {
@@ -184,6 +190,35 @@ TEST(ExportCli, ChromeTraceLoadsAsJsonWithEventsAndCounters) {
       quoted(dir / "trace.json"));
   ASSERT_EQ(loaded.status, 0) << loaded.err;
   EXPECT_EQ(loaded.out, "44 malloc 778 778 16 25 4900 4900 0\n");
+}
+
+// mpatrol records pthread_self() values as thread ids (about 2^47): the Chrome trace's tids are
+// those values, whole (mptrace --verbose --source prints them from the file), not cut to 32 bits.
+// (A call without a thread id has its pid as tid.)
+TEST(ExportCli, ChromeTraceKeepsThreadIdsWiderThan32Bits) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string trace = quoted(test::fixture("mpatrol/threads/threads.trace"));
+  const test::ScratchDir dir;
+  const test::CommandResult r = export_of("chrome -i " + trace + " -o " + quoted(dir / "t.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const test::CommandResult tids = python_on(
+      "import sys, json; e = json.load(open(sys.argv[1]))['traceEvents']; "
+      "t = {x['tid'] for x in e if x['ph'] == 'i' and x['tid'] != x['pid']}; "
+      "print(' '.join(str(n) for n in sorted(t)))",
+      dir / "t.json");
+  ASSERT_EQ(tids.status, 0) << tids.err;
+  const test::CommandResult verbose =
+      test::run_command(rtrace() + " mptrace --verbose --source " + trace);
+  ASSERT_EQ(verbose.status, 0) << verbose.err;
+  std::set<std::uint64_t> threads;
+  const std::regex thread_word(R"( thread (\d+))");
+  for (auto m = std::sregex_iterator(verbose.out.begin(), verbose.out.end(), thread_word);
+       m != std::sregex_iterator(); ++m) {
+    threads.insert(std::stoull((*m)[1].str()));
+  }
+  ASSERT_EQ(threads.size(), 5U);  // main and four workers
+  EXPECT_GT(*threads.begin(), std::uint64_t{UINT32_MAX});
+  EXPECT_EQ(tids.out, fmt::format("{}\n", fmt::join(threads, " ")));
 }
 
 TEST(ExportCli, FlameGraphIsValidSvgWithTheFrames) {

@@ -12,8 +12,8 @@ namespace rtrace::reports {
 namespace {
 
 void hit(CheckpointProfile& profile, std::string_view scope, std::uint32_t pid,
-         std::uint32_t thread, std::uint64_t ns, CallKind kind = CallKind::Other) {
-  profile.call(CallRecord{.call = {.timestamp_ns = ns, .pid = pid, .thread = thread, .kind = kind},
+         std::uint64_t thread, std::uint64_t ns, CallKind kind = CallKind::Other) {
+  profile.call(CallRecord{.call = {.timestamp_ns = ns, .thread = thread, .pid = pid, .kind = kind},
                           .function = scope,
                           .arguments = {},
                           .frames = {}});

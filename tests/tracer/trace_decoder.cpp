@@ -46,6 +46,7 @@ class DecodingSink final : public TraceSink {
   void symbol(SymbolId id, const Symbol& symbol) override;
   void call(const CallRecord& record) override;
   void heap_info(const HeapInfo& info) override;
+  void trace_end(const TraceEnd& end) override { t_.end = end; }
   void attachment(const Attachment& attachment) override;
   void note(const Note& note) override;
   void finish() override { t_.finished_ = true; }
@@ -69,6 +70,7 @@ void DecodingSink::process(const ProcessInfo& info) {
   t_.pid = info.pid;
   t_.process = info.name;
   t_.depth = info.backtrace_depth.value_or(0);
+  t_.command_line = info.command_line;
 }
 
 void DecodingSink::output_settings(const OutputSettings& /*settings*/) {

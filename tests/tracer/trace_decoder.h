@@ -8,9 +8,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/records.h"
 
 namespace rtrace::test {
 
@@ -81,6 +84,8 @@ class TraceDecoder {
   std::uint64_t call_count = 0;
   std::uint64_t map_snapshots = 0;  // MMAP runs after the first call (dlopen/dlclose)
   std::uint64_t heap_infos = 0;
+  std::optional<CommandLine> command_line;  // RCMD
+  std::optional<TraceEnd> end;              // REND
   LeakChecker leaks;
 
  private:

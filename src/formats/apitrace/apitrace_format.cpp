@@ -89,7 +89,7 @@ class CallConverter {
     }
     CallRecord record;
     record.call.index = call.number;
-    record.call.thread = static_cast<std::uint32_t>(call.thread + 1);
+    record.call.thread = call.thread + 1;
     record.function = call.signature->name;
     record.arguments = arguments_;
     record.frames = frames_;

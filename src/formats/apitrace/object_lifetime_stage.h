@@ -54,7 +54,7 @@ class ObjectLifetimeStage final : public ForwardingSink {
   bool active_ = true;
   std::uint32_t next_group_ = 1;
   std::unordered_map<std::uint64_t, std::uint32_t> context_groups_;  // live context -> group
-  std::unordered_map<std::uint32_t, std::uint32_t> current_groups_;  // thread -> group
+  std::unordered_map<std::uint64_t, std::uint32_t> current_groups_;  // thread -> group
 };
 
 }  // namespace rtrace::apitrace

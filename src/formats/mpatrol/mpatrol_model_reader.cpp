@@ -179,9 +179,9 @@ class ModelAdapter final : public Visitor {
     const Call call{.index = ++calls_,
                     .resource_id = resource,
                     .size = size,
-                    .timestamp_ns = 0,  // mpatrol records no time
+                    .timestamp_ns = 0,       // mpatrol records no time
+                    .thread = event.thread,  // pthread_self(); 0: none recorded
                     .pid = 0,
-                    .thread = thread_number(event),
                     .context = 0,
                     .resource_type = kMemoryType,
                     .kind = kind};
@@ -236,29 +236,6 @@ class ModelAdapter final : public Visitor {
     return id;
   }
 
-  // mpatrol's thread ids are pthread_self() values (about 2^47 on x86-64); the model's are 32
-  // bits, so they are numbered 1, 2, ... in the order they first appear. 0 stays "unknown".
-  std::uint32_t thread_number(const Event& event) {
-    if (event.thread == 0) {
-      return 0;
-    }
-    const auto known = threads_.find(event.thread);
-    if (known != threads_.end()) {
-      return known->second;
-    }
-    if (threads_.size() >= limits_.threads) {
-      if (!threads_full_warned_) {
-        threads_full_warned_ = true;
-        warn(event,
-             fmt::format("more than {} threads: calls of new ones get thread 0", limits_.threads));
-      }
-      return 0;
-    }
-    const auto number = static_cast<std::uint32_t>(threads_.size() + 1);
-    threads_.emplace(event.thread, number);
-    return number;
-  }
-
   void warn(const Event& event, std::string_view message) {
     diagnostics_.warning(input_name_, event.offset, message);
   }
@@ -274,8 +251,6 @@ class ModelAdapter final : public Visitor {
   std::uint64_t calls_ = 0;
   std::unordered_map<std::string, SymbolId> symbol_ids_;  // "function\0file\0line" -> id
   bool symbols_full_warned_ = false;
-  std::unordered_map<std::uint64_t, std::uint32_t> threads_;
-  bool threads_full_warned_ = false;
 };
 
 }  // namespace

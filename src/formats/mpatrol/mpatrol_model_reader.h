@@ -14,8 +14,9 @@
 // - `H` (heap memory mpatrol took from the system for the program) and `I` (memory for its own
 //   tables): heap information, never calls, so they are never leaks. See heap_summary below.
 //
-// Memory stays bounded by what the trace has alive: the blocks not yet freed, the threads and
-// the distinct source positions (each capped; see ModelReaderLimits).
+// Memory stays bounded by what the trace has alive: the blocks not yet freed and the distinct
+// source positions (capped; see ModelReaderLimits). Thread ids (pthread_self() values) pass into
+// the model's 64-bit thread field as they are.
 #pragma once
 
 #include <cstddef>
@@ -36,8 +37,6 @@ struct ModelReaderLimits {
   // Distinct source positions given a symbol; past it, frames of new positions are left out
   // (one warning). Real programs have a few thousand call sites.
   std::size_t symbols = std::size_t{1} << 18;
-  // Distinct thread ids numbered; past it, calls of new threads get thread 0 (one warning).
-  std::size_t threads = std::size_t{1} << 16;
 };
 
 // Reads the mpatrol tracing file `input` into `sink`, then calls sink.finish() (also when the

@@ -133,16 +133,15 @@ class TraceReader {
     if (hit.info != nullptr) {
       argument_ = Argument{.name = "info", .value = *hit.info};
     }
-    const Call call{
-        .index = hit.sequence,
-        .resource_id = 0,
-        .size = 0,
-        .timestamp_ns = nanoseconds_since_start(*hit.process, when),
-        .pid = static_cast<std::uint32_t>(hit.pid),
-        .thread = static_cast<std::uint32_t>(member(*hit.binding, hit.values, Field::Tid)),
-        .context = 0,
-        .resource_type = kCheckpointType,
-        .kind = CallKind::Other};
+    const Call call{.index = hit.sequence,
+                    .resource_id = 0,
+                    .size = 0,
+                    .timestamp_ns = nanoseconds_since_start(*hit.process, when),
+                    .thread = member(*hit.binding, hit.values, Field::Tid),
+                    .pid = static_cast<std::uint32_t>(hit.pid),
+                    .context = 0,
+                    .resource_type = kCheckpointType,
+                    .kind = CallKind::Other};
     sink_.call(CallRecord{
         .call = call,
         .function = function_,

@@ -183,6 +183,25 @@ TEST(ApitraceObjects, EachThreadFollowsItsOwnCurrentContext) {
             "7 glGenTextures alloc texture 0x6\n");
 }
 
+// apitrace's thread numbers are 64-bit varints. Threads 0 and 2^32 share their low 32 bits (and
+// became one thread when the model's thread id had 32 bits: the second make_current then
+// replaced the first thread's context).
+TEST(ApitraceObjects, ThreadNumbersBeyond32BitsStayApart) {
+  constexpr std::uint64_t kHighThread = std::uint64_t{1} << 32;
+  Calls calls;
+  calls.create_context(0xc1, 0, 0);            // 0
+  calls.create_context(0xc2, 0, kHighThread);  // 1
+  calls.make_current(0xc1, 0);                 // 2
+  calls.make_current(0xc2, kHighThread);       // 3
+  calls.gen(kGenTextures, {5}, 0);             // 4: group 1 (context 0xc1)
+  calls.gen(kGenTextures, {5}, kHighThread);   // 5: group 2 (context 0xc2)
+  EXPECT_EQ(object_events(calls.file()),
+            "0 eglCreateContext alloc context 0xc1\n"
+            "1 eglCreateContext alloc context 0xc2\n"
+            "4 glGenTextures alloc texture 0x100000005\n"
+            "5 glGenTextures alloc texture 0x200000005\n");
+}
+
 TEST(ApitraceObjects, ListRangesReturnValuesSuffixesAndZeroNames) {
   Calls calls;
   calls.create_context(0xc1, 0);       // 0

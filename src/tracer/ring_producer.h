@@ -1,0 +1,31 @@
+// The producer's side of its thread's ring (thread_rings.h) during a session: room for a record
+// (waiting for, or doing, a drain when the ring is full), and publishing it. Hot path: no locks,
+// no allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tracer/event_ring.h"
+
+namespace rtrace::tracer {
+
+// Space for a record of up to `max_payload` bytes in `ring` when the ring is full: waits for (or
+// does) a drain; null when there is none to be had (a record too large for the ring, or no
+// session tracing).
+char* reserve_after_drain(EventRing& ring, std::size_t max_payload);
+// Space for a record of up to `max_payload` bytes in `ring` (inline: every traced call takes
+// this path); null as reserve_after_drain.
+inline char* reserve(EventRing& ring, std::size_t max_payload) {
+  if (char* space = ring.try_reserve(max_payload)) {
+    return space;
+  }
+  return reserve_after_drain(ring, max_payload);
+}
+// Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
+void publish(EventRing& ring, std::uint64_t ticket, std::size_t length);
+// Gives back the ticket of a record just published (or settled); in unbuffered mode writes it
+// out now.
+void after_publish(EventRing& ring);
+
+}  // namespace rtrace::tracer

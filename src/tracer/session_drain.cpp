@@ -1,0 +1,61 @@
+// Moving the recorded events from the rings into the trace (record_merge.h does the merge; this
+// decides when, and what a broken connection means for the session).
+#include <signal.h>
+
+#include "tracer/record_merge.h"
+#include "tracer/session_state.h"
+#include "tracer/thread_rings.h"
+#include "tracer/trace_output.h"
+#include "tracer/tracer_api.h"
+
+namespace rtrace::tracer {
+
+constinit SessionState g_session;
+
+void connection_lost() {
+  __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_RELAXED);
+  g_session.state.store(State::Finished);
+}
+
+void flush_output() {
+  if (!output_flush() && g_session.state.load() == State::Tracing) {
+    connection_lost();
+  }
+}
+
+void drain_locked(std::uint64_t bound) {
+  const bool emit = g_session.state.load() == State::Tracing || output_is_open();
+  if (!merge_records(bound, g_session.floor, emit) && g_session.state.load() == State::Tracing) {
+    connection_lost();
+  }
+}
+
+// Signals stay blocked meanwhile: a handler that ends the process (_exit, a crash) must find the
+// drain lock free to write everything out, never a half-done write of its own thread.
+bool drain_if_free() {
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+  const bool locked = drain_try_lock();
+  if (locked) {
+    drain_locked(safe_bound(nullptr));
+    flush_output();
+    drain_unlock();
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return locked;
+}
+
+void drain_pass() {
+  if (!drain_try_lock()) {
+    return;
+  }
+  if (g_session.state.load() == State::Tracing) {
+    drain_locked(safe_bound(nullptr));
+    flush_output();
+  }
+  drain_unlock();
+}
+
+}  // namespace rtrace::tracer

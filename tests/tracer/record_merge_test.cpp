@@ -1,0 +1,117 @@
+// The ordering of the tracer's events across threads (rtrace_tracer_core: thread_rings.h,
+// record_merge.h, trace_output.h), without a traced process: threads record calls into their
+// own rings while this thread merges them into a managed trace file, as the control thread does;
+// the file, read back with the post-processor's reader, must hold every call in ticket order.
+#include "tracer/record_merge.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "allocation_call.h"
+#include "support/test_paths.h"
+#include "trace_decoder.h"
+#include "tracer/call_packets.h"
+#include "tracer/options.h"
+#include "tracer/packet_encoder.h"
+#include "tracer/thread_rings.h"
+#include "tracer/trace_output.h"
+
+namespace rtrace::tracer {
+namespace {
+
+constexpr std::size_t kIdFromCallEnd = 8;  // the CALL packet ends with the 8-byte id
+
+// Records `count` calls whose id is their ticket, as the tracer's producers do: encode first,
+// then take the ticket, then publish. A full ring waits for the merging thread. Now and then a
+// thread holds its ticket a while before publishing.
+void record_calls(int count) {
+  EventRing* ring = my_ring();
+  ASSERT_NE(ring, nullptr);
+  const std::uintptr_t frames[] = {0x401000, 0x402000};
+  const RtraceCall call = allocation_call("malloc", 16, 0);
+  const CallPackets packets(call, 2);
+  for (int i = 0; i < count; ++i) {
+    char* space = nullptr;
+    while ((space = ring->try_reserve(packets.size())) == nullptr) {
+      sched_yield();
+    }
+    packets.write(space, 0, 0, frames);
+    std::uint32_t call_payload = 0;
+    std::memcpy(&call_payload, space + 4, sizeof call_payload);
+    const std::uint64_t ticket = take_ticket(*ring);
+    std::memcpy(space + 8 + call_payload - kIdFromCallEnd, &ticket, sizeof ticket);
+    if (i % 1000 == 0) {
+      ::usleep(200);  // preempted while holding a ticket: later tickets must wait for this one
+    }
+    ring->publish(ticket, packets.size());
+    release_ticket(*ring);
+  }
+}
+
+void merge_once() {
+  if (drain_try_lock()) {
+    merge_records(safe_bound(nullptr), 0, true);
+    drain_unlock();
+  }
+}
+
+TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
+  const test::ScratchDir scratch;
+  TracerOptions options;
+  const std::string directory = scratch.path().string();
+  ASSERT_LT(directory.size(), sizeof options.managed_dir);
+  std::memcpy(options.managed_dir, directory.c_str(), directory.size() + 1);
+  ASSERT_TRUE(output_open(options, nullptr, ::getpid()));
+  char header[256];
+  PacketEncoder encoder(header, sizeof header);
+  encoder.handshake();
+  encoder.begin_packet(sprtrace::PacketType::ProcessInfo);
+  encoder.u32(static_cast<std::uint32_t>(::getpid()));
+  encoder.u32(0);
+  encoder.u32(0);
+  encoder.u32(2);
+  encoder.string("merge");
+  encoder.end_packet();
+  output_append(header, encoder.size());
+  rings_init(nullptr);
+
+  // 4 threads of 60,000 calls (about 4 MB each): every ring fills up more than once, so the
+  // merge runs while they record.
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 60000;
+  std::atomic<int> running{kThreads};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&running] {
+      record_calls(kCalls);
+      running.fetch_sub(1);
+    });
+  }
+  while (running.load() > 0) {
+    merge_once();
+    sched_yield();
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  merge_once();
+  output_close();
+
+  const std::string path = directory + "/" + std::to_string(::getpid()) + "-0.rtrace";
+  const test::TraceDecoder trace = test::decode_file(path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), std::size_t{kThreads} * kCalls);
+  for (std::size_t i = 1; i < trace.calls.size(); ++i) {
+    ASSERT_LT(trace.calls[i - 1].id, trace.calls[i].id) << "call " << i;
+  }
+}
+
+}  // namespace
+}  // namespace rtrace::tracer

@@ -1,0 +1,153 @@
+// The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h
+// and session_packets.h),
+// checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
+// re-encodes them and requires the same bytes).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "allocation_call.h"
+#include "support/test_paths.h"
+#include "trace_decoder.h"
+#include "tracer/call_packets.h"
+#include "tracer/packet_encoder.h"
+#include "tracer/session_packets.h"
+#include "tracer/transient_release.h"
+
+namespace rtrace::tracer {
+namespace {
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A trace file of a handshake, a PINF (pid 77, depth 4, from a cmdline file of three arguments)
+// and then the bytes `encode` writes into `body` (through the encoder it gets, or directly),
+// their length returned; it also gets the scratch directory.
+template <typename Encode>
+test::TraceDecoder decode_after_header(Encode encode) {
+  static char header[4096];
+  static char body[64 * 1024];
+  const test::ScratchDir scratch;
+  const std::string cmdline = (scratch / "cmdline").string();
+  write_file(cmdline, std::string("/bin/prog\0-x\0\0", 14));
+  PacketEncoder encoder(header, sizeof header);
+  encoder.handshake();
+  encode_process_info(encoder, 77, 4, cmdline.c_str());
+  PacketEncoder body_encoder(body, sizeof body);
+  const std::size_t body_size = encode(body_encoder, body, scratch);
+  EXPECT_FALSE(encoder.overflowed());
+  EXPECT_FALSE(body_encoder.overflowed());
+  const std::string path = (scratch / "trace.rtrace").string();
+  std::ofstream file(path, std::ios::binary);
+  file.write(header, static_cast<std::streamsize>(encoder.size()));
+  file.write(body, static_cast<std::streamsize>(body_size));
+  file.close();
+  return test::decode_file(path);
+}
+
+TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
+  const RtraceArg args[] = {{"path", "/tmp/x"}, {"flags", "0x42"}};
+  const RtraceCall call{.resource_type = 3,
+                        .kind = sprtrace::kCallAlloc,
+                        .name = "open",
+                        .size = std::uint64_t{5} << 32,  // beyond the field: saturates
+                        .id = 0x1122334455667788,
+                        .args = args,
+                        .arg_count = 2};
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x7fff00001234};
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        const CallPackets packets(call, 3);
+        packets.write(body, 0x5, 1234, frames);
+        return packets.size();
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  EXPECT_EQ(trace.pid, 77U);
+  EXPECT_EQ(trace.process, "/bin/prog");
+  EXPECT_EQ(trace.depth, 4U);
+  ASSERT_EQ(trace.calls.size(), 1U);
+  const test::DecodedCall& decoded = trace.calls[0];
+  EXPECT_EQ(decoded.resource_type, 3U);
+  EXPECT_EQ(decoded.context, 5U);
+  EXPECT_EQ(decoded.timestamp, 1234U);
+  EXPECT_EQ(decoded.kind, 2U);
+  EXPECT_EQ(decoded.name, "open");
+  EXPECT_EQ(decoded.size, std::uint64_t{UINT32_MAX});
+  EXPECT_EQ(decoded.id, 0x1122334455667788U);
+  EXPECT_EQ(decoded.frames, (std::vector<std::uint64_t>{0x401000, 0x402000, 0x7fff00001234}));
+  EXPECT_EQ(decoded.args, (std::vector<std::pair<std::string, std::string>>{{"path", "/tmp/x"},
+                                                                            {"flags", "0x42"}}));
+}
+
+// A transient call: the release is a copy of the allocation's CALL with kind free and size 0,
+// followed by its own backtrace (here of 1 frame, the allocation's has 2).
+TEST(TracerCallEncoding, TheReleaseOfATransientCallCopiesTheAllocation) {
+  const RtraceCall call = allocation_call("memcpy", 64, 0xabc0);
+  const std::uintptr_t frames[] = {0x401000, 0x402000};
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        const CallPackets packets(call, 2);
+        const std::size_t bound = 2 * packets.size();
+        packets.write(body, 0, 99, frames);
+        // Too little room for the release: nothing (the caller then records nothing).
+        EXPECT_EQ(append_release(body, packets.size(), packets.size() + 8, frames, 1), 0U);
+        const std::size_t length = append_release(body, packets.size(), bound, frames, 1);
+        EXPECT_GT(length, packets.size());
+        return length;
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 2U);
+  const test::DecodedCall& allocation = trace.calls[0];
+  const test::DecodedCall& release = trace.calls[1];
+  EXPECT_EQ(allocation.kind, 2U);
+  EXPECT_EQ(allocation.size, 64U);
+  EXPECT_EQ(allocation.frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+  EXPECT_EQ(release.kind, 1U);
+  EXPECT_EQ(release.size, 0U);
+  EXPECT_EQ(release.id, 0xabc0U);
+  EXPECT_EQ(release.name, "memcpy");
+  EXPECT_EQ(release.timestamp, 99U);
+  EXPECT_EQ(release.frames, (std::vector<std::uint64_t>{0x401000}));
+}
+
+// RCMD keeps every argument (the empty one too); REND the reason, the signal and the resident set
+// size read from a status file.
+TEST(TracerSessionPackets, CommandLineAndTraceEndReadBack) {
+  const test::TraceDecoder trace = decode_after_header([&](PacketEncoder& encoder, char*,
+                                                           const test::ScratchDir& scratch) {
+    encode_command_line(encoder, 77, (scratch / "cmdline").c_str());
+    const std::string status = (scratch / "status").string();
+    write_file(status, "VmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n");
+    encode_trace_end(encoder, 77, {.reason = sprtrace::kEndSignal, .signal = 11}, status.c_str());
+    return encoder.size();
+  });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_TRUE(trace.command_line.has_value());
+  EXPECT_EQ(trace.command_line->arguments, (std::vector<std::string>{"/bin/prog", "-x", ""}));
+  EXPECT_FALSE(trace.command_line->cut);
+  ASSERT_TRUE(trace.end.has_value());
+  EXPECT_EQ(trace.end->pid, 77U);
+  EXPECT_EQ(trace.end->reason, EndReason::Signal);
+  EXPECT_EQ(trace.end->signal, 11U);
+  EXPECT_EQ(trace.end->peak_rss_bytes, 2048U * 1024);
+  EXPECT_EQ(trace.end->rss_bytes, 1024U * 1024);
+}
+
+TEST(TracerSessionPackets, HeapInfoReadsBack) {
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder& encoder, char*, const test::ScratchDir&) {
+        encode_heap_info(encoder, 0x600000);
+        return encoder.size();
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  EXPECT_EQ(trace.heap_infos, 1U);
+}
+
+}  // namespace
+}  // namespace rtrace::tracer
