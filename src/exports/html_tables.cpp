@@ -14,7 +14,7 @@ namespace {
 using reports::ReportData;
 using reports::SiteStats;
 
-std::string strings_json(const std::vector<std::string>& strings) {
+std::string strings_json(const reports::FrameNames& strings) {
   std::string out = "[";
   for (std::size_t i = 0; i < strings.size(); ++i) {
     out += (i == 0 ? "" : ",") + json_string(strings[i]);

@@ -12,7 +12,7 @@
 namespace rtrace::reports {
 namespace {
 
-std::string frames_json(const std::vector<std::string>& frames, const RenderOptions& options) {
+std::string frames_json(const FrameNames& frames, const RenderOptions& options) {
   std::string out = "[";
   for (std::size_t i = 0; i < frames.size(); ++i) {
     out += (i == 0 ? "" : ", ") + json_string(shown_name(frames[i], options));

@@ -52,8 +52,8 @@ using SiteKey = std::pair<std::string, std::vector<std::string>>;
 // across runs (module and offset, else resolved names; see frame_key).
 SiteKey site_key(const ReportData& data, const SiteStats& site) {
   SiteKey key{type_name(data, site.type), {}};
-  for (const FrameDetail& frame : site.frame_details) {
-    key.second.push_back(frame_key(frame));
+  for (const FrameDetail* frame : site.frame_details) {
+    key.second.push_back(frame_key(*frame));
   }
   return key;
 }

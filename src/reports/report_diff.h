@@ -31,7 +31,7 @@ struct TypeGrowth {
 
 struct SiteGrowth {
   std::string type;
-  std::vector<std::string> frame_names;
+  FrameNames frame_names;  // into the current report's frame descriptions
   Growth growth;
   ResourceUnit unit;
 };

@@ -23,13 +23,12 @@ std::string clock_text(std::uint32_t ms) {
                      day % 1000);
 }
 
-void append_frames(std::string& out, const std::vector<std::string>& frames,
-                   const RenderOptions& options) {
+void append_frames(std::string& out, const FrameNames& frames, const RenderOptions& options) {
   if (frames.empty()) {
     out += "      (no backtrace)\n";
     return;
   }
-  for (const std::string& frame : frames) {
+  for (const std::string_view frame : frames) {
     fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
   }
 }
