@@ -87,7 +87,7 @@ std::string diff_json(const reports::ReportDiff& diff, std::size_t top) {
     const reports::SiteGrowth& s = diff.sites[i];
     fmt::format_to(std::back_inserter(out), R"({}{{"type":{},"growth":{},"backtrace":{}}})",
                    i == 0 ? "\n" : ",\n", json_string(s.type), growth_json(s.growth),
-                   strings_json(s.frame_names));
+                   strings_json(reports::FrameNames(s.frame_names.begin(), s.frame_names.end())));
   }
   return out + "]}";
 }

@@ -122,7 +122,8 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     const auto old = before.find(key);
     const Growth growth = old == before.end() ? now.amounts : now.amounts - old->second.amounts;
     if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
-      diff.sites.push_back({key.first, now.first->frame_names, growth, {}});
+      const FrameNames& names = now.first->frame_names;
+      diff.sites.push_back({key.first, {names.begin(), names.end()}, growth, {}});
     }
   }
   for (SiteGrowth& site : diff.sites) {

@@ -31,7 +31,7 @@ struct TypeGrowth {
 
 struct SiteGrowth {
   std::string type;
-  FrameNames frame_names;  // into the current report's frame descriptions
+  std::vector<std::string> frame_names;  // its own: the diff outlives the reports it compares
   Growth growth;
   ResourceUnit unit;
 };

@@ -193,7 +193,7 @@ void append_site_growth(std::string& out, const SiteGrowth& site, const RenderOp
                    "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
                    g.leaked_bytes, g.bytes_allocated, g.allocations, site.type);
   }
-  append_frames(out, site.frame_names, options);
+  append_frames(out, FrameNames(site.frame_names.begin(), site.frame_names.end()), options);
 }
 
 void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& options) {

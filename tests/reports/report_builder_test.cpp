@@ -114,7 +114,7 @@ TEST(ReportDiff, ShowsWhatGrew) {
   EXPECT_EQ(diff.types[0].growth.leaked_bytes, 20);
   EXPECT_EQ(diff.types[0].growth.allocations, 3);
   ASSERT_EQ(diff.sites.size(), 2U);
-  EXPECT_EQ(diff.sites[0].frame_names, (FrameNames{"0x402000 in /bin/prog"}));
+  EXPECT_EQ(diff.sites[0].frame_names, (std::vector<std::string>{"0x402000 in /bin/prog"}));
   EXPECT_EQ(diff.sites[0].growth.leaked_bytes, 20);
   EXPECT_EQ(diff.sites[1].growth.bytes_allocated, 400);
 }
