@@ -4,14 +4,18 @@
 #   make check   install what is missing, build everything, run the whole test suite
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
-#   make fuzz          build the libFuzzer targets with clang and run each FUZZ_SECONDS (60)
+#   make fuzz          build the libFuzzer targets with clang and run each FUZZ_SECONDS (60),
+#                      or FUZZ_RUNS inputs from a fixed seed when FUZZ_RUNS is set (CI)
 #   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize)
 #   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
 SANITIZE_BUILD ?= build-sanitize
+# Extra configuration of the sanitizer build (CI: -DRTRACE_REQUIRE_FIXTURES=ON).
+SANITIZE_FLAGS ?=
 
 # What ships, and what `make demo` runs: the commands, the tracer modules, the context library
 # and (for the demo) the example program. Tests and benchmarks are not needed for either.
@@ -62,12 +66,13 @@ release: deps
 
 fuzz:
 	@scripts/install-deps.sh --fuzz
-	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh build-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh build-fuzz
 
 # The sanitizers' runtime must come first in a process: the tracer libraries and the programs the
 # tests trace stay uninstrumented (cmake/Sanitize.cmake).
 check-sanitize: deps
-	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DRTRACE_SANITIZE=ON -DRTRACE_BUILD_BENCH=OFF
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DRTRACE_SANITIZE=ON -DRTRACE_BUILD_BENCH=OFF \
+	      $(SANITIZE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)

@@ -1,12 +1,14 @@
 // Writes a synthetic sp-rtrace binary trace of a realistic shape, for benchmarks.
 //
-//   rtrace-gen-trace --calls N --depth D --stacks K [--live L] [--seed S] -o FILE
+//   rtrace-gen-trace --calls N --depth D --stacks K [--live L] [--seed S] [--every-stack] -o FILE
 //
 // The trace looks like what the tracer records for an allocation-heavy program: a working set of
 // live blocks that the program keeps allocating into and freeing from (so addresses are reused),
 // malloc/calloc/realloc/free in proportions typical of C and C++ code, K distinct call stacks of
 // depth D spread over a few modules, a monotonic millisecond clock. Roughly 1 in 4000 allocations
-// is never freed (leaks). Everything derives from the seed, so runs are reproducible.
+// is never freed (leaks). Everything derives from the seed, so runs are reproducible. With
+// --every-stack the first K allocations use each stack once (then as above), so that the trace
+// holds exactly K distinct backtraces when it has at least K allocations.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -28,6 +30,7 @@ struct Shape {
   unsigned stacks = 5000;
   unsigned live = 20000;
   std::uint64_t seed = 42;
+  bool every_stack = false;
   std::string output;
 };
 
@@ -100,6 +103,9 @@ class Generator {
   }
 
   const std::vector<rtrace::Frame>& pick_stack() {
+    if (shape_.every_stack && unused_stack_ < shape_.stacks) {
+      return stacks_[unused_stack_++];
+    }
     // A few hot call sites do most of the allocating (Zipf-like).
     std::uniform_real_distribution<double> u(0.0, 1.0);
     const double x = u(rng_);
@@ -171,6 +177,7 @@ class Generator {
   std::vector<Address> free_addresses_;
   Address next_address_ = 0x55550000;
   std::uint64_t index_ = 0;
+  unsigned unused_stack_ = 0;  // with --every-stack: the next stack no call has used yet
   std::uint32_t clock_ms_ = 3'600'000;
 };
 
@@ -186,6 +193,8 @@ int main(int argc, char** argv) {
   app.add_option("-l,--live", shape.live, "Largest number of live blocks")
       ->check(CLI::Range(1, 100000000));
   app.add_option("-s,--seed", shape.seed, "Random seed");
+  app.add_flag("--every-stack", shape.every_stack,
+               "Use every stack once before drawing them at random (exactly K distinct stacks)");
   app.add_option("-o,--output", shape.output, "Output file")->required();
   CLI11_PARSE(app, argc, argv);
 

@@ -63,14 +63,18 @@ std::vector<Mapping> late_maps_of(const std::string& path) {
   return read_late_maps(*input);
 }
 
+// Where the reader is: a line number for text, a byte offset for binary.
+std::uint64_t position(const InputStream& input) {
+  return input.line_number() != 0 ? input.line_number() : input.offset();
+}
+
 // A trace that broke off (CompletenessCheck) is a warning at the end of the input: its calls are
 // all there is, but the process went on after them.
 std::function<void(std::uint32_t)> warn_incomplete(const InputStream& input,
                                                    Diagnostics& diagnostics) {
   return [&input, &diagnostics](std::uint32_t pid) {
-    // At the end of the input: a line number for text, a byte offset for binary.
-    const std::uint64_t end = input.line_number() != 0 ? input.line_number() : input.offset();
-    diagnostics.warning(input.name(), end, fmt::format("{} (process {})", kIncompleteTrace, pid));
+    diagnostics.warning(input.name(), position(input),
+                        fmt::format("{} (process {})", kIncompleteTrace, pid));
   };
 }
 
@@ -91,6 +95,9 @@ int process(const ProcessOptions& o) {
     read_trace(*input, check, diagnostics);
   } catch (const InputError& error) {
     damage = error;
+  } catch (const TooManyProcesses& error) {
+    // Like damage: the processes met so far are written, then the input is named where it was.
+    damage = InputError(input->name(), position(*input), error.what());
   }
 
   // Damaged input: what came before the damage is written first, then the damage reported.

@@ -48,7 +48,7 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
   if (read_damage && !damage) {
     damage = std::move(read_damage);
   }
-  reports::ReportData data = builder.data();
+  reports::ReportData data = std::move(builder).take_data();
   // The pagemap module's files lie beside the trace.
   data.pagemap =
       reports::read_pagemap_attachments(data.attachments, reports::attachment_directory(path));

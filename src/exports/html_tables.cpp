@@ -15,7 +15,7 @@ namespace {
 using reports::ReportData;
 using reports::SiteStats;
 
-std::string strings_json(const std::vector<std::string>& strings) {
+std::string strings_json(const reports::FrameNames& strings) {
   std::string out = "[";
   for (std::size_t i = 0; i < strings.size(); ++i) {
     out += (i == 0 ? "" : ",") + json_string(strings[i]);
@@ -88,7 +88,7 @@ std::string diff_json(const reports::ReportDiff& diff, std::size_t top) {
     const reports::SiteGrowth& s = diff.sites[i];
     fmt::format_to(std::back_inserter(out), R"({}{{"type":{},"growth":{},"backtrace":{}}})",
                    i == 0 ? "\n" : ",\n", json_string(s.type), growth_json(s.growth),
-                   strings_json(s.frame_names));
+                   strings_json(reports::FrameNames(s.frame_names.begin(), s.frame_names.end())));
   }
   return out + "]}";
 }

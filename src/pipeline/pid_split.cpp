@@ -1,5 +1,7 @@
 #include "pipeline/pid_split.h"
 
+#include <fmt/format.h>
+
 namespace rtrace {
 
 void PidSplit::header(const TraceHeader& header) {
@@ -67,6 +69,12 @@ TraceSink& PidSplit::current() {
 TraceSink& PidSplit::branch(std::uint32_t pid) {
   if (current_ != nullptr && current_pid_ == pid) {
     return *current_;
+  }
+  if (!branches_.contains(pid) && branches_.size() == kMaxProcesses) {
+    throw TooManyProcesses(fmt::format(
+        "more than {} processes in one trace (the most rtrace process splits an input into): "
+        "process {} and what follows are not written",
+        kMaxProcesses, pid));
   }
   auto [found, added] = branches_.try_emplace(pid, nullptr);
   if (added) {

@@ -9,11 +9,17 @@
 // record before them. A stream with one process streams through to a single branch. Shared
 // records are kept to be replayed into branches opened later, so memory follows them (symbols,
 // registries), never the calls.
+//
+// Every branch holds an output (a file descriptor and its buffer) and its own stages, so the
+// number of processes is bounded: the pids come from the input, and a stream naming a new pid in
+// every record must not open a file per record. Past kMaxProcesses, TooManyProcesses is thrown;
+// the branches opened so far are whole up to that record.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -21,8 +27,17 @@
 
 namespace rtrace {
 
+class TooManyProcesses : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class PidSplit final : public TraceSink {
  public:
+  // The most processes one input may hold: far more than a real trace (a StackTrack file, a
+  // merged trace of a program and its children), well under the usual limit of 1024 descriptors.
+  static constexpr std::size_t kMaxProcesses = 512;
+
   // Returns the sink of a new branch for `pid` (0 when the stream names no process); the sink
   // must live until finish() returns.
   using OpenBranch = std::function<TraceSink&(std::uint32_t pid)>;

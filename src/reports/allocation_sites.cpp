@@ -41,7 +41,8 @@ void sort_callers(std::vector<CallerNode>& callers) {
 
 // The caller trees of every site, built in one flat table where a caller is found by hash
 // rather than by a scan of its siblings (a site may have many thousands of callers), then turned
-// into nested CallerNodes.
+// into nested CallerNodes. Each distinct frame (by key) is stored once and nodes refer to it by
+// number: the table costs a few words per node, however long the frames' names.
 class CallerTrees {
  public:
   // A new tree (one per site); returns its root.
@@ -52,12 +53,13 @@ class CallerTrees {
 
   // Adds the path of callers (innermost first) beneath `root`.
   void add_path(std::size_t root, std::span<const LogicalFrame> path, const SiteStats& stats) {
-    std::size_t parent = root;
+    std::uint32_t parent = static_cast<std::uint32_t>(root);
     for (const LogicalFrame& frame : path) {
-      const auto [child, added] =
-          child_of_.try_emplace(std::to_string(parent) + '\n' + frame.key, nodes_.size());
+      const std::uint32_t id = frame_id(frame);
+      const auto [child, added] = child_of_.try_emplace(std::uint64_t{parent} << 32 | id,
+                                                        static_cast<std::uint32_t>(nodes_.size()));
       if (added) {
-        nodes_.push_back(Node{.frame = frame});
+        nodes_.push_back(Node{.frame = id});
         nodes_[parent].children.push_back(child->second);
       }
       parent = child->second;
@@ -65,30 +67,51 @@ class CallerTrees {
     }
   }
 
-  std::vector<CallerNode> callers(std::size_t node) const {
+  // Once every path is added: the index that found children is no longer needed.
+  void stop_adding() {
+    child_of_ = {};
+    frame_ids_ = {};
+  }
+
+  // The callers beneath `node` as nested CallerNodes, moved out of the table (a trace of
+  // millions of distinct backtraces has millions of nodes: they are not copied).
+  std::vector<CallerNode> take_callers(std::size_t node) {
+    std::vector<std::uint32_t> children = std::move(nodes_[node].children);
     std::vector<CallerNode> callers;
-    for (const std::size_t child : nodes_[node].children) {
-      callers.push_back(CallerNode{.frame = nodes_[child].frame,
+    callers.reserve(children.size());
+    for (const std::uint32_t child : children) {
+      callers.push_back(CallerNode{.frame = frames_[nodes_[child].frame],
                                    .amounts = nodes_[child].amounts,
-                                   .callers = this->callers(child)});
+                                   .callers = take_callers(child)});
     }
     return callers;
   }
 
  private:
+  std::uint32_t frame_id(const LogicalFrame& frame) {
+    const auto [found, added] =
+        frame_ids_.try_emplace(frame.key, static_cast<std::uint32_t>(frames_.size()));
+    if (added) {
+      frames_.push_back(std::make_shared<const LogicalFrame>(frame));
+    }
+    return found->second;
+  }
+
   struct Node {
-    LogicalFrame frame{};
+    std::uint32_t frame = 0;  // in frames_; unused for roots
     SiteAmounts amounts{};
-    std::vector<std::size_t> children{};
+    std::vector<std::uint32_t> children{};
   };
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, std::size_t> child_of_;  // "parent\nkey" -> node
+  std::vector<std::shared_ptr<const LogicalFrame>> frames_;
+  std::unordered_map<std::string, std::uint32_t> frame_ids_;   // key -> index in frames_
+  std::unordered_map<std::uint64_t, std::uint32_t> child_of_;  // parent << 32 | frame -> node
 };
 
 std::vector<LogicalFrame> logical_backtrace(const SiteStats& stats) {
   std::vector<LogicalFrame> frames;
-  for (const FrameDetail& detail : stats.frame_details) {
-    std::ranges::move(logical_frames(detail), std::back_inserter(frames));
+  for (const FrameDetail* detail : stats.frame_details) {
+    std::ranges::move(logical_frames(*detail), std::back_inserter(frames));
   }
   return frames;
 }
@@ -146,8 +169,9 @@ std::vector<AllocationSite> allocation_sites(const ReportData& data,
     sites[index->second].amounts.add(stats);
     trees.add_path(roots[index->second], callers, stats);
   }
+  trees.stop_adding();
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    sites[i].callers = trees.callers(roots[i]);
+    sites[i].callers = trees.take_callers(roots[i]);
   }
   std::ranges::stable_sort(sites, [](const AllocationSite& a, const AllocationSite& b) {
     return rank(a.amounts) > rank(b.amounts);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@ struct SiteAmounts {
 
 // A caller on the way to a site; its callers beneath it.
 struct CallerNode {
-  LogicalFrame frame{};
+  // Shared by the callers of the same code: a trace of millions of distinct backtraces has
+  // millions of callers over far fewer distinct frames.
+  std::shared_ptr<const LogicalFrame> frame{};
   SiteAmounts amounts{};
   std::vector<CallerNode> callers{};  // most first (see allocation_sites)
 };

@@ -12,7 +12,7 @@
 namespace rtrace::reports {
 namespace {
 
-std::string frames_json(const std::vector<std::string>& frames, const RenderOptions& options) {
+std::string frames_json(const FrameNames& frames, const RenderOptions& options) {
   std::string out = "[";
   for (std::size_t i = 0; i < frames.size(); ++i) {
     out += (i == 0 ? "" : ", ") + json_string(shown_name(frames[i], options));
@@ -90,7 +90,7 @@ std::string diff_json(const ReportDiff& diff, const RenderOptions& options) {
     const SiteGrowth& s = diff.sites[i];
     fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, "growth": {}, "backtrace": {}}})",
                    i == 0 ? "" : ", ", json_string(s.type), growth_json(s.growth),
-                   frames_json(s.frame_names, options));
+                   frames_json(FrameNames(s.frame_names.begin(), s.frame_names.end()), options));
   }
   return out + "]}";
 }

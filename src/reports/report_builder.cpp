@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "model/seeded_hash.h"
+
 namespace rtrace::reports {
 namespace {
 
@@ -227,6 +229,29 @@ std::string ReportBuilder::frame_name(const Frame& frame) const {
   return fmt::format("{:#x}", frame.address);
 }
 
+std::size_t ReportBuilder::FrameHash::operator()(const Frame& frame) const {
+  const std::uint64_t words[] = {frame.address, frame.symbol};
+  return seeded_hash(words, sizeof words, hash_seed());
+}
+
+const FrameDescription& ReportBuilder::describe(const Frame& frame) {
+  const auto [found, added] = described_.try_emplace(frame, nullptr);
+  if (added) {
+    found->second = &descriptions_->emplace_back(
+        FrameDescription{.name = frame_name(frame), .detail = frame_detail(frame)});
+  }
+  return *found->second;
+}
+
+FrameNames ReportBuilder::names_of(std::span<const Frame> frames) {
+  FrameNames names;
+  names.reserve(frames.size());
+  for (const Frame& frame : frames) {
+    names.emplace_back(describe(frame).name);
+  }
+  return names;
+}
+
 bool ReportBuilder::suppressed(std::span<const Frame> frames) const {
   if (suppressions_.empty()) {
     return false;
@@ -262,11 +287,13 @@ void ReportBuilder::finish() {
                                       : site.live_bytes,
                     .first_index = site.first_index};
     const std::span<const Frame> frames = backtraces_.frames(site.backtrace);
+    stats.frames.reserve(frames.size());
+    stats.frame_details.reserve(frames.size());
     for (const Frame& frame : frames) {
       stats.frames.push_back(frame.address);
-      stats.frame_names.push_back(frame_name(frame));
-      stats.frame_details.push_back(frame_detail(frame));
+      stats.frame_details.push_back(&describe(frame).detail);
     }
+    stats.frame_names = names_of(frames);
     stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;
@@ -282,6 +309,12 @@ void ReportBuilder::finish() {
   }
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
+  data_.frame_descriptions = descriptions_;
+  // The builder's per-call state is no longer needed; the report keeps the descriptions.
+  described_ = {};
+  site_of_ = {};
+  sites_ = {};
+  backtraces_ = {};
 }
 
 void ReportBuilder::finish_mismatches() {
@@ -292,9 +325,7 @@ void ReportBuilder::finish_mismatches() {
                                .released_by = functions_[releaser],
                                .blocks = count.blocks,
                                .bytes = count.bytes};
-    for (const Frame& frame : backtraces_.frames(backtrace)) {
-      mismatch.release_frame_names.push_back(frame_name(frame));
-    }
+    mismatch.release_frame_names = names_of(backtraces_.frames(backtrace));
     data_.mismatched_releases.push_back(std::move(mismatch));
   }
   // Most blocks first; equal counts in order of the allocating site's first allocation.

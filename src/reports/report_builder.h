@@ -43,6 +43,9 @@ class ReportBuilder final : public TraceSink {
 
   // The report; valid after finish().
   const ReportData& data() const { return data_; }
+  // The report, moved out (the builder is done with): a report of millions of sites is not
+  // copied.
+  ReportData take_data() && { return std::move(data_); }
 
  private:
   struct Site {
@@ -86,6 +89,9 @@ class ReportBuilder final : public TraceSink {
   const Mapping* mapping_of(Address address) const;
   const Symbol* symbol_of(const Frame& frame) const;
   std::string frame_name(const Frame& frame) const;
+  // The description of `frame`, made at its first use.
+  const FrameDescription& describe(const Frame& frame);
+  FrameNames names_of(std::span<const Frame> frames);
   bool suppressed(std::span<const Frame> frames) const;
 
   Suppressions suppressions_;
@@ -112,6 +118,11 @@ class ReportBuilder final : public TraceSink {
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
   std::map<MismatchKey, MismatchCount> mismatches_;
+  struct FrameHash {
+    std::size_t operator()(const Frame& frame) const;
+  };
+  std::shared_ptr<FrameDescriptions> descriptions_ = std::make_shared<FrameDescriptions>();
+  std::unordered_map<Frame, const FrameDescription*, FrameHash> described_;
 };
 
 }  // namespace rtrace::reports

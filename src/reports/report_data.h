@@ -4,8 +4,11 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/records.h"
@@ -45,12 +48,24 @@ struct FrameDetail {
   Symbol symbol{};                  // where, and the calls that inlined it
 };
 
+// Each distinct frame of a trace, described once: a trace may hold millions of distinct
+// backtraces over far fewer distinct frames, and every site points into this.
+struct FrameDescription {
+  std::string name{};  // as the text protocol would print the frame
+  FrameDetail detail{};
+};
+// A deque: descriptions keep their addresses as more are added.
+using FrameDescriptions = std::deque<FrameDescription>;
+
+// A backtrace as text, innermost frame first: views of FrameDescription::name.
+using FrameNames = std::vector<std::string_view>;
+
 // Everything allocated from one backtrace, of one resource type.
 struct SiteStats {
   std::uint32_t type = 0;
   std::vector<Address> frames{};
-  std::vector<std::string> frame_names{};    // as the text protocol would print each frame
-  std::vector<FrameDetail> frame_details{};  // parallel to `frames`
+  FrameNames frame_names{};                         // as the text protocol would print each frame
+  std::vector<const FrameDetail*> frame_details{};  // parallel to `frames`
   std::uint64_t allocations = 0;
   std::uint64_t bytes_allocated = 0;
   std::uint64_t temporary = 0;
@@ -68,7 +83,7 @@ struct MismatchedRelease {
   std::size_t site = 0;  // index in ReportData::sites: where the blocks were allocated
   std::string allocated_by{};
   std::string released_by{};
-  std::vector<std::string> release_frame_names{};  // empty when the trace has no free backtraces
+  FrameNames release_frame_names{};  // empty when the trace has no free backtraces
   std::uint64_t blocks = 0;
   std::uint64_t bytes = 0;
 };
@@ -84,6 +99,8 @@ struct ReportData {
   std::uint64_t calls = 0;
   std::vector<TypeTotals> types;  // registry order
   std::vector<SiteStats> sites;   // in order of first allocation
+  // What the sites' and mismatched releases' frame names and details point to; shared by copies.
+  std::shared_ptr<const FrameDescriptions> frame_descriptions;
   std::uint64_t suppressed_blocks = 0;
   std::uint64_t suppressed_bytes = 0;
   std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release

@@ -52,8 +52,8 @@ using SiteKey = std::pair<std::string, std::vector<std::string>>;
 // across runs (module and offset, else resolved names; see frame_key).
 SiteKey site_key(const ReportData& data, const SiteStats& site) {
   SiteKey key{type_name(data, site.type), {}};
-  for (const FrameDetail& frame : site.frame_details) {
-    key.second.push_back(frame_key(frame));
+  for (const FrameDetail* frame : site.frame_details) {
+    key.second.push_back(frame_key(*frame));
   }
   return key;
 }
@@ -122,7 +122,8 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     const auto old = before.find(key);
     const Growth growth = old == before.end() ? now.amounts : now.amounts - old->second.amounts;
     if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
-      diff.sites.push_back({key.first, now.first->frame_names, growth, {}});
+      const FrameNames& names = now.first->frame_names;
+      diff.sites.push_back({key.first, {names.begin(), names.end()}, growth, {}});
     }
   }
   for (SiteGrowth& site : diff.sites) {

@@ -31,7 +31,7 @@ struct TypeGrowth {
 
 struct SiteGrowth {
   std::string type;
-  std::vector<std::string> frame_names;
+  std::vector<std::string> frame_names;  // its own: the diff outlives the reports it compares
   Growth growth;
   ResourceUnit unit;
 };

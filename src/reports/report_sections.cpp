@@ -58,8 +58,8 @@ std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_
       [](const SiteStats& s) { return s.temporary > 0; });
 }
 
-std::string shown_name(const std::string& name, const RenderOptions& options) {
-  return options.short_templates ? shorten_templates(name) : name;
+std::string shown_name(std::string_view name, const RenderOptions& options) {
+  return options.short_templates ? shorten_templates(name) : std::string(name);
 }
 
 std::string site_type_name(const ReportData& data, const SiteStats& site) {

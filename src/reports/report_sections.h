@@ -20,7 +20,7 @@ struct RenderOptions {
 };
 
 // A frame or function name as the options want it shown.
-std::string shown_name(const std::string& name, const RenderOptions& options);
+std::string shown_name(std::string_view name, const RenderOptions& options);
 
 // Unsuppressed leaks, most leaked bytes first.
 std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top);

@@ -29,13 +29,13 @@ std::string callers_json(const std::vector<CallerNode>& callers, const RenderOpt
   for (std::size_t i = 0; i < callers.size(); ++i) {
     const CallerNode& c = callers[i];
     fmt::format_to(std::back_inserter(out), R"({}{{{}, {}, "callers": {}}})", i == 0 ? "" : ", ",
-                   frame_json(c.frame, options), amounts_json(c.amounts),
+                   frame_json(*c.frame, options), amounts_json(c.amounts),
                    callers_json(c.callers, options));
   }
   return out + "]";
 }
 
-std::string frames_json(const std::vector<std::string>& frames, const RenderOptions& options) {
+std::string frames_json(const FrameNames& frames, const RenderOptions& options) {
   std::string out = "[";
   for (std::size_t i = 0; i < frames.size(); ++i) {
     out += (i == 0 ? "" : ", ") + json_string(shown_name(frames[i], options));

@@ -41,7 +41,7 @@ void append_callers(std::string& out, const std::vector<CallerNode>& callers,
                      callers.size() - options.top);
       break;
     }
-    const std::string label = shown_name(caller.frame.label, options);
+    const std::string label = shown_name(caller.frame->label, options);
     if (caller.amounts == above) {
       fmt::format_to(std::back_inserter(out), "{}{}\n", indent, label);
     } else {
@@ -110,12 +110,12 @@ std::string render_mismatched_releases(const ReportData& data, const RenderOptio
     fmt::format_to(std::back_inserter(out),
                    "  {} block(s) of {} from {} released by {}, allocated from:\n", m.blocks,
                    human_bytes(m.bytes), m.allocated_by, m.released_by);
-    for (const std::string& frame : data.sites[m.site].frame_names) {
+    for (const std::string_view frame : data.sites[m.site].frame_names) {
       fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
     }
     if (!m.release_frame_names.empty()) {
       out += "    released from:\n";
-      for (const std::string& frame : m.release_frame_names) {
+      for (const std::string_view frame : m.release_frame_names) {
         fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
       }
     }

@@ -23,13 +23,12 @@ std::string clock_text(std::uint32_t ms) {
                      day % 1000);
 }
 
-void append_frames(std::string& out, const std::vector<std::string>& frames,
-                   const RenderOptions& options) {
+void append_frames(std::string& out, const FrameNames& frames, const RenderOptions& options) {
   if (frames.empty()) {
     out += "      (no backtrace)\n";
     return;
   }
-  for (const std::string& frame : frames) {
+  for (const std::string_view frame : frames) {
     fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
   }
 }
@@ -194,7 +193,7 @@ void append_site_growth(std::string& out, const SiteGrowth& site, const RenderOp
                    "    {:+} leaked bytes, {:+} bytes allocated in {:+} allocations ({}) from:\n",
                    g.leaked_bytes, g.bytes_allocated, g.allocations, site.type);
   }
-  append_frames(out, site.frame_names, options);
+  append_frames(out, FrameNames(site.frame_names.begin(), site.frame_names.end()), options);
 }
 
 void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& options) {

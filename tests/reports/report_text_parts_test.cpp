@@ -61,14 +61,23 @@ FrameDetail named(Address address, const std::string& function, std::uint32_t li
                  .inlined_by = std::move(inlined_by)}};
 }
 
-SiteStats stats(std::vector<FrameDetail> frames, std::uint64_t allocations, std::uint64_t bytes,
-                std::uint64_t leaked) {
+// The frames the sites of a test point to (a report's frame descriptions hold them).
+FrameDescriptions& described() {
+  static FrameDescriptions descriptions;
+  return descriptions;
+}
+
+SiteStats stats(const std::vector<FrameDetail>& frames, std::uint64_t allocations,
+                std::uint64_t bytes, std::uint64_t leaked) {
   SiteStats site{.type = 1,
                  .allocations = allocations,
                  .bytes_allocated = bytes,
                  .leaked_blocks = leaked == 0 ? 0U : 1U,
                  .leaked_bytes = leaked};
-  site.frame_details = std::move(frames);
+  for (const FrameDetail& frame : frames) {
+    site.frame_details.push_back(
+        &described().emplace_back(FrameDescription{.detail = frame}).detail);
+  }
   return site;
 }
 
@@ -91,8 +100,8 @@ TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
       (SiteAmounts{
           .allocations = 3, .bytes_allocated = 250, .leaked_blocks = 1, .leaked_bytes = 100}));
   ASSERT_EQ(sites[0].callers.size(), 2U);
-  EXPECT_EQ(sites[0].callers[0].frame.label, "main at prog.c:30");  // leaked the most
-  EXPECT_EQ(sites[0].callers[1].frame.label, "main at prog.c:31");
+  EXPECT_EQ(sites[0].callers[0].frame->label, "main at prog.c:30");  // leaked the most
+  EXPECT_EQ(sites[0].callers[1].frame->label, "main at prog.c:31");
   EXPECT_EQ(sites[1].frame.label, "other at prog.c:7");
 
   // Without the wrapper pattern, the wrapper is the site, shown as inlined into load().
@@ -100,7 +109,7 @@ TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
   EXPECT_EQ(sites[0].frame.label, "g_malloc at prog.c:5 [inlined]");
   EXPECT_TRUE(sites[0].frame.inlined);
   ASSERT_EQ(sites[0].callers.size(), 1U);
-  EXPECT_EQ(sites[0].callers[0].frame.label, "load at prog.c:12");
+  EXPECT_EQ(sites[0].callers[0].frame->label, "load at prog.c:12");
   EXPECT_EQ(sites[0].callers[0].callers.size(), 2U);
 }
 

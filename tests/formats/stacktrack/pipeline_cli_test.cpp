@@ -207,6 +207,38 @@ TEST(StackTrackPipeline, OneFilePerProcessInADirectory) {
   EXPECT_NE(leaks.out.find("pid=2818, filter=leaks"), std::string::npos);
 }
 
+// A file naming more processes than rtrace process splits an input into (PidSplit::kMaxProcesses:
+// every process holds an output file and its stages) stops with an error naming the limit and
+// the file; the processes before it are written whole.
+TEST(StackTrackPipeline, ProcessesPastTheLimitAreAClearError) {
+  RawEncoder e(default_layout(), Order::Little);
+  constexpr std::uint64_t kProcesses = 513;
+  for (std::uint64_t pid = 1; pid <= kProcesses; ++pid) {
+    e.process_start(pid, 1000, 0);
+    e.entry("FLOC", pid, 1, {{"filenum", 1}}, true);
+    e.info(pid, 1, "p.cpp");
+    e.entry("SLOC", pid, 1, {{"scopeIndex", 1}, {"style", 3}, {"linenum", 1}, {"filenum", 1}},
+            true);
+    e.info(pid, 1, "step");
+    e.entry("HIT", pid, 1, {{"when", 10}, {"scopeIndex", 1}, {"tid", 1}});
+  }
+  const ScratchDir dir;
+  write_file(dir / "many.raw", e.bytes());
+  std::filesystem::create_directory(dir / "out");
+  const auto r = run_command(
+      process_command("-q -i " + quote(dir / "many.raw") + " -o " + quote(dir / "out")));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find(fmt::format("rtrace: {}:", (dir / "many.raw").string())), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("more than 512 processes in one trace"), std::string::npos) << r.err;
+  std::size_t written = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "out")) {
+    EXPECT_NE(read_file(entry.path()).find("step("), std::string::npos) << entry.path();
+    ++written;
+  }
+  EXPECT_EQ(written, 512U);
+}
+
 TEST(StackTrackPipeline, ReportProfilesCheckpoints) {
   const ScratchDir dir;
   write_file(dir / "two.raw", two_processes());

@@ -1,0 +1,211 @@
+// rtrace's leak totals against valgrind memcheck's on the same programs: each program runs once
+// under `valgrind --leak-check=full --show-leak-kinds=all` and once under `rtrace record`, and
+// `rtrace report` must count exactly the blocks and bytes memcheck counts as definitely,
+// indirectly or possibly lost or still reachable.
+//
+// Memcheck's exit-time clean-ups (glibc's __libc_freeres, libstdc++'s __gnu_cxx::__freeres) are
+// switched off: they free libc's and libstdc++'s own buffers (stdout's, the exception emergency
+// pool) only because valgrind asks, so a program traced by rtrace, like one run alone, still holds
+// them at exit.
+//
+// One difference is known and checked apart: each thread's dynamic thread vector (DTV, allocated
+// by ld.so's allocate_dtv when a thread starts) has one slot per module with thread-local
+// storage, and the tracer's libraries are such modules, so under rtrace those blocks are larger.
+// They must be as many under both tools; the totals must agree once they are set aside.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <ostream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "support/test_paths.h"
+
+namespace rtrace::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LeakTotals {
+  std::uint64_t blocks = 0;
+  std::uint64_t bytes = 0;
+};
+
+LeakTotals operator-(const LeakTotals& a, const LeakTotals& b) {
+  return {a.blocks - b.blocks, a.bytes - b.bytes};
+}
+
+// What both tools say about a program: all blocks left at exit, and the DTVs among them.
+struct Leaks {
+  LeakTotals all;
+  LeakTotals dtv;
+};
+
+bool operator==(const LeakTotals& a, const LeakTotals& b) {
+  return a.blocks == b.blocks && a.bytes == b.bytes;
+}
+
+std::ostream& operator<<(std::ostream& out, const LeakTotals& totals) {
+  return out << totals.bytes << " bytes in " << totals.blocks << " blocks";
+}
+
+std::uint64_t without_commas(std::string digits) {
+  std::erase(digits, ',');
+  return std::stoull(digits);
+}
+
+// Memcheck's LEAK SUMMARY, every kind but "suppressed" (no suppressions are given).
+LeakTotals memcheck_totals(const std::string& log) {
+  LeakTotals totals;
+  const std::regex kind(
+      R"((definitely lost|indirectly lost|possibly lost|still reachable): ([0-9,]+) bytes in ([0-9,]+) blocks)");
+  int kinds = 0;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), kind); it != std::sregex_iterator();
+       ++it) {
+    totals.bytes += without_commas((*it)[2].str());
+    totals.blocks += without_commas((*it)[3].str());
+    ++kinds;
+  }
+  if (kinds == 0) {
+    EXPECT_NE(log.find("All heap blocks were freed -- no leaks are possible"), std::string::npos)
+        << log;
+  } else {
+    EXPECT_EQ(kinds, 4) << log;
+  }
+  return totals;
+}
+
+// The loss records whose allocation stack goes through ld.so's allocate_dtv.
+LeakTotals memcheck_dtv(const std::string& log) {
+  LeakTotals totals;
+  const std::regex record(R"(== ([0-9,]+) bytes in ([0-9,]+) blocks are [a-z ]+ in loss record)");
+  std::istringstream lines(log);
+  LeakTotals current;
+  bool in_record = false;  // on the stack lines of a loss record not counted yet
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, record)) {
+      current = {without_commas(match[2].str()), without_commas(match[1].str())};
+      in_record = true;
+    } else if (in_record && line.find("allocate_dtv") != std::string::npos) {
+      totals.blocks += current.blocks;
+      totals.bytes += current.bytes;
+      in_record = false;
+    } else if (line.find(" at 0x") == std::string::npos &&
+               line.find(" by 0x") == std::string::npos) {
+      in_record = false;
+    }
+  }
+  return totals;
+}
+
+Leaks run_memcheck(const ScratchDir& scratch, const std::string& command) {
+  const fs::path log = scratch / "memcheck.log";
+  const CommandResult result = run_command(
+      "valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all --run-libc-freeres=no "
+      "--run-cxx-freeres=no --log-file='" +
+      log.string() + "' " + command);
+  EXPECT_EQ(result.status, 0) << result.err;
+  const std::string text = read_file(log);
+  return {memcheck_totals(text), memcheck_dtv(text)};
+}
+
+// The groups of `rtrace process -l -c | rtrace resolve` whose backtrace goes through
+// allocate_dtv; all groups in `all`.
+Leaks grouped_leaks(const std::string& rtrace, const fs::path& trace) {
+  const CommandResult grouped =
+      run_command(rtrace + " process -l -c -i '" + trace.string() + "' | " + rtrace + " resolve");
+  EXPECT_EQ(grouped.status, 0) << grouped.err;
+  Leaks leaks;
+  const std::regex summary(R"(^# allocation summary: (\d+) block\(s\) with total size (\d+)$)");
+  std::istringstream lines(grouped.out);
+  LeakTotals current;
+  bool in_group = false;  // on the frames of a group not counted as a DTV yet
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_match(line, match, summary)) {
+      current = {std::stoull(match[1].str()), std::stoull(match[2].str())};
+      leaks.all.blocks += current.blocks;
+      leaks.all.bytes += current.bytes;
+      in_group = true;
+    } else if (in_group && line.find("allocate_dtv") != std::string::npos) {
+      leaks.dtv.blocks += current.blocks;
+      leaks.dtv.bytes += current.bytes;
+      in_group = false;
+    } else if (!line.starts_with("\t")) {
+      in_group = false;
+    }
+  }
+  return leaks;
+}
+
+Leaks run_rtrace(const ScratchDir& scratch, const std::string& command) {
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "'";
+  const fs::path traces = scratch / "traces";
+  fs::create_directories(traces);
+  const CommandResult recorded =
+      run_command(rtrace + " record -q -s -e memory -o '" + traces.string() + "' -x " + command);
+  EXPECT_EQ(recorded.status, 0) << recorded.err;
+  const auto files = fs::directory_iterator(traces);
+  if (files == fs::directory_iterator()) {
+    ADD_FAILURE() << "no trace written";
+    return {};
+  }
+  const fs::path trace = files->path();
+  const CommandResult report =
+      run_command(rtrace + " report --no-resolve '" + trace.string() + "'");
+  EXPECT_EQ(report.status, 0) << report.err;
+  std::smatch match;
+  const std::regex leaks(R"(\n  memory: (\d+) block\(s\) leaked, (\d+) bytes\n)");
+  if (!std::regex_search(report.out, match, leaks)) {
+    ADD_FAILURE() << "no leak totals in the report:\n" << report.out;
+    return {};
+  }
+  const LeakTotals reported{std::stoull(match[1].str()), std::stoull(match[2].str())};
+  const Leaks grouped = grouped_leaks(rtrace, trace);
+  EXPECT_EQ(grouped.all, reported);  // the report and the leaks filter count the same blocks
+  return {reported, grouped.dtv};
+}
+
+void expect_agreement(const std::string& command) {
+  SCOPED_TRACE(command);
+  ScratchDir scratch;
+  const Leaks memcheck = run_memcheck(scratch, command);
+  const Leaks rtrace = run_rtrace(scratch, command);
+  EXPECT_EQ(rtrace.all.blocks, memcheck.all.blocks);
+  EXPECT_EQ(rtrace.all - rtrace.dtv, memcheck.all - memcheck.dtv);
+  EXPECT_EQ(rtrace.dtv.blocks, memcheck.dtv.blocks);
+  EXPECT_GT(memcheck.all.blocks, 0U);  // every program here leaks something
+}
+
+std::string tracer_program(const std::string& name) {
+  return "'" + std::string(RTRACE_TRACER_PROGRAMS) + "/" + name + "'";
+}
+
+// The bundled example: strdup, calloc, a realloc'd log, a scratch buffer, stdout's buffer.
+TEST(ValgrindAgreement, LeakyExample) {
+  expect_agreement("'" + (build_dir() / "examples" / "leaky").string() + "'");
+}
+
+// Every leak kind memcheck knows, from malloc, calloc, realloc, new and new[], in four threads.
+TEST(ValgrindAgreement, EveryLeakKindFromCAndCxxAllocatorsInThreads) {
+  expect_agreement(tracer_program("leak_kinds"));
+}
+
+// (memory_calls, every C allocation function once, is not compared: memcheck 3.19 stops the
+// program at its call of pvalloc, "Program aborting because of call to pvalloc".)
+
+// Every C++ operator new and delete form.
+TEST(ValgrindAgreement, CxxOperators) {
+  expect_agreement(tracer_program("cxx_operators"));
+}
+
+// Eight threads freeing each other's blocks, a known set kept on purpose.
+TEST(ValgrindAgreement, CrossThreadFreesThroughQueues) {
+  expect_agreement(tracer_program("queue_threads") + " 8 2000");
+}
+
+}  // namespace
+}  // namespace rtrace::test
