@@ -18,6 +18,17 @@ std::string rtrace_bin() {
   return (test::build_dir() / "bin" / "rtrace").string();
 }
 
+// The bound a command runs under here, so that reading an endless list fails the test instead of
+// the machine: 1 GB of address space; under AddressSanitizer, whose shadow memory alone takes
+// terabytes of address space, 1 GB of resident memory (its own limit) instead.
+std::string memory_bound() {
+#ifdef __SANITIZE_ADDRESS__
+  return "ASAN_OPTIONS=\"$ASAN_OPTIONS:hard_rss_limit_mb=1000\" ";
+#else
+  return "ulimit -v 1000000; ";
+#endif
+}
+
 TEST(OptionFileCli, DirectoryOrEndlessListIsAnErrorNamingIt) {
   const ScratchDir dir;
   const std::string raw = fixture("sp-rtrace/memory/memory.raw").string();
@@ -36,7 +47,7 @@ TEST(OptionFileCli, DirectoryOrEndlessListIsAnErrorNamingIt) {
        "/dev/zero: larger than 67108864 bytes; not a list an option takes"},
   };
   for (const Case& c : cases) {
-    const auto r = run_command("ulimit -v 1000000; " + rtrace_bin() + " " + c.options);
+    const auto r = run_command(memory_bound() + rtrace_bin() + " " + c.options);
     EXPECT_EQ(r.status, 1) << c.options;
     EXPECT_EQ(r.out, "") << c.options;
     EXPECT_EQ(r.err, "rtrace: " + c.error + "\n") << c.options;
