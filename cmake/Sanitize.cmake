@@ -1,6 +1,7 @@
-# RTRACE_SANITIZE: ASan+UBSan for rtrace's own code, i.e. the libraries, the command-line tools
-# and the test programs. Two kinds of targets stay uninstrumented, because the sanitizer runtime
-# must come first in a process and cannot share it with our interposers:
+# RTRACE_SANITIZE: ASan+UBSan for rtrace's own code, i.e. the libraries, the command-line tools,
+# the test programs and the fuzzers' replayers. Two kinds of targets stay uninstrumented,
+# because the sanitizer runtime must come first in a process and cannot share it with our
+# interposers:
 #  * the tracer libraries (src/tracer/), preloaded into other programs;
 #  * the programs the tests trace (built by the tests but not linked with GoogleTest), which run
 #    with those libraries preloaded.
@@ -29,7 +30,9 @@ function(rtrace_sanitize_target target)
   endif()
   if(type STREQUAL "EXECUTABLE")
     rtrace_is_test_program(${target} is_test)
-    if(NOT is_test AND NOT source_dir MATCHES "/src/cli$")
+    # Ours besides the tests: the commands and the fuzzers' regression replayers (fuzz/, built by
+    # the test suite over the instrumented libraries).
+    if(NOT is_test AND NOT source_dir MATCHES "/src/cli$" AND NOT source_dir MATCHES "/fuzz$")
       return()  # a program the tests trace
     endif()
   elseif(NOT type STREQUAL "STATIC_LIBRARY")
