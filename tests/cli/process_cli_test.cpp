@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "support/memory_limit.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -151,7 +152,7 @@ TEST(ProcessCli, GarbageIsRejectedWithFileAndPosition) {
 TEST(ProcessCli, EndlessCommentsStopAtALimitInBoundedMemory) {
   const std::string comments =
       "yes '## a comment line, one of very many, all of them the same: 64 bytes' | head -n 4000000";
-  const std::string limited = "prlimit --as=268435456 " + rtrace_bin() + " process";
+  const std::string limited = test::memory_bounded(256) + rtrace_bin() + " process";
   // 16 MiB of 67-byte lines is 250407 lines: the error names the line after them.
   const std::string message =
       ": more than 1000000 comment or registry lines (or 16 MiB) in a row without a call record: "

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "support/memory_limit.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -16,17 +17,6 @@ using test::ScratchDir;
 
 std::string rtrace_bin() {
   return (test::build_dir() / "bin" / "rtrace").string();
-}
-
-// The bound a command runs under here, so that reading an endless list fails the test instead of
-// the machine: 1 GB of address space; under AddressSanitizer, whose shadow memory alone takes
-// terabytes of address space, 1 GB of resident memory (its own limit) instead.
-std::string memory_bound() {
-#ifdef __SANITIZE_ADDRESS__
-  return "ASAN_OPTIONS=\"$ASAN_OPTIONS:hard_rss_limit_mb=1000\" ";
-#else
-  return "ulimit -v 1000000; ";
-#endif
 }
 
 TEST(OptionFileCli, DirectoryOrEndlessListIsAnErrorNamingIt) {
@@ -47,7 +37,7 @@ TEST(OptionFileCli, DirectoryOrEndlessListIsAnErrorNamingIt) {
        "/dev/zero: larger than 67108864 bytes; not a list an option takes"},
   };
   for (const Case& c : cases) {
-    const auto r = run_command(memory_bound() + rtrace_bin() + " " + c.options);
+    const auto r = run_command(test::memory_bounded(1000) + rtrace_bin() + " " + c.options);
     EXPECT_EQ(r.status, 1) << c.options;
     EXPECT_EQ(r.out, "") << c.options;
     EXPECT_EQ(r.err, "rtrace: " + c.error + "\n") << c.options;
