@@ -125,9 +125,43 @@ inline std::uintptr_t stack_word(std::uintptr_t address) {
 // that does not fit the stack (a corrupt stack), and the walk gives up rather than read there.
 constexpr std::uintptr_t kMaxFrameSize = std::uintptr_t{256} << 20;
 
+// Where the walk writes the words it reads for its memo entry (walk_memo.h): every return
+// address, and a saved frame pointer only once a rule uses it (until then it is `pending`).
+struct ReadLog {
+  WalkMemo::Entry* entry;
+  std::uint32_t count = 0;
+  bool frame_pointer_from_start = true;
+  bool pending = false;
+  std::uintptr_t pending_address = 0;
+  std::uintptr_t pending_value = 0;
+
+  void add(std::uintptr_t address, std::uintptr_t value) {
+    if (count < WalkMemo::kMaxReads) {
+      entry->read_address[count] = address;
+      entry->read_value[count] = value;
+    }
+    ++count;
+  }
+  void frame_pointer_used() {
+    if (frame_pointer_from_start) {
+      entry->frame_pointer_read = true;
+    } else if (pending) {
+      add(pending_address, pending_value);
+      pending = false;
+    }
+  }
+  void frame_pointer_loaded(std::uintptr_t address, std::uintptr_t value) {
+    frame_pointer_from_start = false;
+    pending = true;
+    pending_address = address;
+    pending_value = value;
+  }
+};
+
 }  // namespace
 
-__attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t capacity) {
+__attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t capacity,
+                                         WalkMemo* memo, std::uintptr_t tag) {
   std::uintptr_t pc = 0;
   std::uintptr_t rsp = 0;
   std::uintptr_t rbp = 0;
@@ -139,6 +173,31 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       "mov %%rbp, %2"
       : "=r"(pc), "=r"(rsp), "=r"(rbp));
   const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
+  ReadLog log{nullptr};
+  if (memo != nullptr) {
+    const std::uint32_t set = WalkMemo::set_of(tag, rsp);
+    for (std::uint32_t way = 0; way < WalkMemo::kWays; ++way) {
+      const WalkMemo::Entry& entry = memo->entries[set + way];
+      if (WalkMemo::same_walk(entry, generation, tag, capacity, rsp, rbp)) {
+        memo->found = &entry;
+        memo->filling = nullptr;
+        return kWalkRemembered;
+      }
+    }
+    std::uint8_t& victim = memo->next_victim[set / WalkMemo::kWays];
+    const std::uint32_t way = victim;
+    victim = static_cast<std::uint8_t>((way + 1) % WalkMemo::kWays);
+    WalkMemo::Entry& entry = memo->entries[set + way];
+    entry.valid = false;  // until the caller keeps this walk's result
+    entry.frame_pointer_read = false;
+    entry.generation = generation;
+    entry.tag = tag;
+    entry.capacity = capacity;
+    entry.stack_pointer = rsp;
+    entry.frame_pointer = rbp;
+    log.entry = &entry;
+    memo->filling = nullptr;
+  }
   std::uint32_t stored = 0;
   while (stored < capacity) {
     const std::uint64_t rule = packed_rule_at(pc, generation);
@@ -148,16 +207,27 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       }
       return kWalkUnknownFrame;
     }
-    const std::uintptr_t base = (rule & kPackedCfaFromRbp) != 0 ? rbp : rsp;
+    const bool from_rbp = (rule & kPackedCfaFromRbp) != 0;
+    if (from_rbp && log.entry != nullptr) {
+      log.frame_pointer_used();
+    }
+    const std::uintptr_t base = from_rbp ? rbp : rsp;
     const std::uintptr_t cfa = base + static_cast<std::intptr_t>(static_cast<std::int32_t>(rule));
     // The caller's frame must start above this one, and not absurdly far (unsigned: both).
     if (__builtin_expect(cfa - rsp - 1 >= kMaxFrameSize, 0)) {
       return kWalkUnknownFrame;
     }
     const std::uintptr_t return_address = stack_word(cfa - 8);
+    if (log.entry != nullptr) {
+      log.add(cfa - 8, return_address);
+    }
     if ((rule & kPackedRbpSaved) != 0) {
       const auto rbp_offset = static_cast<std::int16_t>(static_cast<std::uint16_t>(rule >> 32));
-      rbp = stack_word(cfa + static_cast<std::intptr_t>(rbp_offset));
+      const std::uintptr_t saved_at = cfa + static_cast<std::intptr_t>(rbp_offset);
+      rbp = stack_word(saved_at);
+      if (log.entry != nullptr) {
+        log.frame_pointer_loaded(saved_at, rbp);
+      }
     }
     rsp = cfa;
     if (return_address == 0) {
@@ -165,6 +235,10 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
     }
     frames[stored++] = return_address;
     pc = return_address - 1;  // inside the call instruction, which may end the function
+  }
+  if (log.entry != nullptr && log.count <= WalkMemo::kMaxReads) {
+    log.entry->read_count = log.count;
+    memo->filling = log.entry;
   }
   return static_cast<int>(stored);
 }

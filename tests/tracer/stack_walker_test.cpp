@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "unwind/frame_shapes.h"
@@ -141,6 +142,138 @@ TEST(FastUnwinder, StopsAtTheRequestedNumberOfFrames) {
   // walk_stack's own return address differs between the two calls; its callers' do not.
   EXPECT_EQ(some[1], all[1]);
   EXPECT_EQ(some[2], all[2]);
+}
+
+// ---- the memory of recent walks (walk_memo.h) ----------------------------------------------
+
+// A walk with this thread's memo, from one fixed place (its caller, remembered_walk, is always
+// called from `through_a` or `through_b` below, which have the same frame size): what the
+// tracer's capture_backtrace does, keeping the whole walk as its result.
+struct MemoWalk {
+  int walked = 0;  // walk_stack's result: a count, or kWalkRemembered
+  Frames frames;
+};
+
+WalkMemo g_memo{};
+
+__attribute__((noipa)) MemoWalk remembered_walk() {
+  MemoWalk walk;
+  std::uintptr_t frames[WalkMemo::kMaxFrames];
+  walk.walked = walk_stack(frames, WalkMemo::kMaxFrames, &g_memo, 42);
+  if (walk.walked == kWalkRemembered) {
+    const std::uint32_t count = g_memo.remembered(frames);
+    walk.frames.assign(frames, frames + count);
+  } else if (walk.walked > 0) {
+    g_memo.keep(frames, static_cast<std::uint32_t>(walk.walked));
+    walk.frames.assign(frames, frames + walk.walked);
+  }
+  return walk;
+}
+
+__attribute__((noipa)) MemoWalk through_a() {
+  MemoWalk walk = remembered_walk();
+  __asm__ volatile("" ::: "memory");  // no tail call: this frame stays on the stack
+  return walk;
+}
+
+__attribute__((noipa)) MemoWalk through_b() {
+  MemoWalk walk = remembered_walk();
+  __asm__ volatile("" ::: "memory");
+  return walk;
+}
+
+// Walks through the given callers in turn, all called from one place (the loop's one indirect
+// call: the stacks differ only where the callers do).
+using Through = MemoWalk (*)();
+__attribute__((noipa)) std::vector<MemoWalk> walks_through(std::initializer_list<Through> order) {
+  std::vector<MemoWalk> walks;
+  for (const Through through : order) {
+    walks.push_back(through());
+  }
+  return walks;
+}
+
+TEST(WalkMemo, ASecondWalkFromTheSamePlaceIsRememberedAndEqual) {
+  g_memo = WalkMemo{};
+  const std::vector<MemoWalk> walks = walks_through({through_a, through_a, through_a});
+  ASSERT_GT(walks[0].walked, 3);
+  EXPECT_EQ(walks[1].walked, kWalkRemembered);
+  EXPECT_EQ(walks[1].frames, walks[0].frames);
+  EXPECT_EQ(walks[2].walked, kWalkRemembered);
+  EXPECT_EQ(walks[2].frames, walks[0].frames);
+}
+
+TEST(WalkMemo, AnotherCallerAtTheSameDepthIsWalkedAndGetsItsOwnStack) {
+  g_memo = WalkMemo{};
+  const std::vector<MemoWalk> walks =
+      walks_through({through_a, through_b, through_a, through_b, through_b});
+  const MemoWalk& a = walks[0];
+  const MemoWalk& b = walks[1];
+  ASSERT_GT(a.walked, 3);
+  // Same place, same stack pointer, same tag: only the return address into through_a or
+  // through_b differs, and that is enough for the memo to walk again.
+  EXPECT_GT(b.walked, 3);
+  ASSERT_EQ(b.frames.size(), a.frames.size());
+  EXPECT_NE(a.frames[1], b.frames[1]);
+  EXPECT_EQ(Frames(a.frames.begin() + 2, a.frames.end()),
+            Frames(b.frames.begin() + 2, b.frames.end()));
+  for (std::size_t i = 2; i < walks.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(walks[i].walked, kWalkRemembered);
+    EXPECT_EQ(walks[i].frames, i == 2 ? a.frames : b.frames);
+  }
+}
+
+// remembered_walk at the bottom of a chain: each depth is a stack of its own.
+void walk_at_chain_bottom(void* context) {
+  static_cast<std::vector<MemoWalk>*>(context)->push_back(through_a());
+}
+
+TEST(WalkMemo, ChainsOfOtherDepthsAndShapesAreWalkedThenRemembered) {
+  g_memo = WalkMemo{};
+  for (const Chain chain : {chain_with_frame_pointers, chain_without_frame_pointers}) {
+    std::vector<MemoWalk> walks;
+    for (int round = 0; round < 2; ++round) {
+      for (const int depth : {1, 2, 3}) {
+        chain(depth, walk_at_chain_bottom, &walks);
+      }
+    }
+    ASSERT_EQ(walks.size(), 6U);
+    for (std::size_t i = 0; i < 3; ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_GT(walks[i].walked, 0);
+      EXPECT_EQ(walks[i + 3].walked, kWalkRemembered);
+      EXPECT_EQ(walks[i + 3].frames, walks[i].frames);
+    }
+    // Different depths, different stacks.
+    EXPECT_NE(walks[0].frames, walks[1].frames);
+    EXPECT_NE(walks[1].frames, walks[2].frames);
+  }
+}
+
+TEST(WalkMemo, ForgottenRulesMakeTheNextWalkAFreshOne) {
+  g_memo = WalkMemo{};
+  const std::vector<MemoWalk> walks = walks_through({through_a, through_a});
+  ASSERT_EQ(walks[1].walked, kWalkRemembered);
+  forget_frame_rules();
+  const std::vector<MemoWalk> after = walks_through({through_a, through_a});
+  // Walked again: the same stack down to walks_through (called from another line below it).
+  EXPECT_EQ(after[0].walked, static_cast<int>(walks[0].frames.size()));
+  ASSERT_GT(after[0].frames.size(), 3U);
+  EXPECT_EQ(Frames(after[0].frames.begin(), after[0].frames.begin() + 3),
+            Frames(walks[0].frames.begin(), walks[0].frames.begin() + 3));
+  EXPECT_EQ(after[1].walked, kWalkRemembered);
+  EXPECT_EQ(after[1].frames, after[0].frames);
+}
+
+TEST(WalkMemo, AWalkNotKeptIsNotRemembered) {
+  g_memo = WalkMemo{};
+  // The caller did not keep() its walks (libunwind's result, or a stack it could not use): each
+  // walk from this one place walks again.
+  for (int round = 0; round < 3; ++round) {
+    std::uintptr_t frames[WalkMemo::kMaxFrames];
+    EXPECT_GT(walk_stack(frames, WalkMemo::kMaxFrames, &g_memo, 7), 0) << round;
+  }
 }
 
 int g_walked_in_handler = 0;

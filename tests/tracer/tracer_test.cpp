@@ -745,6 +745,55 @@ TEST(TracerTest, FastUnwinderRecordsTheBacktracesLibunwindDoes) {
   }
 }
 
+// The tracer remembers its last walks per thread (src/tracer/walk_memo.h): programs/memo_callers.c
+// calls malloc from one place through two callers of the same shape in turn (same call site,
+// same stack pointer) and under chains of other depths. Every call gets its own exact stack:
+// leaf, middle, its caller, the chain, main; the first call of each path a walk, the repeats
+// remembered ones.
+void expect_own_stack_per_caller(const std::string& name) {
+  SCOPED_TRACE(name);
+  ScratchDir scratch;
+  const std::string path = program(name);
+  const auto result = run_traced(scratch, path, "start=1,depth=12");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const auto functions = functions_of(path);
+  ASSERT_TRUE(functions.count("middle") && functions.count("main"));
+  const std::uint64_t base = printed_number(result.out, "middle") - functions.at("middle").first;
+  const auto function_at = [&](std::uint64_t address) -> std::string {
+    for (const auto& [symbol, range] : functions) {
+      if (address > base + range.first && address <= base + range.second) {
+        return symbol;
+      }
+    }
+    return "?";
+  };
+  std::map<std::uint64_t, std::size_t> calls_per_size;
+  for (const auto& call : decode_only_trace(scratch).calls) {
+    if (call.kind != 2 || call.name != "malloc" || call.size < 201 || call.size > 213) {
+      continue;
+    }
+    std::vector<std::string> expected{"leaf", "middle", call.size == 202 ? "caller_b" : "caller_a"};
+    for (std::uint64_t i = 210; i <= call.size; ++i) {
+      expected.push_back("nested");
+    }
+    expected.push_back("main");
+    std::vector<std::string> frames;
+    for (std::size_t i = 0; i < call.frames.size() && i < expected.size(); ++i) {
+      frames.push_back(function_at(call.frames[i]));
+    }
+    EXPECT_EQ(frames, expected) << describe(call);
+    ++calls_per_size[call.size];
+  }
+  const std::map<std::uint64_t, std::size_t> expected_calls{{201, 40}, {202, 20}, {210, 3},
+                                                            {211, 3},  {212, 3},  {213, 3}};
+  EXPECT_EQ(calls_per_size, expected_calls);
+}
+
+TEST(TracerTest, RememberedWalksGiveEveryCallerItsOwnStack) {
+  expect_own_stack_per_caller("memo_callers_fp");
+  expect_own_stack_per_caller("memo_callers_nofp");
+}
+
 TEST(TracerTest, ProgramsStartedByTheTracedOneAreTracedOnlyWhenAsked) {
   ScratchDir scratch;
   ASSERT_EQ(run_traced(scratch, program("lifecycle") + " system").status, 0);

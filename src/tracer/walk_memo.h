@@ -1,0 +1,99 @@
+// A thread's memory of its last stack walks (stack_walker.h), so that a program calling a traced
+// function in a loop from one place does not pay for the same walk on every call (at depth 10
+// the walk is about 600 of the 1300 instructions a traced memcpy costs: bench/RESULTS.md).
+//
+// Never a wrong stack: a walk is a function of where it starts (the stack pointer, the frame
+// pointer when a rule uses it before the walk reloads it), of the rules of the code (the rule
+// table's generation) and of the words it reads from the stack. An entry keeps all of these, in
+// the order the walk read them; a later walk from the same place is taken from the entry only
+// when the starting registers and the generation are equal and every word read again from its
+// address is equal: then the walk would read the same addresses and compute the same frames.
+// The comparison stops at the first difference, so it reads no address that the walk itself
+// would not read. A word that changes nothing (a saved frame pointer that no rule uses before
+// the next one is loaded) is not kept: code without frame pointers keeps one word per frame.
+//
+// One per thread (thread-local, never shared: no lock); a signal handler cannot walk while the
+// thread is inside a walk (the tracer guard is set around every backtrace).
+#pragma once
+
+#include <cstdint>
+
+#include "tracer/libc_memory.h"
+
+namespace rtrace::tracer {
+
+struct WalkMemo {
+  static constexpr std::uint32_t kSets = 8;
+  static constexpr std::uint32_t kWays = 4;
+  static constexpr std::uint32_t kEntries = kSets * kWays;
+  static constexpr std::uint32_t kMaxReads = 40;   // longer walks are not kept
+  static constexpr std::uint32_t kMaxFrames = 24;  // longer results are not kept
+
+  struct Entry {
+    bool valid;
+    bool frame_pointer_read;  // the walk used the starting frame pointer
+    std::uint32_t read_count;
+    std::uint32_t capacity;
+    std::uint32_t frame_count;
+    std::uint64_t generation;
+    std::uintptr_t tag;  // the caller's part of the key (walk_stack)
+    std::uintptr_t stack_pointer;
+    std::uintptr_t frame_pointer;
+    std::uintptr_t frames[kMaxFrames];  // what the caller kept (keep)
+    std::uintptr_t read_address[kMaxReads];
+    std::uintptr_t read_value[kMaxReads];
+  };
+
+  Entry entries[kEntries];
+  std::uint8_t next_victim[kSets];  // per set: the way the next walk replaces
+  Entry* filling;      // the entry the last walk wrote its reads into; null: nothing to keep
+  const Entry* found;  // the entry the last walk was taken from
+
+  // kWays entries per set, the set chosen by the key; a new walk replaces the set's entries in
+  // turn. (Sets, not one entry per key: a loop calling from a few places at a few depths would
+  // otherwise keep pushing its own walks out.)
+  static std::uint32_t set_of(std::uintptr_t tag, std::uintptr_t stack_pointer) {
+    const std::uintptr_t mixed =
+        (tag + stack_pointer * 0xff51afd7ed558ccdULL) * 0x9e3779b97f4a7c15ULL;
+    return static_cast<std::uint32_t>(mixed >> 61) * kWays;  // kSets == 8
+  }
+
+  // Whether `entry` holds the walk that would start here now (see the top of this file).
+  static bool same_walk(const Entry& entry, std::uint64_t generation, std::uintptr_t tag,
+                        std::uint32_t capacity, std::uintptr_t stack_pointer,
+                        std::uintptr_t frame_pointer) {
+    if (!entry.valid || entry.tag != tag || entry.stack_pointer != stack_pointer ||
+        entry.generation != generation || entry.capacity != capacity ||
+        (entry.frame_pointer_read && entry.frame_pointer != frame_pointer)) {
+      return false;
+    }
+    for (std::uint32_t i = 0; i < entry.read_count; ++i) {
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): a stack address the same walk read
+      if (*reinterpret_cast<const std::uintptr_t*>(entry.read_address[i]) != entry.read_value[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Keeps `count` frames as the result of the last walk (when it wrote an entry): what the next
+  // walk from the same place gets back (remembered).
+  void keep(const std::uintptr_t* frames, std::uint32_t count) {
+    Entry* entry = filling;
+    filling = nullptr;
+    if (entry == nullptr || count > kMaxFrames) {
+      return;
+    }
+    libc_copy(entry->frames, frames, sizeof *frames * count);
+    entry->frame_count = count;
+    entry->valid = true;
+  }
+
+  // The frames kept for the walk found in the memo (walk_stack returned kWalkRemembered).
+  std::uint32_t remembered(std::uintptr_t* frames) const {
+    libc_copy(frames, found->frames, sizeof *frames * found->frame_count);
+    return found->frame_count;
+  }
+};
+
+}  // namespace rtrace::tracer
