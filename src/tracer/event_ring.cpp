@@ -5,6 +5,10 @@
 namespace rtrace::tracer {
 
 bool EventRing::create(std::size_t payload_capacity, std::size_t entries) {
+  const auto power_of_two = [](std::size_t n) { return n != 0 && (n & (n - 1)) == 0; };
+  if (!power_of_two(payload_capacity) || !power_of_two(entries)) {
+    return false;
+  }
   const std::size_t index_bytes = entries * sizeof(Entry);
   void* memory = ::mmap(nullptr, payload_capacity + index_bytes, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -25,7 +29,7 @@ char* EventRing::try_reserve(std::size_t max_payload) {
   if (head.load(std::memory_order_relaxed) - tail.load(std::memory_order_acquire) >= entries_) {
     return nullptr;
   }
-  const std::size_t offset = payload_head_ % payload_capacity_;
+  const std::size_t offset = payload_head_ & (payload_capacity_ - 1);
   const std::size_t skip =
       payload_capacity_ - offset < max_payload ? payload_capacity_ - offset : 0;
   const std::uint64_t used = payload_head_ - payload_tail.load(std::memory_order_acquire);
@@ -33,19 +37,19 @@ char* EventRing::try_reserve(std::size_t max_payload) {
     return nullptr;
   }
   pending_skip_ = static_cast<std::uint32_t>(skip);
-  return payload_ + (payload_head_ + skip) % payload_capacity_;
+  return payload_ + ((payload_head_ + skip) & (payload_capacity_ - 1));
 }
 
 void EventRing::publish(std::uint64_t seq, std::size_t payload_length) {
   const std::uint64_t position = head.load(std::memory_order_relaxed);
-  index_[position % entries_] =
+  index_[position & (entries_ - 1)] =
       Entry{seq, static_cast<std::uint32_t>(payload_length), pending_skip_};
   payload_head_ += pending_skip_ + payload_length;
   head.store(position + 1, std::memory_order_release);
 }
 
 void EventRing::void_record(std::uint64_t position) {
-  Entry& entry = index_[position % entries_];
+  Entry& entry = index_[position & (entries_ - 1)];
   entry.skip += entry.length;
   entry.length = 0;
 }

@@ -116,6 +116,32 @@ TEST(TracerCallEncoding, TheReleaseOfATransientCallCopiesTheAllocation) {
   EXPECT_EQ(release.frames, (std::vector<std::uint64_t>{0x401000}));
 }
 
+// Without free backtraces (the default) the release's BTRC is empty.
+TEST(TracerCallEncoding, TheReleaseOfATransientCallHasAnEmptyBacktraceByDefault) {
+  const RtraceCall call = allocation_call("memset", 1039, 0xdef0);
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000};
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        const CallPackets packets(call, 3);
+        packets.write(body, 0, 7, frames);
+        // Exactly the room of a CALL and an empty BTRC more: enough; a byte less: nothing.
+        const std::size_t call_length = packets.size() - 12 - 3 * 8;
+        const std::size_t bound = packets.size() + call_length + 12;
+        EXPECT_EQ(append_release(body, packets.size(), bound - 1, frames, 0), 0U);
+        const std::size_t length = append_release(body, packets.size(), bound, frames, 0);
+        EXPECT_EQ(length, bound);
+        return length;
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 2U);
+  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000, 0x403000}));
+  EXPECT_EQ(trace.calls[1].kind, 1U);
+  EXPECT_EQ(trace.calls[1].size, 0U);
+  EXPECT_EQ(trace.calls[1].id, 0xdef0U);
+  EXPECT_EQ(trace.calls[1].name, "memset");
+  EXPECT_TRUE(trace.calls[1].frames.empty());
+}
+
 // RCMD keeps every argument (the empty one too); REND the reason, the signal and the resident set
 // size read from a status file.
 TEST(TracerSessionPackets, CommandLineAndTraceEndReadBack) {

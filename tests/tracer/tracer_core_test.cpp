@@ -56,6 +56,15 @@ TEST(EventRing, RecordsComeOutInOrderAcrossTheWrap) {
   }
 }
 
+// Positions wrap with a mask: sizes that are not powers of two are refused, not mis-wrapped.
+TEST(EventRing, SizesMustBePowersOfTwo) {
+  EventRing ring;
+  EXPECT_FALSE(ring.create(4000, 64));
+  EXPECT_FALSE(ring.create(4096, 48));
+  EXPECT_FALSE(ring.create(0, 64));
+  EXPECT_TRUE(ring.create(4096, 64));
+}
+
 TEST(EventRing, FullRingRefusesUntilDrained) {
   EventRing ring;
   ASSERT_TRUE(ring.create(4096, 4));
