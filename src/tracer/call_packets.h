@@ -130,10 +130,43 @@ class CallPackets {
     std::memcpy(out + padded - 2, &zeros, sizeof zeros);
     const auto stored = static_cast<std::uint16_t>(padded);
     std::memcpy(out, &stored, sizeof stored);
-    if (length > 0) {
-      libc_copy(out + 2, text, length);
-    }
+    copy_text(out + 2, text, length);
     out += 2 + padded;
+  }
+
+  // Names and arguments are mostly short ("close", "path", "0x42", "/dev/null"): up to 16 bytes
+  // are copied inline with two overlapping loads and stores, which read only bytes of the text
+  // (never past its end: it may end a page); longer ones by the C library.
+  static void copy_text(char* out, const char* text, std::size_t length) {
+    if (length >= 8 && length <= 16) {
+      std::uint64_t head = 0;
+      std::uint64_t tail = 0;
+      std::memcpy(&head, text, sizeof head);
+      std::memcpy(&tail, text + length - 8, sizeof tail);
+      std::memcpy(out, &head, sizeof head);
+      std::memcpy(out + length - 8, &tail, sizeof tail);
+    } else if (length >= 4 && length < 8) {
+      std::uint32_t head = 0;
+      std::uint32_t tail = 0;
+      std::memcpy(&head, text, sizeof head);
+      std::memcpy(&tail, text + length - 4, sizeof tail);
+      std::memcpy(out, &head, sizeof head);
+      std::memcpy(out + length - 4, &tail, sizeof tail);
+    } else if (length < 4) {
+      // Not a loop: the compiler would make it a call of memcpy, which another module
+      // interposes (libc_memory.h).
+      if (length > 0) {
+        out[0] = text[0];
+      }
+      if (length > 1) {
+        out[1] = text[1];
+      }
+      if (length > 2) {
+        out[2] = text[2];
+      }
+    } else {
+      libc_copy(out, text, length);
+    }
   }
 
   const RtraceCall& call_;

@@ -3,6 +3,7 @@
 // checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
 // re-encodes them and requires the same bytes).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <climits>
@@ -83,6 +84,46 @@ TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
   EXPECT_EQ(decoded.frames, (std::vector<std::uint64_t>{0x401000, 0x402000, 0x7fff00001234}));
   EXPECT_EQ(decoded.args, (std::vector<std::pair<std::string, std::string>>{{"path", "/tmp/x"},
                                                                             {"flags", "0x42"}}));
+}
+
+// Texts of every length up to 40 (short ones are copied inline, call_packets.h), each ending
+// (with its NUL) at the end of a page followed by an inaccessible one: copied exactly, and
+// never read past their end.
+TEST(TracerCallEncoding, TextsOfEveryLengthAreCopiedExactlyWithoutReadingPastThem) {
+  const long page = sysconf(_SC_PAGESIZE);
+  void* pages = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  char* guard = static_cast<char*>(pages) + page;
+  ASSERT_EQ(mprotect(guard, page, PROT_NONE), 0);
+  for (std::size_t length = 0; length <= 40; ++length) {
+    SCOPED_TRACE(length);
+    std::string text;
+    for (std::size_t i = 0; i < length; ++i) {
+      text += static_cast<char>('a' + (i * 7 + length) % 26);
+    }
+    char* at_end = guard - length - 1;
+    std::memcpy(at_end, text.c_str(), length + 1);
+    const RtraceArg args[] = {{at_end, at_end}};
+    const RtraceCall call{.resource_type = 1,
+                          .kind = sprtrace::kCallAlloc,
+                          .name = at_end,
+                          .size = length,
+                          .id = 0x1000 + length,
+                          .args = args,
+                          .arg_count = 1};
+    const test::TraceDecoder trace =
+        decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+          const CallPackets packets(call, 0);
+          packets.write(body, 0, 1, nullptr);
+          return packets.size();
+        });
+    ASSERT_TRUE(trace.complete()) << trace.error();
+    ASSERT_EQ(trace.calls.size(), 1U);
+    EXPECT_EQ(trace.calls[0].name, text);
+    EXPECT_EQ(trace.calls[0].args,
+              (std::vector<std::pair<std::string, std::string>>{{text, text}}));
+  }
+  munmap(pages, 2 * page);
 }
 
 // A transient call: the release is a copy of the allocation's CALL with kind free and size 0,
