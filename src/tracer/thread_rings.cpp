@@ -1,6 +1,7 @@
 #include "tracer/thread_rings.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cerrno>
 
 #include "tracer/signal_stack.h"
+#include "tracer/walk_memo.h"
 
 #if !defined(__x86_64__)
 #error "take_ticket relies on x86-64 ordering"
@@ -24,6 +26,11 @@ constexpr std::size_t kRingEntries = std::size_t{1} << 16;
 struct RingSlot {
   EventRing ring;
   void* signal_stack = nullptr;
+  // The owner's memory of its last stack walks (walk_memo.h). Here and not thread-local: it is
+  // too large for the static TLS block when librtrace-main.so is loaded by the dynamic linker's
+  // audit interface (the audit module); and it goes to the next owner with the ring, so that
+  // threads that come and go do not add up (an entry is valid for any thread: walk_memo.h).
+  WalkMemo* walk_memo = nullptr;
   std::atomic<bool> ready{false};
 };
 
@@ -97,6 +104,9 @@ RingSlot* new_ring(int self) {
     return nullptr;
   }
   entry.signal_stack = signal_stack_create();
+  void* memo = ::mmap(nullptr, sizeof(WalkMemo), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  // zeros: every entry empty
+  entry.walk_memo = memo == MAP_FAILED ? nullptr : static_cast<WalkMemo*>(memo);
   entry.ring.owner_tid.store(self, std::memory_order_relaxed);
   entry.ready.store(true, std::memory_order_release);
   return &entry;
@@ -134,6 +144,10 @@ EventRing* my_ring() {
 
 EventRing* current_ring() {
   return t_slot != nullptr ? &t_slot->ring : nullptr;
+}
+
+WalkMemo* my_walk_memo() {
+  return t_slot != nullptr ? t_slot->walk_memo : nullptr;
 }
 
 std::size_t ring_slots() {

@@ -10,6 +10,8 @@
 
 namespace rtrace::tracer {
 
+struct WalkMemo;
+
 inline constexpr std::size_t kMaxRings = 1024;
 
 // `drain_some` is called (without locks held) when a new thread finds no drained ring to reuse.
@@ -19,6 +21,9 @@ void rings_init(void (*drain_some)());
 EventRing* my_ring();
 // This thread's ring if it has one.
 EventRing* current_ring();
+// The memory of stack walks that goes with this thread's ring (walk_memo.h); null before the
+// thread has a ring (its first record), or when it could not be mapped.
+WalkMemo* my_walk_memo();
 
 // The rings, for the drainer: ring_at(i) for i < ring_slots() is null while not set up.
 std::size_t ring_slots();

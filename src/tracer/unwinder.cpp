@@ -9,6 +9,7 @@
 
 #include "tracer/environment.h"
 #include "tracer/stack_walker.h"
+#include "tracer/thread_rings.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -67,11 +68,6 @@ bool in_tracer_code(std::uintptr_t value) {
   return false;
 }
 
-// This thread's last walks (walk_memo.h): a traced call made again from the same place over the
-// same stack gets the frames kept the first time, without a walk (about 600 instructions at
-// depth 10 come down to a comparison of a word or two per frame).
-thread_local WalkMemo t_walk_memo __attribute__((tls_model("initial-exec")));
-
 // The memo's key besides the stack: the call site and the depth asked for (what the frames
 // kept depend on besides the walk). Call sites fit in 48 bits (x86-64 user space).
 std::uintptr_t memo_tag(const void* return_address, std::uint32_t capacity) {
@@ -80,11 +76,11 @@ std::uintptr_t memo_tag(const void* return_address, std::uint32_t capacity) {
 
 // Up to `wanted` return addresses of the current stack, innermost first, from the fast
 // unwinder, or from libunwind when the fast one meets a frame it does not know; or
-// kWalkRemembered (t_walk_memo has the result).
+// kWalkRemembered (`memo` has the result).
 __attribute__((always_inline)) inline int raw_backtrace(std::uintptr_t* raw, std::uint32_t wanted,
-                                                        std::uintptr_t tag) {
+                                                        WalkMemo* memo, std::uintptr_t tag) {
   if (g_walk_first) {
-    const int got = walk_stack(raw, wanted, &t_walk_memo, tag);
+    const int got = walk_stack(raw, wanted, memo, tag);
     if (got != kWalkUnknownFrame) {
       return got;
     }
@@ -124,12 +120,16 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
   // Unwinding costs per frame: ask only for as many of our own frames as we have seen, and
   // unwind again with room for all of them when that was not enough.
   std::uint32_t own = g_own_frames.load(std::memory_order_relaxed);
+  // This thread's last walks (walk_memo.h): a traced call made again from the same place over
+  // the same stack gets the frames kept the first time, without a walk (at depth 10, about 600
+  // instructions come down to a comparison of a word or two per frame).
+  WalkMemo* memo = my_walk_memo();
   const std::uintptr_t tag = memo_tag(return_address, capacity);
   for (;;) {
     const std::uint32_t wanted = capacity + own;
-    const int got = raw_backtrace(raw, wanted, tag);
+    const int got = raw_backtrace(raw, wanted, memo, tag);
     if (got == kWalkRemembered) {
-      return t_walk_memo.remembered(frames);
+      return memo->remembered(frames);
     }
     const auto count = got > 0 ? static_cast<std::uint32_t>(got) : 0U;
     // The caller's frame is wherever the return address shows up first: how many frames of
@@ -159,7 +159,9 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     }
     const std::uint32_t stored = count - first < capacity ? count - first : capacity;
     std::memcpy(frames, raw + first, sizeof *frames * stored);
-    t_walk_memo.keep(frames, stored);  // nothing when the walk was libunwind's
+    if (memo != nullptr) {
+      memo->keep(frames, stored);  // nothing when the walk was libunwind's
+    }
     return stored;
   }
 }
