@@ -139,19 +139,9 @@ class CallPackets {
   // (never past its end: it may end a page); longer ones by the C library.
   static void copy_text(char* out, const char* text, std::size_t length) {
     if (length >= 8 && length <= 16) {
-      std::uint64_t head = 0;
-      std::uint64_t tail = 0;
-      std::memcpy(&head, text, sizeof head);
-      std::memcpy(&tail, text + length - 8, sizeof tail);
-      std::memcpy(out, &head, sizeof head);
-      std::memcpy(out + length - 8, &tail, sizeof tail);
+      copy_overlapping<std::uint64_t>(out, text, length);
     } else if (length >= 4 && length < 8) {
-      std::uint32_t head = 0;
-      std::uint32_t tail = 0;
-      std::memcpy(&head, text, sizeof head);
-      std::memcpy(&tail, text + length - 4, sizeof tail);
-      std::memcpy(out, &head, sizeof head);
-      std::memcpy(out + length - 4, &tail, sizeof tail);
+      copy_overlapping<std::uint32_t>(out, text, length);
     } else if (length < 4) {
       // Not a loop: the compiler would make it a call of memcpy, which another module
       // interposes (libc_memory.h).
@@ -167,6 +157,17 @@ class CallPackets {
     } else {
       libc_copy(out, text, length);
     }
+  }
+
+  // `length` bytes (one to two words) as the first and the last word, which may overlap.
+  template <typename Word>
+  static void copy_overlapping(char* out, const char* text, std::size_t length) {
+    Word head = 0;
+    Word tail = 0;
+    std::memcpy(&head, text, sizeof head);
+    std::memcpy(&tail, text + length - sizeof tail, sizeof tail);
+    std::memcpy(out, &head, sizeof head);
+    std::memcpy(out + length - sizeof tail, &tail, sizeof tail);
   }
 
   const RtraceCall& call_;
