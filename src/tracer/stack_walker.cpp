@@ -125,38 +125,11 @@ inline std::uintptr_t stack_word(std::uintptr_t address) {
 // that does not fit the stack (a corrupt stack), and the walk gives up rather than read there.
 constexpr std::uintptr_t kMaxFrameSize = std::uintptr_t{256} << 20;
 
-// Where the walk writes the words it reads for its memo entry (walk_memo.h): every return
-// address, and a saved frame pointer only once a rule uses it (until then it is `pending`).
-struct ReadLog {
-  WalkMemo::Entry* entry;
-  std::uint32_t count = 0;
-  bool frame_pointer_from_start = true;
-  bool pending = false;
-  std::uintptr_t pending_address = 0;
-  std::uintptr_t pending_value = 0;
-
-  void add(std::uintptr_t address, std::uintptr_t value) {
-    if (count < WalkMemo::kMaxReads) {
-      entry->read_address[count] = address;
-      entry->read_value[count] = value;
-    }
-    ++count;
-  }
-  void frame_pointer_used() {
-    if (frame_pointer_from_start) {
-      entry->frame_pointer_read = true;
-    } else if (pending) {
-      add(pending_address, pending_value);
-      pending = false;
-    }
-  }
-  void frame_pointer_loaded(std::uintptr_t address, std::uintptr_t value) {
-    frame_pointer_from_start = false;
-    pending = true;
-    pending_address = address;
-    pending_value = value;
-  }
-};
+// Where the walk's frame pointer came from, for its memo entry (walk_memo.h): a saved frame
+// pointer is written down only once a rule uses it (a walk through code without frame pointers
+// then writes one word per frame).
+constexpr std::uintptr_t kFramePointerFromStart = 1;  // the register as the walk found it
+constexpr std::uintptr_t kFramePointerWritten = 0;    // used, and written down (or nothing to)
 
 }  // namespace
 
@@ -173,31 +146,20 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       "mov %%rbp, %2"
       : "=r"(pc), "=r"(rsp), "=r"(rbp));
   const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
-  ReadLog log{nullptr};
+  WalkMemo::Entry* entry = nullptr;
   if (memo != nullptr) {
-    const std::uint32_t set = WalkMemo::set_of(tag, rsp);
-    for (std::uint32_t way = 0; way < WalkMemo::kWays; ++way) {
-      const WalkMemo::Entry& entry = memo->entries[set + way];
-      if (WalkMemo::same_walk(entry, generation, tag, capacity, rsp, rbp)) {
-        memo->found = &entry;
-        memo->filling = nullptr;
-        return kWalkRemembered;
-      }
+    if (memo->look_up(generation, tag, capacity, rsp, rbp)) {
+      return kWalkRemembered;
     }
-    std::uint8_t& victim = memo->next_victim[set / WalkMemo::kWays];
-    const std::uint32_t way = victim;
-    victim = static_cast<std::uint8_t>((way + 1) % WalkMemo::kWays);
-    WalkMemo::Entry& entry = memo->entries[set + way];
-    entry.valid = false;  // until the caller keeps this walk's result
-    entry.frame_pointer_read = false;
-    entry.generation = generation;
-    entry.tag = tag;
-    entry.capacity = capacity;
-    entry.stack_pointer = rsp;
-    entry.frame_pointer = rbp;
-    log.entry = &entry;
-    memo->filling = nullptr;
+    entry = memo->filling;
+    memo->filling = nullptr;  // until the walk is complete
+    // At most two words per frame: a walk that may read more is not written down.
+    if (capacity > WalkMemo::kMaxReads / 2) {
+      entry = nullptr;
+    }
   }
+  std::uint32_t read_count = 0;
+  std::uintptr_t rbp_saved_at = kFramePointerFromStart;
   std::uint32_t stored = 0;
   while (stored < capacity) {
     const std::uint64_t rule = packed_rule_at(pc, generation);
@@ -208,8 +170,14 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       return kWalkUnknownFrame;
     }
     const bool from_rbp = (rule & kPackedCfaFromRbp) != 0;
-    if (from_rbp && log.entry != nullptr) {
-      log.frame_pointer_used();
+    if (from_rbp && entry != nullptr) {
+      if (rbp_saved_at == kFramePointerFromStart) {
+        entry->frame_pointer_read = true;
+      } else if (rbp_saved_at != kFramePointerWritten) {
+        entry->read_address[read_count] = rbp_saved_at;
+        entry->read_value[read_count++] = rbp;
+      }
+      rbp_saved_at = kFramePointerWritten;
     }
     const std::uintptr_t base = from_rbp ? rbp : rsp;
     const std::uintptr_t cfa = base + static_cast<std::intptr_t>(static_cast<std::int32_t>(rule));
@@ -218,16 +186,14 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       return kWalkUnknownFrame;
     }
     const std::uintptr_t return_address = stack_word(cfa - 8);
-    if (log.entry != nullptr) {
-      log.add(cfa - 8, return_address);
+    if (entry != nullptr) {
+      entry->read_address[read_count] = cfa - 8;
+      entry->read_value[read_count++] = return_address;
     }
     if ((rule & kPackedRbpSaved) != 0) {
       const auto rbp_offset = static_cast<std::int16_t>(static_cast<std::uint16_t>(rule >> 32));
-      const std::uintptr_t saved_at = cfa + static_cast<std::intptr_t>(rbp_offset);
-      rbp = stack_word(saved_at);
-      if (log.entry != nullptr) {
-        log.frame_pointer_loaded(saved_at, rbp);
-      }
+      rbp_saved_at = cfa + static_cast<std::intptr_t>(rbp_offset);
+      rbp = stack_word(rbp_saved_at);
     }
     rsp = cfa;
     if (return_address == 0) {
@@ -236,9 +202,9 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
     frames[stored++] = return_address;
     pc = return_address - 1;  // inside the call instruction, which may end the function
   }
-  if (log.entry != nullptr && log.count <= WalkMemo::kMaxReads) {
-    log.entry->read_count = log.count;
-    memo->filling = log.entry;
+  if (entry != nullptr) {
+    entry->read_count = read_count;
+    memo->filling = entry;
   }
   return static_cast<int>(stored);
 }

@@ -26,8 +26,8 @@ struct WalkMemo {
   static constexpr std::uint32_t kSets = 8;
   static constexpr std::uint32_t kWays = 4;
   static constexpr std::uint32_t kEntries = kSets * kWays;
-  static constexpr std::uint32_t kMaxReads = 40;   // longer walks are not kept
-  static constexpr std::uint32_t kMaxFrames = 24;  // longer results are not kept
+  static constexpr std::uint32_t kMaxReads = 64;   // walks of more than 32 frames are not kept
+  static constexpr std::uint32_t kMaxFrames = 32;  // longer results are not kept
 
   struct Entry {
     bool valid;
@@ -46,6 +46,7 @@ struct WalkMemo {
 
   Entry entries[kEntries];
   std::uint8_t next_victim[kSets];  // per set: the way the next walk replaces
+  std::uint32_t misses;             // walks not found since the last one found
   Entry* filling;      // the entry the last walk wrote its reads into; null: nothing to keep
   const Entry* found;  // the entry the last walk was taken from
 
@@ -74,6 +75,46 @@ struct WalkMemo {
       }
     }
     return true;
+  }
+
+  // After this many walks in a row that were not found, only one walk in kSampledMisses writes
+  // an entry: a program whose stacks never repeat (one call site reached at ever new depths)
+  // then pays for the look-up and not for writing down every walk (bench/RESULTS.md).
+  static constexpr std::uint32_t kMissesBeforeSampling = 64;
+  static constexpr std::uint32_t kSampledMisses = 8;
+
+  // True when the memo holds the walk that would start here now (`found` is its entry).
+  // Otherwise `filling` is the entry the walk is to write its reads into (null: this walk is not
+  // written down), emptied until the caller keeps the walk's result.
+  bool look_up(std::uint64_t generation, std::uintptr_t tag, std::uint32_t capacity,
+               std::uintptr_t stack_pointer, std::uintptr_t frame_pointer) {
+    const std::uint32_t set = set_of(tag, stack_pointer);
+    for (std::uint32_t way = 0; way < kWays; ++way) {
+      const Entry& entry = entries[set + way];
+      if (same_walk(entry, generation, tag, capacity, stack_pointer, frame_pointer)) {
+        found = &entry;
+        filling = nullptr;
+        misses = 0;
+        return true;
+      }
+    }
+    filling = nullptr;
+    if (++misses > kMissesBeforeSampling && misses % kSampledMisses != 0) {
+      return false;
+    }
+    std::uint8_t& victim = next_victim[set / kWays];
+    const std::uint32_t way = victim;
+    victim = static_cast<std::uint8_t>((way + 1) % kWays);
+    Entry& entry = entries[set + way];
+    entry.valid = false;
+    entry.frame_pointer_read = false;
+    entry.generation = generation;
+    entry.tag = tag;
+    entry.capacity = capacity;
+    entry.stack_pointer = stack_pointer;
+    entry.frame_pointer = frame_pointer;
+    filling = &entry;
+    return false;
   }
 
   // Keeps `count` frames as the result of the last walk (when it wrote an entry): what the next
