@@ -41,10 +41,11 @@ int g_compress_level = 0;
 bool g_note_pending = false;
 
 char g_buffer[std::size_t{1024} * 1024];
-// Compact bytes are written in batches of this many (the buffer holds four), or when the first
-// of them has waited kMaxWriteDelayMs: what a process killed by SIGKILL can lose.
+// Compact bytes are written in batches of this many (the buffer holds four), or once the last
+// write is kMaxWriteDelayMs old: a process killed by SIGKILL still loses at most its last ~10 ms
+// (src/tracer/README.md).
 constexpr std::size_t kWriteBatch = std::size_t{256} * 1024;
-constexpr std::uint32_t kMaxWriteDelayMs = 50;
+constexpr std::uint32_t kMaxWriteDelayMs = 10;
 std::uint32_t g_last_write_ms = 0;
 std::size_t g_buffered = 0;
 iovec g_pieces[kMaxPieces];
@@ -167,11 +168,11 @@ void decide_compression() {
   }
 }
 
-// Whether the compact bytes gathered so far go out at this drain: a batch is full, or the
-// oldest may be kMaxWriteDelayMs old. Each write wakes the recorder, which then took the CPU
-// from the writer in sendmsg, 150-200 times a second of tracing (bench/RESULTS.md, 2026-11-27,
-// record-speed); and zstd compresses larger pieces a little better. The sp-rtrace protocol's
-// pieces are ring memory, which the merge gives back only once written: always at once.
+// Whether the compact bytes gathered so far go out at this drain: a batch is full, or the last
+// write is kMaxWriteDelayMs old. Each write wakes the recorder, which then took the CPU from the
+// writer in sendmsg, about 200 times per second of tracing when every 1-ms drain wrote
+// (bench/RESULTS.md, 2026-11-27, record-speed). The sp-rtrace protocol's pieces are ring memory,
+// which the merge gives back only once written: they always go at once.
 bool batch_due() {
   if (!g_compact || g_buffered >= kWriteBatch) {
     return true;
