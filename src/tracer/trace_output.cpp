@@ -243,7 +243,8 @@ void output_close() {
   if (g_fd < 0) {
     return;
   }
-  if (g_compression != Compression::Off || g_note_pending) {
+  // Compact bytes may wait for a batch (batch_due) even uncompressed.
+  if (g_compression != Compression::Off || g_note_pending || g_buffered > 0) {
     // What is still buffered, the note, and the end of the zstd frame.
     write_buffer(true);
     if (g_note_pending && g_fd >= 0) {
@@ -264,11 +265,13 @@ void output_close() {
 }
 
 void output_forget_after_fork() {
+  // The parent's bytes are the parent's to write: dropped before the close, which would write
+  // them.
   g_compression = Compression::Off;
   g_note_pending = false;
-  output_close();
   g_buffered = 0;
   g_piece_count = 0;
+  output_close();
   g_managed_index = 0;
 }
 
