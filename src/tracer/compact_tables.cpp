@@ -68,8 +68,21 @@ struct ResourceTable {
   std::uint32_t count = 0;
 };
 
+// The names looked up last, by length (a few bits of it): a program's calls name the same few
+// functions over and over, and the table's lookup (hash, then slot) was a chain of dependent
+// loads, the writer's largest single cost per call after zstd (bench/RESULTS.md, record-speed).
+struct RecentName {
+  std::uint64_t head;
+  std::uint64_t tail;
+  std::uint64_t id;
+  std::uint32_t length;
+  std::uint32_t generation;  // the table's when it was found; 0: empty
+};
+constexpr std::size_t kRecentNames = 8;
+
 StackTable g_stacks;
 NameTable g_names;
+RecentName g_recent_names[kRecentNames];
 ResourceTable g_resources;
 
 void* map_zeroed(std::size_t bytes) {
@@ -165,6 +178,37 @@ bool resources_ready() {
   return g_resources.slots != nullptr;
 }
 
+// The table's id of a name (names_ready()), a new one when it is not there; 0 when full.
+std::uint64_t look_up_name(const char* name, std::size_t length, NameKey key, bool& fresh) {
+  const std::uint64_t hash = hash_name(length, key);
+  for (std::size_t i = hash & (kNameSlots - 1);; i = (i + 1) & (kNameSlots - 1)) {
+    NameSlot& slot = g_names.slots[i];
+    if (slot.generation != g_names.generation) {
+      if (g_names.count == kMaxNames || kNamePool - g_names.pool_used < length) {
+        return 0;
+      }
+      if (length > 0) {
+        std::memcpy(g_names.pool + g_names.pool_used, name, length);
+      }
+      slot = NameSlot{hash,
+                      key.head,
+                      key.tail,
+                      g_names.generation,
+                      static_cast<std::uint32_t>(g_names.pool_used),
+                      static_cast<std::uint32_t>(length),
+                      ++g_names.count};
+      g_names.pool_used += length;
+      fresh = true;
+      return slot.id;
+    }
+    if (slot.hash == hash && slot.length == length && slot.head == key.head &&
+        slot.tail == key.tail &&
+        (length <= kWholeKey || std::memcmp(g_names.pool + slot.offset, name, length) == 0)) {
+      return slot.id;
+    }
+  }
+}
+
 }  // namespace
 
 std::uint64_t* CompactTables::resource_slot(std::uint64_t resource_id) {
@@ -224,33 +268,17 @@ std::uint64_t CompactTables::function_id(const char* name, std::size_t length, b
     return 0;
   }
   const NameKey key = name_key(name, length);
-  const std::uint64_t hash = hash_name(length, key);
-  for (std::size_t i = hash & (kNameSlots - 1);; i = (i + 1) & (kNameSlots - 1)) {
-    NameSlot& slot = g_names.slots[i];
-    if (slot.generation != g_names.generation) {
-      if (g_names.count == kMaxNames || kNamePool - g_names.pool_used < length) {
-        return 0;
-      }
-      if (length > 0) {
-        std::memcpy(g_names.pool + g_names.pool_used, name, length);
-      }
-      slot = NameSlot{hash,
-                      key.head,
-                      key.tail,
-                      g_names.generation,
-                      static_cast<std::uint32_t>(g_names.pool_used),
-                      static_cast<std::uint32_t>(length),
-                      ++g_names.count};
-      g_names.pool_used += length;
-      fresh = true;
-      return slot.id;
-    }
-    if (slot.hash == hash && slot.length == length && slot.head == key.head &&
-        slot.tail == key.tail &&
-        (length <= kWholeKey || std::memcmp(g_names.pool + slot.offset, name, length) == 0)) {
-      return slot.id;
-    }
+  RecentName& recent = g_recent_names[length % kRecentNames];
+  if (recent.generation == g_names.generation && recent.length == length &&
+      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
+    return recent.id;
   }
+  const std::uint64_t id = look_up_name(name, length, key, fresh);
+  if (id != 0 && length <= kWholeKey) {
+    recent =
+        RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
+  }
+  return id;
 }
 
 void CompactTables::clear(compact::Table table) {
