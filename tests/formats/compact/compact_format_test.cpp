@@ -298,6 +298,17 @@ TEST(CompactFormat, ResetStartsATableAgain) {
             "trace:" + std::to_string(at) + ": unknown table 3 to reset");
 }
 
+// The call lines among the lines a reading gave.
+std::vector<std::string> call_lines(const std::vector<std::string>& lines) {
+  std::vector<std::string> calls;
+  for (const std::string& line : lines) {
+    if (line.starts_with("call ")) {
+      calls.push_back(line);
+    }
+  }
+  return calls;
+}
+
 // Version 2: type, context and timestamp only when they change, resources by reference (a
 // release names an allocation, an allocation a release, counting back), decoded exactly.
 TEST(CompactFormat, Version2CallsAndReferences) {
@@ -333,20 +344,15 @@ TEST(CompactFormat, Version2CallsAndReferences) {
   ASSERT_EQ(read->error, "");
   EXPECT_EQ(read->warnings, "trace:" + std::to_string(note_at) +
                                 ": warning: writer's note: written uncompressed\n");
-  std::vector<std::string> calls;
-  for (const std::string& line : read->sink.lines()) {
-    if (line.starts_with("call ")) {
-      calls.push_back(line);
-    }
-  }
-  EXPECT_EQ(calls, (std::vector<std::string>{
-                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
-                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
-                       "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
-                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
-                       "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
-                       "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
-                   }));
+  EXPECT_EQ(call_lines(read->sink.lines()),
+            (std::vector<std::string>{
+                "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+                "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+                "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+                "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+                "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+                "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
+            }));
 
   B bad(2);
   bad.trace().record(Tag::Function, B::str("free"));
@@ -398,20 +404,15 @@ TEST(CompactFormat, Version3BareCalls) {
   const auto read = read_any(trace.bytes());
   ASSERT_EQ(read->error, "");
   EXPECT_EQ(read->warnings, "");
-  std::vector<std::string> calls;
-  for (const std::string& line : read->sink.lines()) {
-    if (line.starts_with("call ")) {
-      calls.push_back(line);
-    }
-  }
-  EXPECT_EQ(calls, (std::vector<std::string>{
-                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
-                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
-                       "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
-                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
-                       "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
-                       "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000 $n=7",
-                   }));
+  EXPECT_EQ(call_lines(read->sink.lines()),
+            (std::vector<std::string>{
+                "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+                "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+                "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+                "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+                "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+                "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000 $n=7",
+            }));
 
   // Cut inside the last call, at every byte: the calls before it, and a warning at its offset.
   const std::size_t last_call = before_end - 10;
