@@ -309,6 +309,20 @@ std::vector<std::string> call_lines(const std::vector<std::string>& lines) {
   return calls;
 }
 
+// The calls of Version2CallsAndReferences and Version3BareCalls as read: malloc(16) = 0x1000 at
+// 5 ms, malloc(32) = 0x2000, free(0x1000), malloc(16) = 0x1000 at 6 ms, free(0x2000), then
+// `last`.
+std::vector<std::string> references_read(const std::string& last) {
+  return {
+      "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+      "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+      "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+      "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+      "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+      last,
+  };
+}
+
 // Version 2: type, context and timestamp only when they change, resources by reference (a
 // release names an allocation, an allocation a release, counting back), decoded exactly.
 TEST(CompactFormat, Version2CallsAndReferences) {
@@ -345,14 +359,7 @@ TEST(CompactFormat, Version2CallsAndReferences) {
   EXPECT_EQ(read->warnings, "trace:" + std::to_string(note_at) +
                                 ": warning: writer's note: written uncompressed\n");
   EXPECT_EQ(call_lines(read->sink.lines()),
-            (std::vector<std::string>{
-                "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
-                "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
-                "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
-                "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
-                "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
-                "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
-            }));
+            references_read("call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000"));
 
   B bad(2);
   bad.trace().record(Tag::Function, B::str("free"));
@@ -405,14 +412,7 @@ TEST(CompactFormat, Version3BareCalls) {
   ASSERT_EQ(read->error, "");
   EXPECT_EQ(read->warnings, "");
   EXPECT_EQ(call_lines(read->sink.lines()),
-            (std::vector<std::string>{
-                "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
-                "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
-                "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
-                "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
-                "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
-                "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000 $n=7",
-            }));
+            references_read("call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000 $n=7"));
 
   // Cut inside the last call, at every byte: the calls before it, and a warning at its offset.
   const std::size_t last_call = before_end - 10;
