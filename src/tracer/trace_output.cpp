@@ -335,11 +335,23 @@ void output_commit(std::size_t bytes) {
   g_buffered += bytes;
 }
 
-bool output_flush() {
-  bool ok = write_buffer(false);
+namespace {
+
+bool flush_all(bool now) {
+  bool ok = write_buffer(now);
   ok = ok && write_vector(g_pieces, g_piece_count);
   g_piece_count = 0;
   return ok && !g_broken;
+}
+
+}  // namespace
+
+bool output_flush() {
+  return flush_all(false);
+}
+
+bool output_flush_now() {
+  return flush_all(true);
 }
 
 }  // namespace rtrace::tracer
