@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where the bytes of a compact rtrace trace go (docs/format.md, versions 1 and 2): bytes and
+"""Where the bytes of a compact rtrace trace go (docs/format.md, versions 1 to 3): bytes and
 counts per record tag, and for CALL records per call kind and per field. Reads a plain or
 zstd-compressed trace (the `zstd` command decompresses).
 
@@ -25,6 +25,21 @@ def varint(data, pos):
         shift += 7
         if b < 0x80:
             return value, pos
+
+
+def bare_call_end(data, pos):
+    """Where version 3's bare CALL at `pos` ends."""
+    flags = data[pos]
+    fields = 4 + (2 if flags & 0x40 else 0) + (1 if flags & 0x20 else 0)
+    pos += 1
+    for _ in range(fields):
+        _, pos = varint(data, pos)
+    if flags & 0x08:
+        count, pos = varint(data, pos)
+        for _ in range(2 * count):
+            length, pos = varint(data, pos)
+            pos += length
+    return pos
 
 
 def call_fields(payload, major):
@@ -65,9 +80,16 @@ def main():
     while pos < len(raw):
         start = pos
         tag = raw[pos]
-        length, pos = varint(raw, pos + 1)
-        payload = raw[pos:pos + length]
-        pos += length
+        if major >= 3 and tag & 0x80:
+            # A bare CALL: the flags byte (less 0x80) and the fields, no length.
+            flags = tag & 0x7F
+            end = bare_call_end(raw, pos)
+            payload = bytes([flags]) + raw[pos + 1:end]
+            tag, length, pos = 9, len(payload), end
+        else:
+            length, pos = varint(raw, pos + 1)
+            payload = raw[pos:pos + length]
+            pos += length
         name = TAGS.get(tag, hex(tag))
         tag_bytes[name] += pos - start
         tag_count[name] += 1

@@ -8,6 +8,9 @@
 #
 #   bench/run-tracer.sh [BUILD_DIR] [ITERATIONS] [RUNS]
 #   DEPTHS="5 10 20" THREADS="1 4" bench/run-tracer.sh ...
+#   BEFORE_LIBDIR=DIR bench/run-tracer.sh ...   also `rtrace record` (compact, the default) with
+#                                               the tracer libraries of DIR (another build: a
+#                                               before/after comparison in the same rounds)
 #
 # ITERATIONS is the number of malloc+free pairs per run (default 1,000,000, the size of the
 # original's reference figure), shared out between the threads of a variant. Variants: THREADS
@@ -43,6 +46,7 @@ echo "Tracer overhead on bench/churn ($iterations malloc+free pairs per run, med
 echo
 echo "| threads | depth | plain | heaptrack | rtrace compact | compact --no-compress | rtrace sp-rtrace | added: heaptrack | compact (of heaptrack's) | --no-compress (of heaptrack's) | sp-rtrace (of heaptrack's) | sizes: heaptrack (zstd) | compact | --no-compress | sp-rtrace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+cpu_lines=()
 for threads in $thread_counts; do
   per_thread=$((iterations / threads))
   for depth in $depths; do
@@ -56,6 +60,10 @@ for threads in $thread_counts; do
         -o "$work/out-uncompressed" -x "$churn" "$per_thread" "$threads"
       timed sprtrace "$bin/rtrace" record -q -s -e memory -b "$depth" --format sp-rtrace \
         -o "$work/out-sprtrace" -x "$churn" "$per_thread" "$threads"
+      if [[ -n ${BEFORE_LIBDIR:-} ]]; then
+        timed before env RTRACE_LIBDIR="$BEFORE_LIBDIR" "$bin/rtrace" record -q -s -e memory \
+          -b "$depth" -o "$work/out-before" -x "$churn" "$per_thread" "$threads"
+      fi
     done
     p=$(median < "$work/plain.times")
     h=$(median < "$work/heaptrack.times")
@@ -69,5 +77,29 @@ for threads in $thread_counts; do
              th, d, p, h, c, u, s, h - p, c - p, 100 * (c - p) / (h - p), u - p,
              100 * (u - p) / (h - p), s - p, 100 * (s - p) / (h - p), hs, cs, us, ss
     }'
+    # CPU time (user + system of every process of the command), which a loaded machine
+    # disturbs less than wall time; printed after the table.
+    cpu_line=$(awk -v th="$threads" -v p="$(median < "$work/plain.cpu")" \
+        -v h="$(median < "$work/heaptrack.cpu")" -v c="$(median < "$work/compact.cpu")" \
+        -v u="$(median < "$work/uncompressed.cpu")" -v s="$(median < "$work/sprtrace.cpu")" 'BEGIN {
+      printf "| %d | %.3f s | %.3f s | %.3f s | %.3f s | %.3f s | +%.3f s | %.0f %% | %.0f %% | %.0f %% |",
+             th, p, h, c, u, s, h - p, 100 * (c - p) / (h - p), 100 * (u - p) / (h - p),
+             100 * (s - p) / (h - p)
+    }')
+    if [[ -n ${BEFORE_LIBDIR:-} ]]; then
+      cpu_line+=$(awk -v p="$(median < "$work/plain.cpu")" -v h="$(median < "$work/heaptrack.cpu")" \
+          -v b="$(median < "$work/before.cpu")" -v pw="$p" -v hw="$h" \
+          -v bw="$(median < "$work/before.times")" -v bs="$(size_mb before)" 'BEGIN {
+        printf " before: %.3f s CPU (%.0f %%), %.3f s wall (+%.2f s, %.0f %%), %s MB |",
+               b, 100 * (b - p) / (h - p), bw, bw - pw, 100 * (bw - pw) / (hw - pw), bs
+      }')
+    fi
+    cpu_lines+=("$cpu_line")
   done
 done
+echo
+echo "CPU time (user + sys of all the command's processes), medians; added CPU as a share of heaptrack's:"
+echo
+echo "| threads | plain | heaptrack | compact | --no-compress | sp-rtrace | heaptrack adds | compact | --no-compress | sp-rtrace |${BEFORE_LIBDIR:+ BEFORE_LIBDIR (compact) |}"
+echo "|---|---|---|---|---|---|---|---|---|---|${BEFORE_LIBDIR:+---|}"
+printf '%s\n' "${cpu_lines[@]}"

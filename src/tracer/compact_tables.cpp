@@ -19,6 +19,8 @@ struct StackSlot {
 
 struct NameSlot {
   std::uint64_t hash;
+  std::uint64_t head;  // the first and last 8 bytes (NameKey): the whole of a short name
+  std::uint64_t tail;
   std::uint32_t generation;
   std::uint32_t offset;  // in the name pool
   std::uint32_t length;
@@ -66,8 +68,21 @@ struct ResourceTable {
   std::uint32_t count = 0;
 };
 
+// The names looked up last, by length (a few bits of it): a program's calls name the same few
+// functions over and over, and the table's lookup (hash, then slot) was a chain of dependent
+// loads, the writer's largest single cost per call after zstd (bench/RESULTS.md, record-speed).
+struct RecentName {
+  std::uint64_t head;
+  std::uint64_t tail;
+  std::uint64_t id;
+  std::uint32_t length;
+  std::uint32_t generation;  // the table's when it was found; 0: empty
+};
+constexpr std::size_t kRecentNames = 8;
+
 StackTable g_stacks;
 NameTable g_names;
+RecentName g_recent_names[kRecentNames];
 ResourceTable g_resources;
 
 void* map_zeroed(std::size_t bytes) {
@@ -105,13 +120,21 @@ std::uint64_t hash_frames(const std::uint64_t* frames, std::uint32_t count) {
   return hash;
 }
 
-// Up to 8 bytes as a number: a fixed 8-byte load, or the bytes one by one (a variable-length
-// memcpy into a local stalls the load that follows it: store forwarding fails).
+// Up to 8 bytes as a number, with fixed-size loads (a variable-length memcpy into a local stalls
+// the load that follows it: store forwarding fails): 4 to 8 bytes as two overlapping 4-byte
+// loads, which with the length still tell every such string apart.
 std::uint64_t load_bytes(const char* p, std::size_t n) {
   std::uint64_t value = 0;
   if (n == sizeof value) {
     std::memcpy(&value, p, sizeof value);
     return value;
+  }
+  if (n >= 4) {
+    std::uint32_t low = 0;
+    std::uint32_t high = 0;
+    std::memcpy(&low, p, sizeof low);
+    std::memcpy(&high, p + n - 4, sizeof high);
+    return std::uint64_t{low} | std::uint64_t{high} << 32;
   }
   for (std::size_t i = 0; i < n; ++i) {
     value |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
@@ -119,15 +142,25 @@ std::uint64_t load_bytes(const char* p, std::size_t n) {
   return value;
 }
 
-// The length and the first and last 8 bytes: the names of one program's traced functions
-// differ there, and the comparison that follows a match checks the rest. (Hashing every byte
-// cost as much as the rest of the transcoding of a call.)
-std::uint64_t hash_name(const char* name, std::size_t length) {
-  if (length == 0) {
-    return mix(0, 0);
-  }
+// The first and last 8 bytes of a name (all of it when shorter): with the length they are the
+// whole name up to 16 bytes, so that short names (most traced functions') are compared without
+// memcmp.
+struct NameKey {
+  std::uint64_t head = 0;
+  std::uint64_t tail = 0;
+};
+constexpr std::size_t kWholeKey = 2 * sizeof(std::uint64_t);
+
+NameKey name_key(const char* name, std::size_t length) {
   const std::size_t part = length < sizeof(std::uint64_t) ? length : sizeof(std::uint64_t);
-  return mix(mix(length, load_bytes(name, part)), load_bytes(name + length - part, part));
+  return {load_bytes(name, part), load_bytes(name + length - part, part)};
+}
+
+// The length and the key: the names of one program's traced functions differ there, and the
+// comparison that follows a match checks the rest. (Hashing every byte cost as much as the rest
+// of the transcoding of a call.)
+std::uint64_t hash_name(std::size_t length, NameKey key) {
+  return mix(mix(length, key.head), key.tail);
 }
 
 // Not a mixing hash: neighbouring blocks of one heap get neighbouring slots, so the lookups of a
@@ -143,6 +176,37 @@ bool resources_ready() {
         static_cast<ResourceSlot*>(map_zeroed(kResourceSlots * sizeof(ResourceSlot)));
   }
   return g_resources.slots != nullptr;
+}
+
+// The table's id of a name (names_ready()), a new one when it is not there; 0 when full.
+std::uint64_t look_up_name(const char* name, std::size_t length, NameKey key, bool& fresh) {
+  const std::uint64_t hash = hash_name(length, key);
+  for (std::size_t i = hash & (kNameSlots - 1);; i = (i + 1) & (kNameSlots - 1)) {
+    NameSlot& slot = g_names.slots[i];
+    if (slot.generation != g_names.generation) {
+      if (g_names.count == kMaxNames || kNamePool - g_names.pool_used < length) {
+        return 0;
+      }
+      if (length > 0) {
+        std::memcpy(g_names.pool + g_names.pool_used, name, length);
+      }
+      slot = NameSlot{hash,
+                      key.head,
+                      key.tail,
+                      g_names.generation,
+                      static_cast<std::uint32_t>(g_names.pool_used),
+                      static_cast<std::uint32_t>(length),
+                      ++g_names.count};
+      g_names.pool_used += length;
+      fresh = true;
+      return slot.id;
+    }
+    if (slot.hash == hash && slot.length == length && slot.head == key.head &&
+        slot.tail == key.tail &&
+        (length <= kWholeKey || std::memcmp(g_names.pool + slot.offset, name, length) == 0)) {
+      return slot.id;
+    }
+  }
 }
 
 }  // namespace
@@ -203,27 +267,18 @@ std::uint64_t CompactTables::function_id(const char* name, std::size_t length, b
   if (!names_ready()) {
     return 0;
   }
-  const std::uint64_t hash = hash_name(name, length);
-  for (std::size_t i = hash & (kNameSlots - 1);; i = (i + 1) & (kNameSlots - 1)) {
-    NameSlot& slot = g_names.slots[i];
-    if (slot.generation != g_names.generation) {
-      if (g_names.count == kMaxNames || kNamePool - g_names.pool_used < length) {
-        return 0;
-      }
-      if (length > 0) {
-        std::memcpy(g_names.pool + g_names.pool_used, name, length);
-      }
-      slot = NameSlot{hash, g_names.generation, static_cast<std::uint32_t>(g_names.pool_used),
-                      static_cast<std::uint32_t>(length), ++g_names.count};
-      g_names.pool_used += length;
-      fresh = true;
-      return slot.id;
-    }
-    if (slot.hash == hash && slot.length == length &&
-        (length == 0 || std::memcmp(g_names.pool + slot.offset, name, length) == 0)) {
-      return slot.id;
-    }
+  const NameKey key = name_key(name, length);
+  RecentName& recent = g_recent_names[length % kRecentNames];
+  if (recent.generation == g_names.generation && recent.length == length &&
+      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
+    return recent.id;
   }
+  const std::uint64_t id = look_up_name(name, length, key, fresh);
+  if (id != 0 && length <= kWholeKey) {
+    recent =
+        RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
+  }
+  return id;
 }
 
 void CompactTables::clear(compact::Table table) {

@@ -17,10 +17,21 @@ void connection_lost() {
   g_session.state.store(State::Finished);
 }
 
-void flush_output() {
-  if (!output_flush() && g_session.state.load() == State::Tracing) {
+namespace {
+
+// The ticket counter at the previous drain_pass (the control thread's).
+std::uint64_t g_tickets_at_last_pass = 0;
+
+void check_flushed(bool ok) {
+  if (!ok && g_session.state.load() == State::Tracing) {
     connection_lost();
   }
+}
+
+}  // namespace
+
+void flush_output() {
+  check_flushed(output_flush());
 }
 
 void drain_locked(std::uint64_t bound) {
@@ -47,13 +58,19 @@ bool drain_if_free() {
   return locked;
 }
 
+// When no call took a ticket since the previous pass, the program has gone quiet: what waits for
+// a fuller batch goes out now rather than up to 10 ms later (a process killed meanwhile would
+// lose it).
 void drain_pass() {
   if (!drain_try_lock()) {
     return;
   }
   if (g_session.state.load() == State::Tracing) {
+    const std::uint64_t tickets = next_ticket();
+    const bool quiet = tickets == g_tickets_at_last_pass;
+    g_tickets_at_last_pass = tickets;
     drain_locked(safe_bound(nullptr));
-    flush_output();
+    check_flushed(quiet ? output_flush_now() : output_flush());
   }
   drain_unlock();
 }

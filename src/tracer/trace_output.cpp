@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 
+#include "tracer/clock.h"
 #include "tracer/compact_transcoder.h"
 #include "tracer/decimal.h"
 #include "tracer/trace_compressor.h"
@@ -21,6 +22,7 @@ namespace {
 // Programs expect their own descriptors to get small numbers; ours lives high.
 constexpr int kHighFd = 1000;
 constexpr int kMaxPieces = 512;
+constexpr int kSendBuffer = 8 << 20;
 
 int g_fd = -1;
 bool g_fd_is_socket = false;
@@ -39,6 +41,12 @@ int g_compress_level = 0;
 bool g_note_pending = false;
 
 char g_buffer[std::size_t{1024} * 1024];
+// Compact bytes are written in batches of this many (the buffer holds four), or once the last
+// write is kMaxWriteDelayMs old: a process killed by SIGKILL still loses at most its last ~10 ms
+// (src/tracer/README.md).
+constexpr std::size_t kWriteBatch = std::size_t{256} * 1024;
+constexpr std::uint32_t kMaxWriteDelayMs = 10;
+std::uint32_t g_last_write_ms = 0;
 std::size_t g_buffered = 0;
 iovec g_pieces[kMaxPieces];
 int g_piece_count = 0;
@@ -100,6 +108,11 @@ int connect_recorder(const char* socket_path) {
   if (fd < 0) {
     return -1;
   }
+  // Room for several of the writer's batches (kWriteBatch) in the kernel, as far as
+  // net.core.wmem_max allows (the default, 208 KiB, is less than one uncompressed batch): the
+  // writer, which holds the drain lock, then need not wait in sendmsg for the recorder to read.
+  const int send_buffer = kSendBuffer;
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, socket_path, length);
   while (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
@@ -155,6 +168,18 @@ void decide_compression() {
   }
 }
 
+// Whether the compact bytes gathered so far go out at this drain: a batch is full, or the last
+// write is kMaxWriteDelayMs old. Each write wakes the recorder, which then took the CPU from the
+// writer in sendmsg, about 200 times per second of tracing when every 1-ms drain wrote
+// (bench/RESULTS.md, 2026-11-27, record-speed). The sp-rtrace protocol's pieces are ring memory,
+// which the merge gives back only once written: they always go at once.
+bool batch_due() {
+  if (!g_compact || g_buffered >= kWriteBatch) {
+    return true;
+  }
+  return monotonic_milliseconds() - g_last_write_ms >= kMaxWriteDelayMs;
+}
+
 // `must`: the bytes have to go now (the buffer is full, the trace ends); otherwise an undecided
 // compression keeps them a little longer.
 bool write_buffer(bool must, bool end = false) {
@@ -164,6 +189,10 @@ bool write_buffer(bool must, bool end = false) {
     }
     decide_compression();
   }
+  if (!must && !batch_due()) {
+    return true;
+  }
+  g_last_write_ms = monotonic_milliseconds();
   const std::size_t size = g_buffered;
   g_buffered = 0;
   if (g_compression == Compression::On) {
@@ -195,6 +224,7 @@ bool output_open(const TracerOptions& options, const char* socket_path, pid_t pi
   g_compress_level = options.compress_level;
   g_compression = g_compact && g_compress_level > 0 ? Compression::Undecided : Compression::Off;
   g_note_pending = false;
+  g_last_write_ms = monotonic_milliseconds();
   if (g_compact) {
     compact_restart();
   }
@@ -213,7 +243,8 @@ void output_close() {
   if (g_fd < 0) {
     return;
   }
-  if (g_compression != Compression::Off || g_note_pending) {
+  // Compact bytes may wait for a batch (batch_due) even uncompressed.
+  if (g_compression != Compression::Off || g_note_pending || g_buffered > 0) {
     // What is still buffered, the note, and the end of the zstd frame.
     write_buffer(true);
     if (g_note_pending && g_fd >= 0) {
@@ -234,11 +265,13 @@ void output_close() {
 }
 
 void output_forget_after_fork() {
+  // The parent's bytes are the parent's to write: dropped before the close, which would write
+  // them.
   g_compression = Compression::Off;
   g_note_pending = false;
-  output_close();
   g_buffered = 0;
   g_piece_count = 0;
+  output_close();
   g_managed_index = 0;
 }
 
@@ -302,11 +335,23 @@ void output_commit(std::size_t bytes) {
   g_buffered += bytes;
 }
 
-bool output_flush() {
-  bool ok = write_buffer(false);
+namespace {
+
+bool flush_all(bool now) {
+  bool ok = write_buffer(now);
   ok = ok && write_vector(g_pieces, g_piece_count);
   g_piece_count = 0;
   return ok && !g_broken;
+}
+
+}  // namespace
+
+bool output_flush() {
+  return flush_all(false);
+}
+
+bool output_flush_now() {
+  return flush_all(true);
 }
 
 }  // namespace rtrace::tracer

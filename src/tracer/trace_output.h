@@ -27,7 +27,9 @@ void output_append(const char* data, std::size_t size);
 // Queues `size` bytes at `data` to be written as they are; they must stay put until the next
 // output_flush. Returns false when the queue is full (flush first).
 bool output_add_piece(const char* data, std::size_t size);
-// Writes everything queued; false when the connection broke (it is then closed).
+// Writes everything queued; false when the connection broke (it is then closed). Compact bytes
+// may wait for a fuller batch (at most ~10 ms); output_flush_now writes them too.
 bool output_flush();
+bool output_flush_now();
 
 }  // namespace rtrace::tracer

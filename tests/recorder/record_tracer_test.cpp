@@ -349,9 +349,9 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const fs::path plain = only_file(plain_out.path(), ".rtrace");
   const fs::path binary = only_file(binary_out.path(), ".rtrace");
   EXPECT_TRUE(read_file(compact).starts_with(kZstdMagic));
-  // Version 2.0 inside the frame, and without compression.
-  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x02"));
-  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x02"));
+  // Version 3.0 inside the frame, and without compression.
+  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x03"));
+  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x03"));
   EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
   EXPECT_LT(read_file(plain).size() * 2, read_file(binary).size());
   EXPECT_LT(read_file(compact).size(), read_file(plain).size());
@@ -390,7 +390,9 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
 }
 
-// The last record of a compact trace file: its tag and its payload's varints (docs/format.md).
+// The last record of a compact trace file of version 3: its tag and its payload's varints
+// (docs/format.md). A bare CALL (first byte 0x80 and up: no length) is given as tag 0x09 with
+// no fields; the tracer's END always comes after them.
 std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string& bytes) {
   const auto varint = [&bytes](std::size_t& at) {
     std::uint64_t value = 0;
@@ -406,8 +408,20 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
   int tag = -1;
   std::size_t payload = 0;
   std::size_t end = 0;
+  EXPECT_GE(bytes.size(), 10U);
+  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x03");
   for (std::size_t at = 10; at < bytes.size(); at = end) {
     tag = static_cast<std::uint8_t>(bytes[at++]);
+    if ((tag & 0x80) != 0) {  // flags, then function, resource, size, stack and maybe more
+      const std::size_t fields = 4 + ((tag & 0x40) != 0 ? 2 : 0) + ((tag & 0x20) != 0 ? 1 : 0);
+      for (std::size_t i = 0; i < fields; ++i) {
+        varint(at);
+      }
+      EXPECT_EQ(tag & 0x08, 0) << "memory calls have no arguments";
+      tag = 0x09;
+      payload = end = at;
+      continue;
+    }
     const std::uint64_t length = varint(at);
     payload = at;
     end = at + length;

@@ -214,11 +214,14 @@ class CompactEncoder {
     const bool type_and_context =
         f.resource_type != previous_type_ || f.context != previous_context_;
     const bool timestamp = f.timestamp != previous_timestamp_;
-    Record r(*this, Tag::Call, bound);
-    r.byte(static_cast<std::uint8_t>(kind | (argument_count > 0 ? kCallHasArguments : 0) |
-                                     (reference > 0 ? kCallResourceReference : 0) |
-                                     (timestamp ? kCallHasTimestamp : 0) |
-                                     (type_and_context ? kCallHasTypeAndContext : 0)));
+    // Version 3: the flags are the record's first byte, with kBareCall; no length follows.
+    Record r(
+        *this,
+        static_cast<std::uint8_t>(kBareCall | kind | (argument_count > 0 ? kCallHasArguments : 0) |
+                                  (reference > 0 ? kCallResourceReference : 0) |
+                                  (timestamp ? kCallHasTimestamp : 0) |
+                                  (type_and_context ? kCallHasTypeAndContext : 0)),
+        bound);
     r.varint(function);
     if (type_and_context) {
       r.varint(f.resource_type);
@@ -261,7 +264,7 @@ class CompactEncoder {
   // One record: reserves room for the tag, the longest length field and `bound` payload bytes.
   // The payload is written after a 1-byte length field, which holds every payload below 128
   // bytes (almost every record); a longer one is moved up (on destruction) to make room for its
-  // longer length field.
+  // longer length field. A bare record (version 3's CALL) is its first byte and the fields.
   class Record {
    public:
     Record(CompactEncoder& encoder, Tag tag, std::size_t bound)
@@ -272,6 +275,14 @@ class CompactEncoder {
         pos_ = payload_;
       }
     }
+    Record(CompactEncoder& encoder, std::uint8_t bare_first_byte, std::size_t bound)
+        : out_(encoder.out_), start_(out_.reserve(1 + bound)), bare_(true) {
+      if (start_ != nullptr) {
+        start_[0] = static_cast<char>(bare_first_byte);
+        payload_ = start_ + 1;
+        pos_ = payload_;
+      }
+    }
     Record(const Record&) = delete;
     Record& operator=(const Record&) = delete;
     ~Record() {
@@ -279,6 +290,10 @@ class CompactEncoder {
         return;
       }
       const auto length = static_cast<std::size_t>(pos_ - payload_);
+      if (bare_) {
+        out_.commit(1 + length);
+        return;
+      }
       const std::size_t header = 1 + varint_size(length);
       if (header > 2) {
         std::memmove(start_ + header, payload_, length);
@@ -308,6 +323,7 @@ class CompactEncoder {
     char* start_;
     char* payload_ = nullptr;
     char* pos_ = nullptr;
+    bool bare_ = false;
   };
 
   static std::size_t cut(std::size_t length) {

@@ -4,6 +4,7 @@
 //
 //   file    = magic (8 bytes) major (1 byte) minor (1 byte) record*
 //   record  = tag (1 byte) length (varint) payload (`length` bytes)
+//           | 0x80|flags (1 byte) call fields   (version 3: a CALL, no length)
 //   varint  = unsigned LEB128: 7 bits a byte, least significant first, high bit = more follow
 //   zigzag  = a signed value v stored as the varint (v << 1) ^ (v >> 63)
 //   string  = length (varint) bytes (no terminating NUL)
@@ -20,9 +21,9 @@ namespace rtrace::compact {
 
 inline constexpr char kMagic[8] = {'\x89', 'R', 'T', 'C', '\r', '\n', '\x1a', '\n'};
 inline constexpr std::size_t kMagicSize = sizeof kMagic;
-// Version 2 writes CALL records with optional fields and resource references (docs/format.md);
-// readers read version 1 too.
-inline constexpr std::uint8_t kMajor = 2;
+// Version 2 writes CALL records with optional fields and resource references, version 3 writes
+// them without tag and length (docs/format.md); readers read versions 1 and 2 too.
+inline constexpr std::uint8_t kMajor = 3;
 inline constexpr std::uint8_t kMinor = 0;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
@@ -76,6 +77,11 @@ inline constexpr std::uint8_t kCallFlagsVersion2 =
 inline constexpr std::uint64_t kResourceWindow = std::uint64_t{1} << 16;
 inline constexpr std::uint8_t kReleaseKind = 1;
 inline constexpr std::uint8_t kAllocationKind = 2;
+// Version 3: a record whose first byte has this bit set is a CALL without tag and length: the
+// byte's low 7 bits are its flags, the call's fields follow. Two bytes fewer a call, and above
+// all no length byte that changes with the fields: zstd finds the repeats again (docs/format.md).
+inline constexpr std::uint8_t kBareCall = 0x80;
+inline constexpr std::uint8_t kFirstBareMajor = 3;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;

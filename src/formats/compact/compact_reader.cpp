@@ -29,6 +29,71 @@ constexpr std::uint8_t kLastCallKind = static_cast<std::uint8_t>(CallKind::Exit)
 
 enum class Step : std::uint8_t { Done, Incomplete };
 
+// Walks one varint of `bytes` from `pos`; false when the bytes end first.
+bool skip_varint(std::span<const std::uint8_t> bytes, std::size_t& pos, std::uint64_t& value,
+                 std::uint64_t offset) {
+  value = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    if (pos >= bytes.size()) {
+      return false;
+    }
+    const std::uint8_t b = bytes[pos++];
+    if (shift > 63 || (shift == 63 && b > 1)) {
+      throw CorruptRecord{offset, "malformed number in a call"};
+    }
+    value |= std::uint64_t{b & 0x7Fu} << shift;
+    if ((b & 0x80) == 0) {
+      return true;
+    }
+  }
+}
+
+// How long the bare CALL (version 3) at the front of `bytes` is, from its flags and the lengths
+// of its fields, before anything of it is decoded (decoding moves the delta bases): Done with
+// `size`, or Incomplete with at least how many bytes it needs.
+Step bare_call_size(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size) {
+  const std::uint8_t flags = bytes[0];
+  std::size_t fields = 4;  // function, resource, size, stack
+  fields += (flags & compact::kCallHasTypeAndContext) != 0 ? 2 : 0;
+  fields += (flags & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+  std::size_t pos = 1;
+  std::uint64_t value = 0;
+  const auto short_by_one = [&] {
+    size = pos + 1;
+    return Step::Incomplete;
+  };
+  for (std::size_t i = 0; i < fields; ++i) {
+    if (!skip_varint(bytes, pos, value, offset)) {
+      return short_by_one();
+    }
+  }
+  if ((flags & compact::kCallHasArguments) != 0) {
+    std::uint64_t count = 0;
+    if (!skip_varint(bytes, pos, count, offset)) {
+      return short_by_one();
+    }
+    // Each argument is two strings of at least one byte each.
+    if (count > compact::kMaxPayload / 2) {
+      throw CorruptRecord{offset, fmt::format("impossible argument count {}", count)};
+    }
+    for (std::uint64_t i = 0; i < 2 * count; ++i) {
+      if (!skip_varint(bytes, pos, value, offset)) {
+        return short_by_one();
+      }
+      if (value > compact::kMaxPayload || pos + value > 1 + compact::kMaxPayload) {
+        throw CorruptRecord{offset, "impossible record length"};
+      }
+      pos += static_cast<std::size_t>(value);
+      if (pos > bytes.size()) {
+        size = pos;
+        return Step::Incomplete;
+      }
+    }
+  }
+  size = pos;
+  return Step::Done;
+}
+
 class CompactReader {
  public:
   CompactReader(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
@@ -51,7 +116,8 @@ class CompactReader {
   void read_resource(RecordCursor& record);
   void read_function(RecordCursor& record);
   void read_stack(RecordCursor& record);
-  void read_call(RecordCursor& record);
+  // `bare`: version 3's CALL, whose first byte holds kBareCall besides the flags.
+  void read_call(RecordCursor& record, bool bare = false);
   void read_heap_info(RecordCursor& record);
   void read_output(RecordCursor& record);
   void read_attachment(RecordCursor& record);
@@ -179,6 +245,18 @@ bool CompactReader::read_records() {
 // many bytes it needs (at least one more than `bytes` holds).
 Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64_t offset,
                                 std::size_t& size) {
+  if (major_ >= compact::kFirstBareMajor && !bytes.empty() &&
+      (bytes[0] & compact::kBareCall) != 0) {
+    if (!seen_trace_) {
+      throw CorruptRecord{offset, "the first record is not a TRACE record"};
+    }
+    if (bare_call_size(bytes, offset, size) == Step::Incomplete) {
+      return Step::Incomplete;
+    }
+    RecordCursor record(bytes.subspan(0, size), offset);
+    read_call(record, true);
+    return Step::Done;
+  }
   // [tag][length varint]: at most 1 + kMaxVarint bytes.
   std::uint64_t length = 0;
   std::size_t header = 1;
@@ -373,9 +451,10 @@ void CompactReader::read_stack(RecordCursor& record) {
   stacks_.push_back({first, static_cast<std::size_t>(count)});
 }
 
-void CompactReader::read_call(RecordCursor& record) {
+void CompactReader::read_call(RecordCursor& record, bool bare) {
   CallRecord call;
-  const std::uint8_t flags = record.byte("the call kind");
+  const std::uint8_t flags =
+      record.byte("the call kind") & static_cast<std::uint8_t>(bare ? ~compact::kBareCall : 0xFF);
   const std::uint8_t kind = flags & compact::kCallKindMask;
   const std::uint8_t known =
       major_ == 1 ? compact::kCallFlagsVersion1 : compact::kCallFlagsVersion2;

@@ -71,22 +71,51 @@ std::string memory_compact() {
   return convert_to(read_file(fixture("sp-rtrace/memory/memory.raw")), "compact");
 }
 
+// The varint at `at`; `at` moves past it.
+std::uint64_t next_varint(const std::string& bytes, std::size_t& at) {
+  std::uint64_t value = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    const auto b = static_cast<std::uint8_t>(bytes[at++]);
+    value |= std::uint64_t{b & 0x7Fu} << shift;
+    if ((b & 0x80) == 0) {
+      return value;
+    }
+  }
+}
+
+// Where version 3's bare CALL starting at `pos` ends (a call without arguments: the tracer's
+// memory calls).
+std::size_t bare_call_end(const std::string& bytes, std::size_t pos) {
+  const auto flags = static_cast<std::uint8_t>(bytes[pos]);
+  std::size_t fields = 4;
+  fields += (flags & compact::kCallHasTypeAndContext) != 0 ? 2 : 0;
+  fields += (flags & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+  std::size_t at = pos + 1;
+  for (std::size_t i = 0; i < fields; ++i) {
+    next_varint(bytes, at);
+  }
+  EXPECT_EQ(flags & compact::kCallHasArguments, 0);
+  return at;
+}
+
 // Calls `visit(tag, payload)` for each record of an uncompressed compact file (a well-formed one:
-// what our writer wrote).
+// what our writer wrote). A bare CALL is visited as Tag::Call with its flags (without
+// kBareCall) as the payload's first byte, as a framed one.
 template <class Visit>
 void for_each_record(const std::string& compact, Visit visit) {
+  const bool bare_calls = compact[compact::kMagicSize] >= compact::kFirstBareMajor;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
-    const auto tag = static_cast<Tag>(compact[pos]);
-    std::uint64_t length = 0;
-    std::size_t at = pos + 1;
-    for (unsigned shift = 0;; shift += 7) {
-      const auto b = static_cast<std::uint8_t>(compact[at++]);
-      length |= std::uint64_t{b & 0x7Fu} << shift;
-      if ((b & 0x80) == 0) {
-        break;
-      }
+    const auto first = static_cast<std::uint8_t>(compact[pos]);
+    if (bare_calls && (first & compact::kBareCall) != 0) {
+      const std::size_t end = bare_call_end(compact, pos);
+      visit(Tag::Call, std::string(1, static_cast<char>(first & ~compact::kBareCall)) +
+                           compact.substr(pos + 1, end - pos - 1));
+      pos = end;
+      continue;
     }
-    visit(tag, std::string_view(compact).substr(at, length));
+    std::size_t at = pos + 1;
+    const std::uint64_t length = next_varint(compact, at);
+    visit(static_cast<Tag>(first), std::string_view(compact).substr(at, length));
     pos = at + length;
   }
 }
@@ -221,8 +250,8 @@ TEST(CompactFormat, ExactMessages) {
   }
   {  // Another major version.
     std::string other = good.bytes();
-    other[compact::kMagicSize] = 3;
-    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 3.0");
+    other[compact::kMagicSize] = 4;
+    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 4.0");
   }
   {  // Version 2's call flags in a version 1 trace.
     B bad = good;
@@ -269,6 +298,31 @@ TEST(CompactFormat, ResetStartsATableAgain) {
             "trace:" + std::to_string(at) + ": unknown table 3 to reset");
 }
 
+// The call lines among the lines a reading gave.
+std::vector<std::string> call_lines(const std::vector<std::string>& lines) {
+  std::vector<std::string> calls;
+  for (const std::string& line : lines) {
+    if (line.starts_with("call ")) {
+      calls.push_back(line);
+    }
+  }
+  return calls;
+}
+
+// The calls of Version2CallsAndReferences and Version3BareCalls as read: malloc(16) = 0x1000 at
+// 5 ms, malloc(32) = 0x2000, free(0x1000), malloc(16) = 0x1000 at 6 ms, free(0x2000), then
+// `last`.
+std::vector<std::string> references_read(const std::string& last) {
+  return {
+      "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
+      "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
+      "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
+      "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
+      "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
+      last,
+  };
+}
+
 // Version 2: type, context and timestamp only when they change, resources by reference (a
 // release names an allocation, an allocation a release, counting back), decoded exactly.
 TEST(CompactFormat, Version2CallsAndReferences) {
@@ -304,20 +358,8 @@ TEST(CompactFormat, Version2CallsAndReferences) {
   ASSERT_EQ(read->error, "");
   EXPECT_EQ(read->warnings, "trace:" + std::to_string(note_at) +
                                 ": warning: writer's note: written uncompressed\n");
-  std::vector<std::string> calls;
-  for (const std::string& line : read->sink.lines()) {
-    if (line.starts_with("call ")) {
-      calls.push_back(line);
-    }
-  }
-  EXPECT_EQ(calls, (std::vector<std::string>{
-                       "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000",
-                       "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x2000",
-                       "call #3 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000",
-                       "call #4 malloc kind=2 type=1 ctx=0x0 ts=6 size=16 id=0x1000",
-                       "call #5 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x2000",
-                       "call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000",
-                   }));
+  EXPECT_EQ(call_lines(read->sink.lines()),
+            references_read("call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000"));
 
   B bad(2);
   bad.trace().record(Tag::Function, B::str("free"));
@@ -337,14 +379,99 @@ TEST(CompactFormat, Version2CallsAndReferences) {
             "trace:" + std::to_string(other_at) + ": a resource reference in a call of kind 0");
 }
 
-// What rtrace's writer makes of a real trace: version 2, references for the releases, every
-// call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes), and cut after
-// every byte still a prefix (TruncationAtEveryOffset reads version 2 too).
-TEST(CompactFormat, WriterWritesVersion2WithReferences) {
+// Version 3: the same calls as Version2CallsAndReferences, written bare (the flags with
+// kBareCall as the first byte, no tag, no length), decode to the same calls; a framed CALL is
+// still read in version 3; in version 2 such a byte is an unknown tag.
+TEST(CompactFormat, Version3BareCalls) {
+  constexpr std::uint8_t kAlloc = 0x02;
+  constexpr std::uint8_t kFree = 0x01;
+  constexpr std::uint8_t kTypeContext = 0x40;
+  constexpr std::uint8_t kTimestamp = 0x20;
+  constexpr std::uint8_t kReference = 0x10;
+  constexpr std::uint8_t kArguments = 0x08;
+  B trace(3);
+  trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
+  trace
+      .bare_call(kAlloc | kTypeContext | kTimestamp,
+                 B::varint(1) + B::varint(1) + B::varint(0) + B::varint(compact::zigzag(5)) +
+                     B::varint(compact::zigzag(0x1000)) + B::varint(16) + B::varint(0))
+      .bare_call(kAlloc,
+                 B::varint(1) + B::varint(compact::zigzag(0x1000)) + B::varint(32) + B::varint(0))
+      .bare_call(kFree | kReference, B::varint(2) + B::varint(2) + B::varint(0) + B::varint(0))
+      .record(Tag::Call, std::string(1, static_cast<char>(kAlloc | kReference | kTimestamp)) +
+                             B::varint(1) + B::varint(compact::zigzag(1)) + B::varint(1) +
+                             B::varint(16) + B::varint(0))
+      .bare_call(kFree,
+                 B::varint(2) + B::varint(compact::zigzag(0x1000)) + B::varint(0) + B::varint(0))
+      .bare_call(kFree | kReference | kArguments, B::varint(2) + B::varint(1) + B::varint(0) +
+                                                      B::varint(0) + B::varint(1) + B::str("n") +
+                                                      B::str("7"));
+  const std::size_t before_end = trace.size();
+  trace.end();
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  EXPECT_EQ(read->warnings, "");
+  EXPECT_EQ(call_lines(read->sink.lines()),
+            references_read("call #6 free kind=1 type=1 ctx=0x0 ts=6 size=0 id=0x1000 $n=7"));
+
+  // Cut inside the last call, at every byte: the calls before it, and a warning at its offset.
+  const std::size_t last_call = before_end - 10;
+  ASSERT_EQ(static_cast<std::uint8_t>(trace.bytes()[last_call]),
+            compact::kBareCall | kFree | kReference | kArguments);
+  for (std::size_t cut = last_call + 1; cut < before_end; ++cut) {
+    const auto part = read_any(trace.bytes().substr(0, cut));
+    EXPECT_EQ(part->error, "") << cut;
+    EXPECT_EQ(part->sink.call_count(), 5U) << cut;
+    EXPECT_TRUE(part->warnings.starts_with("trace:" + std::to_string(last_call) +
+                                           ": warning: truncated record ("))
+        << cut << ": " << part->warnings;
+  }
+
+  B damaged(3);
+  damaged.trace().record(Tag::Function, B::str("malloc"));
+  const std::size_t at = damaged.size();
+  damaged.bare_call(0x07, B::varint(1) + B::varint(0) + B::varint(0) + B::varint(0));
+  EXPECT_EQ(read_any(damaged.bytes())->error,
+            "trace:" + std::to_string(at) + ": unknown call flags 0x07");
+  B hostile(3);
+  hostile.trace().record(Tag::Function, B::str("malloc"));
+  hostile.bare_call(kAlloc | kArguments, B::varint(1) + B::varint(0) + B::varint(0) + B::varint(0) +
+                                             B::varint(std::uint64_t{1} << 40));
+  EXPECT_EQ(read_any(hostile.bytes())->error,
+            "trace:" + std::to_string(at) + ": impossible argument count 1099511627776");
+
+  // Version 2 has no bare calls: the byte is a tag it does not know, skipped with its length.
+  B older(2);
+  older.trace().record(Tag::Function, B::str("malloc"));
+  const std::size_t skipped = older.size();
+  older.raw_record(compact::kBareCall | kAlloc, B::varint(1)).end();
+  const auto old_read = read_any(older.bytes());
+  EXPECT_EQ(old_read->error, "");
+  EXPECT_EQ(old_read->warnings,
+            "trace:" + std::to_string(skipped) + ": warning: unknown record tag 0x82 skipped\n");
+  EXPECT_EQ(old_read->sink.call_count(), 0U);
+}
+
+// What rtrace's writer makes of a real trace: version 3 (bare calls), references for the
+// releases, every call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes),
+// and cut after every byte still a prefix (TruncationAtEveryOffset reads version 3 too).
+TEST(CompactFormat, WriterWritesVersion3WithReferences) {
   RTRACE_NEEDS_FIXTURES();
   const std::string compact = memory_compact();
   ASSERT_GT(compact.size(), compact::kFileHeaderSize);
-  EXPECT_EQ(compact[compact::kMagicSize], 2);
+  EXPECT_EQ(compact[compact::kMagicSize], 3);
+  std::size_t framed_calls = 0;
+  for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
+    const auto first = static_cast<std::uint8_t>(compact[pos]);
+    if ((first & compact::kBareCall) != 0) {
+      pos = bare_call_end(compact, pos);
+      continue;
+    }
+    framed_calls += first == static_cast<std::uint8_t>(Tag::Call) ? 1 : 0;
+    std::size_t at = pos + 1;
+    pos = at + next_varint(compact, at);
+  }
+  EXPECT_EQ(framed_calls, 0U);
   std::size_t references = 0;
   std::size_t releases = 0;
   for_each_record(compact, [&](Tag tag, std::string_view payload) {

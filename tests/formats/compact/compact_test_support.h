@@ -94,6 +94,12 @@ class CompactBuilder {
     bytes_ += payload;
     return *this;
   }
+  // Version 3's CALL: the flags with kBareCall, then the fields; no tag, no length.
+  CompactBuilder& bare_call(std::uint8_t flags, const std::string& fields) {
+    bytes_ += static_cast<char>(compact::kBareCall | flags);
+    bytes_ += fields;
+    return *this;
+  }
   // TRACE: x86_64, 8-byte pointers, little endian, milliseconds, no origin.
   CompactBuilder& trace() {
     return record(compact::Tag::Trace,
