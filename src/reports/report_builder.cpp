@@ -36,8 +36,17 @@ void ReportBuilder::trace_end(const TraceEnd& end) {
   }
 }
 
+ReportBuilder::TypeState& ReportBuilder::state_of(std::uint32_t type) {
+  // Calls come in long runs of one type: the last one is remembered (map nodes never move).
+  if (last_state_ == nullptr || last_type_ != type) {
+    last_state_ = &types_[type];
+    last_type_ = type;
+  }
+  return *last_state_;
+}
+
 ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
-  TypeState& state = types_[type];
+  TypeState& state = state_of(type);
   if (!state.registered) {
     // A call of a type the registry never named: still counted, under a made-up name.
     state.registered = true;
@@ -51,7 +60,7 @@ ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
 void ReportBuilder::resource_type(const ResourceType& type) {
   const std::uint32_t id = effective_resource_type(type.id);
   live_.add_type(type);
-  TypeState& state = types_[id];
+  TypeState& state = state_of(id);
   if (!state.registered) {
     registry_order_.push_back(id);
   }
@@ -73,14 +82,14 @@ std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame>
     sites_.push_back(Site{.type = type,
                           .backtrace = backtrace,
                           .first_index = index,
-                          .at_peak_generation = types_[type].generation});
+                          .at_peak_generation = state_of(type).generation});
   }
   return found->second;
 }
 
 void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t bytes,
                                 const Call& call) {
-  TypeState& state = types_[site.type];
+  TypeState& state = state_of(site.type);
   if (site.at_peak_generation != state.generation) {
     // Unchanged since the latest peak: its value then is its value now.
     site.at_peak = site.live_bytes;
@@ -141,7 +150,7 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   Site& site = sites_[block->site];
   if (just_allocated_ == key) {
     ++site.temporary;
-    ++types_[key.type].totals.temporary;
+    ++state_of(key.type).totals.temporary;
   }
   change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
   if (mismatched(function_families_[block->allocator], release_family(record.function))) {

@@ -78,6 +78,8 @@ class ReportBuilder final : public TraceSink {
     bool registered = false;
   };
 
+  TypeState& state_of(std::uint32_t type);
+  // state_of, and a type the registry never named is counted under a made-up name.
   TypeState& type_state(std::uint32_t type);
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
@@ -98,6 +100,8 @@ class ReportBuilder final : public TraceSink {
   ReportData data_;
   // By resource type id: ids come from the input, so no table sized by them.
   std::unordered_map<std::uint32_t, TypeState> types_;
+  std::uint32_t last_type_ = 0;
+  TypeState* last_state_ = nullptr;  // types_[last_type_]
   std::vector<std::uint32_t> registry_order_;
   BacktraceTable backtraces_;
   std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site

@@ -104,6 +104,7 @@ class BinaryReader {
 
  private:
   friend std::vector<Mapping> rtrace::read_late_maps(InputStream& input);
+  bool wanted_for_late_maps(std::uint32_t type) const;
   void collect_late_map(std::uint32_t type, PacketCursor& packet);
   bool read_handshake();
   void read_packets();
@@ -154,7 +155,10 @@ class BinaryReader {
   CallRecord call_;
   std::vector<Argument> arguments_;
   std::size_t complete_arguments_ = 0;  // arguments_ of fully decoded ARGS packets
+  // The pending call's frames are the first frame_count_ of frames_, which only grows: a call
+  // overwrites the frames of the one before it instead of clearing and zeroing them again.
   std::vector<Frame> frames_;
+  std::size_t frame_count_ = 0;
   std::vector<char> call_text_;  // a vector: swapping it never moves its characters
   std::vector<char> spare_text_;
   std::uint64_t call_count_ = 0;
@@ -189,6 +193,14 @@ void BinaryReader::run() {
   deliver_call();
   deliver_process();
   sink_.finish();
+}
+
+// The packets the scan for late maps decodes: the first call, the processes (the maps' pid) and
+// the maps.
+bool BinaryReader::wanted_for_late_maps(std::uint32_t type) const {
+  return type == static_cast<std::uint32_t>(PacketType::MemoryMap) ||
+         type == static_cast<std::uint32_t>(PacketType::ProcessInfo) ||
+         (type == static_cast<std::uint32_t>(PacketType::FunctionCall) && !seen_call_);
 }
 
 // Keeps the maps that come after the first call; nothing else is decoded.
@@ -318,6 +330,9 @@ Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_
     return Step::Incomplete;
   }
 
+  if (mode_ == Mode::LateMapsOnly && !wanted_for_late_maps(type)) {
+    return Step::Done;  // skipped by its size, the scan's usual case
+  }
   PacketCursor packet(
       bytes.subspan(sprtrace::kPacketHeaderSize, size - sprtrace::kPacketHeaderSize), layout_,
       offset);
@@ -416,7 +431,7 @@ void BinaryReader::read_call(PacketCursor& packet) {
   call.pid = process_.pid;
   arguments_.clear();
   complete_arguments_ = 0;
-  frames_.clear();
+  frame_count_ = 0;
   call_pending_ = true;
 }
 
@@ -437,7 +452,7 @@ void BinaryReader::read_arguments(PacketCursor& packet) {
   }
   const std::uint32_t count = packet.dword();
   // Each argument is two strings of at least 2 bytes each.
-  if (count > packet.remaining() / 4) {
+  if (std::uint64_t{count} * 4 > packet.remaining()) {
     packet.fail(fmt::format("argument count {} larger than the packet holds", count));
   }
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -453,11 +468,15 @@ void BinaryReader::read_backtrace(PacketCursor& packet) {
     return;
   }
   const std::uint32_t count = packet.dword();
-  if (count > packet.remaining() / layout_.pointer_size) {
+  // A product, not a quotient: a division by the pointer size costs tens of cycles per call.
+  if (std::uint64_t{count} * layout_.pointer_size > packet.remaining()) {
     packet.fail(fmt::format("frame count {} larger than the packet holds", count));
   }
-  frames_.resize(count);
+  if (frames_.size() < count) {
+    frames_.resize(count);
+  }
   packet.frames(count, frames_.data());
+  frame_count_ = count;
 }
 
 void BinaryReader::read_process_info(PacketCursor& packet) {
@@ -600,7 +619,7 @@ void BinaryReader::deliver_call() {
   }
   call_pending_ = false;
   call_.arguments = arguments_;
-  call_.frames = frames_;
+  call_.frames = std::span<const Frame>(frames_.data(), frame_count_);
   sink_.call(call_);
 }
 
