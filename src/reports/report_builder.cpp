@@ -130,14 +130,20 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
 }
 
 std::uint32_t ReportBuilder::function_id(std::string_view function) {
+  // Calls come in long runs of the same few functions: the last one is compared before hashing.
+  if (last_function_ < functions_.size() && functions_[last_function_] == function) {
+    return last_function_;
+  }
   const auto known = function_ids_.find(function);
   if (known != function_ids_.end()) {
+    last_function_ = known->second;
     return known->second;
   }
   const auto id = static_cast<std::uint32_t>(functions_.size());
   functions_.emplace_back(function);
   function_families_.push_back(allocation_family(function));
   function_ids_.emplace(functions_.back(), id);
+  last_function_ = id;
   return id;
 }
 

@@ -114,6 +114,7 @@ class ReportBuilder final : public TraceSink {
   // Allocating and releasing function names, interned: live blocks and mismatches hold ids.
   std::vector<std::string> functions_;
   std::vector<AllocatorFamily> function_families_;  // as allocator, by id
+  std::uint32_t last_function_ = UINT32_MAX;        // the id function_id() found last
   struct NameHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view name) const {
