@@ -36,15 +36,6 @@ void ReportBuilder::trace_end(const TraceEnd& end) {
   }
 }
 
-ReportBuilder::TypeState& ReportBuilder::state_of(std::uint32_t type) {
-  // Calls come in long runs of one type: the last one is remembered (map nodes never move).
-  if (last_state_ == nullptr || last_type_ != type) {
-    last_state_ = &types_[type];
-    last_type_ = type;
-  }
-  return *last_state_;
-}
-
 ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
   TypeState& state = state_of(type);
   if (!state.registered) {
@@ -122,7 +113,7 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   // stays counted as alive (a leak).
   const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
   *block = LiveBlock{
-      .site = site_index, .size = record.call.size, .allocator = function_id(record.function)};
+      .size = record.call.size, .site = site_index, .allocator = function_id(record.function)};
   Site& site = sites_[site_index];
   ++site.allocations;
   site.bytes_allocated += record.call.size;
@@ -304,11 +295,13 @@ void ReportBuilder::finish() {
     const std::span<const Frame> frames = backtraces_.frames(site.backtrace);
     stats.frames.reserve(frames.size());
     stats.frame_details.reserve(frames.size());
+    stats.frame_names.reserve(frames.size());
     for (const Frame& frame : frames) {
+      const FrameDescription& description = describe(frame);
       stats.frames.push_back(frame.address);
-      stats.frame_details.push_back(&describe(frame).detail);
+      stats.frame_details.push_back(&description.detail);
+      stats.frame_names.emplace_back(description.name);
     }
-    stats.frame_names = names_of(frames);
     stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;

@@ -60,9 +60,10 @@ class ReportBuilder final : public TraceSink {
     std::uint64_t at_peak = 0;             // live_bytes at the type's latest peak, if
     std::uint64_t at_peak_generation = 0;  // this equals the type's generation
   };
+  // 16 bytes (the size first, no padding): a million live blocks are a table of 40-byte slots.
   struct LiveBlock {
-    std::uint32_t site = 0;
     std::uint64_t size = 0;
+    std::uint32_t site = 0;
     std::uint32_t allocator = 0;  // interned name of the allocating function
   };
   // A mismatched release: (allocating site, allocator, releaser, release backtrace).
@@ -78,7 +79,14 @@ class ReportBuilder final : public TraceSink {
     bool registered = false;
   };
 
-  TypeState& state_of(std::uint32_t type);
+  // Calls come in long runs of one type: the last one is remembered (map nodes never move).
+  TypeState& state_of(std::uint32_t type) {
+    if (last_state_ == nullptr || last_type_ != type) {
+      last_state_ = &types_[type];
+      last_type_ = type;
+    }
+    return *last_state_;
+  }
   // state_of, and a type the registry never named is counted under a made-up name.
   TypeState& type_state(std::uint32_t type);
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
