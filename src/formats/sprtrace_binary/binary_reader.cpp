@@ -105,6 +105,7 @@ class BinaryReader {
  private:
   friend std::vector<Mapping> rtrace::read_late_maps(InputStream& input);
   bool wanted_for_late_maps(std::uint32_t type) const;
+  std::size_t skip_unwanted(std::span<const std::uint8_t> bytes, std::size_t pos) const;
   void collect_late_map(std::uint32_t type, PacketCursor& packet);
   bool read_handshake();
   void read_packets();
@@ -282,6 +283,9 @@ void BinaryReader::read_packets() {
     }
     std::size_t pos = 0;
     for (;;) {
+      if (mode_ == Mode::LateMapsOnly) {
+        pos = skip_unwanted(bytes, pos);
+      }
       std::size_t size = 0;
       const Step step = read_packet(bytes.subspan(pos), input_.offset() + pos, size);
       if (step == Step::Done) {
@@ -298,6 +302,32 @@ void BinaryReader::read_packets() {
     input_.consume(pos);
     keep_call_text();  // the next peek may move the buffer
   }
+}
+
+// The scan for late maps (LateMapsOnly) reads every packet's header but decodes a handful of
+// packets: this walks the ones it skips from `pos`, header by header, and returns where the next
+// packet starts that read_packet() must see (one the scan decodes, an incomplete or an
+// impossible one, a handshake byte). read_packet() would skip the same packets, in four times the
+// instructions.
+std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
+                                        std::size_t pos) const {
+  const std::uint64_t counted_header = type_first_ ? 0 : 4;  // as read_packet()
+  while (bytes.size() - pos >= sprtrace::kPacketHeaderSize &&
+         bytes[pos] != sprtrace::kHandshakeId) {
+    const std::uint32_t first = sprtrace::load_u32(bytes.data() + pos, layout_.swap);
+    const std::uint32_t second = sprtrace::load_u32(bytes.data() + pos + 4, layout_.swap);
+    const std::uint32_t type = canonical_type(type_first_ ? first : second);
+    const std::uint64_t field = type_first_ ? second : first;
+    if (field < counted_header || wanted_for_late_maps(type)) {
+      break;
+    }
+    const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
+    if (total > kMaxPacket || total > bytes.size() - pos) {
+      break;
+    }
+    pos += static_cast<std::size_t>(total);
+  }
+  return pos;
 }
 
 // One packet at the front of `bytes`. Done: `size` is the packet's length. Incomplete: `size`
