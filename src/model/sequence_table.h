@@ -81,9 +81,8 @@ class SequenceTable {
   // The values' bytes are gathered in blocks and each block hashed with the previous block's
   // hash as its seed: one XXH3 call per block, not per value. Packed bytes, not padded values:
   // a backtrace of 10 frames is 120 bytes, which XXH3 hashes faster than 160.
-  std::uint64_t hash(std::span<const T> values) const {
-    constexpr std::size_t kBlockBytes = 256;
-    std::array<std::uint8_t, kBlockBytes + sizeof(T)> block{};
+  std::uint64_t hash(std::span<const T> values) {
+    std::array<std::uint8_t, kBlockBytes + sizeof(T)>& block = block_;
     std::size_t used = 0;
     std::uint64_t h = seed_ ^ values.size();
     for (const T& v : values) {
@@ -122,7 +121,11 @@ class SequenceTable {
     std::uint32_t check = 0;  // check_of(the hash of sequence `id`)
   };
 
-  std::uint64_t seed_;                 // first: the constructor hashes the empty sequence
+  static constexpr std::size_t kBlockBytes = 256;
+
+  std::uint64_t seed_;  // first: the constructor hashes the empty sequence
+  // hash()'s gathering space: a member, zeroed once, not a local zeroed on every call.
+  std::array<std::uint8_t, kBlockBytes + sizeof(T)> block_{};
   std::vector<T> values_;              // all sequences, one after another
   std::vector<std::uint64_t> starts_;  // id -> offset in values_; one extra entry at the end
   std::vector<std::uint64_t> hashes_;  // id -> hash (to place the sequences again on growth)
