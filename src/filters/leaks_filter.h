@@ -44,11 +44,6 @@ class LeaksFilter final : public ForwardingSink {
     std::uint64_t bytes = 0;
   };
 
-  // Each allocation alive at the moment has a slot: its call (name and backtrace in the store),
-  // whether it is alive, and its own arguments, packed into one string (each name and value as
-  // a 32-bit length then the text). Arguments live apart from the calls, and only once a call
-  // has any: a release then touches two bits and, for a call with arguments, its string, never
-  // the stored call (a random slot of millions, which the cache would miss).
   std::uint32_t keep(const CallRecord& record);
   void release(std::uint32_t slot);
   void emit_survivors();
@@ -56,6 +51,11 @@ class LeaksFilter final : public ForwardingSink {
   void count_leak(const Call& call);
 
   CallStore store_;
+  // Each allocation alive at the moment has a slot: its call (name and backtrace in the store),
+  // whether it is alive, and its own arguments, packed into one string (each name and value as
+  // a 32-bit length then the text). Arguments live apart from the calls, and only once a call
+  // has any: a release then touches two bits and, for a call with arguments, its string, never
+  // the stored call (a random slot of millions, which the cache would miss).
   std::vector<StoredCall> slots_;
   std::vector<bool> occupied_;          // by slot
   std::vector<bool> has_arguments_;     // by slot
