@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cli/exit_status.h"
@@ -88,8 +89,14 @@ int process(const ProcessOptions& o) {
       o.output.empty() || to_directory ? OutputStream() : OutputStream(o.output, {o.input});
   PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
-  LateMapsFirst late_maps_first(split, late_maps_of(o.input));
-  CompletenessCheck check(late_maps_first, warn_incomplete(*input, diagnostics));
+  // Without late maps the stage would only pass every record on: it is left out.
+  std::vector<Mapping> late_maps = late_maps_of(o.input);
+  std::optional<LateMapsFirst> late_maps_first;
+  if (!late_maps.empty()) {
+    late_maps_first.emplace(split, std::move(late_maps));
+  }
+  CompletenessCheck check(late_maps_first ? static_cast<TraceSink&>(*late_maps_first) : split,
+                          warn_incomplete(*input, diagnostics));
   std::optional<InputError> damage;
   try {
     read_trace(*input, check, diagnostics);

@@ -41,23 +41,38 @@ std::uint32_t LeaksFilter::keep(const CallRecord& record) {
   // The store shares names and stacks; arguments are the allocation's own.
   CallRecord bare = record;
   bare.arguments = {};
-  LiveCall live{.call = store_.store(bare), .arguments = {}, .occupied = true};
-  for (const Argument& argument : record.arguments) {
-    pack(live.arguments, argument.name);
-    pack(live.arguments, argument.value);
-  }
+  const StoredCall stored = store_.store(bare);
+  std::uint32_t slot = 0;
   if (!free_slots_.empty()) {
-    const std::uint32_t slot = free_slots_.back();
+    slot = free_slots_.back();
     free_slots_.pop_back();
-    slots_[slot] = std::move(live);
-    return slot;
+    slots_[slot] = stored;
+    occupied_[slot] = true;
+  } else {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back(stored);
+    occupied_.push_back(true);
+    has_arguments_.push_back(false);
   }
-  slots_.push_back(std::move(live));
-  return static_cast<std::uint32_t>(slots_.size() - 1);
+  if (!record.arguments.empty()) {
+    if (arguments_.size() <= slot) {
+      arguments_.resize(slots_.size());
+    }
+    for (const Argument& argument : record.arguments) {
+      pack(arguments_[slot], argument.name);
+      pack(arguments_[slot], argument.value);
+    }
+    has_arguments_[slot] = true;
+  }
+  return slot;
 }
 
 void LeaksFilter::release(std::uint32_t slot) {
-  slots_[slot] = LiveCall{};  // gives the arguments' memory back
+  occupied_[slot] = false;
+  if (has_arguments_[slot]) {
+    has_arguments_[slot] = false;
+    arguments_[slot] = std::string();  // gives the arguments' memory back
+  }
   free_slots_.push_back(slot);
 }
 
@@ -81,21 +96,22 @@ void LeaksFilter::call(const CallRecord& record) {
 }
 
 void LeaksFilter::emit_survivors() {
-  std::vector<const LiveCall*> survivors;
-  for (const LiveCall& slot : slots_) {
-    if (slot.occupied) {
-      survivors.push_back(&slot);
+  std::vector<std::uint32_t> survivors;
+  for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
+    if (occupied_[slot]) {
+      survivors.push_back(slot);
     }
   }
-  std::ranges::sort(survivors, {}, [](const LiveCall* s) { return s->call.call.index; });
+  std::ranges::sort(survivors, {}, [this](std::uint32_t slot) { return slots_[slot].call.index; });
 
   std::vector<CallRecord> records;
   std::vector<Argument> unused;
   std::vector<Argument> arguments;
-  for (const LiveCall* survivor : survivors) {
-    store_.expand([&](auto visit) { visit(survivor->call); }, true, records, unused);
+  for (const std::uint32_t survivor : survivors) {
+    store_.expand([&](auto visit) { visit(slots_[survivor]); }, true, records, unused);
     arguments.clear();
-    std::string_view packed = survivor->arguments;
+    std::string_view packed =
+        has_arguments_[survivor] ? std::string_view(arguments_[survivor]) : std::string_view();
     while (!packed.empty()) {
       const std::string_view name = unpack(packed);
       arguments.push_back({.name = name, .value = unpack(packed)});

@@ -44,14 +44,6 @@ class LeaksFilter final : public ForwardingSink {
     std::uint64_t bytes = 0;
   };
 
-  // A live allocation: the call (name and backtrace in the store) and its own arguments, packed
-  // into one string (each name and value as a 32-bit length then the text).
-  struct LiveCall {
-    StoredCall call;
-    std::string arguments;
-    bool occupied = false;
-  };
-
   std::uint32_t keep(const CallRecord& record);
   void release(std::uint32_t slot);
   void emit_survivors();
@@ -59,7 +51,15 @@ class LeaksFilter final : public ForwardingSink {
   void count_leak(const Call& call);
 
   CallStore store_;
-  std::vector<LiveCall> slots_;
+  // Each allocation alive at the moment has a slot: its call (name and backtrace in the store),
+  // whether it is alive, and its own arguments, packed into one string (each name and value as
+  // a 32-bit length then the text). Arguments live apart from the calls, and only once a call
+  // has any: a release then touches two bits and, for a call with arguments, its string, never
+  // the stored call (a random slot of millions, which the cache would miss).
+  std::vector<StoredCall> slots_;
+  std::vector<bool> occupied_;          // by slot
+  std::vector<bool> has_arguments_;     // by slot
+  std::vector<std::string> arguments_;  // by slot, sized only once a call has arguments
   std::vector<std::uint32_t> free_slots_;
   LiveResources<std::uint32_t> live_;  // resource -> slot of its allocation
   std::vector<TypeSummary> types_;     // in registry order

@@ -66,10 +66,7 @@ TraceSink& PidSplit::current() {
   return current_ != nullptr ? *current_ : branch(first_pid_.value_or(0));
 }
 
-TraceSink& PidSplit::branch(std::uint32_t pid) {
-  if (current_ != nullptr && current_pid_ == pid) {
-    return *current_;
-  }
+TraceSink& PidSplit::switch_branch(std::uint32_t pid) {
   if (!branches_.contains(pid) && branches_.size() == kMaxProcesses) {
     throw TooManyProcesses(fmt::format(
         "more than {} processes in one trace (the most rtrace process splits an input into): "

@@ -75,7 +75,11 @@ class PidSplit final : public TraceSink {
     std::vector<Mapping> mappings;
   };
 
-  TraceSink& branch(std::uint32_t pid);
+  // The branch of `pid`; the one of the record before is the usual answer, inline.
+  TraceSink& branch(std::uint32_t pid) {
+    return current_ != nullptr && current_pid_ == pid ? *current_ : switch_branch(pid);
+  }
+  TraceSink& switch_branch(std::uint32_t pid);
   TraceSink& current();
   template <typename Deliver>
   void to_every_branch(Deliver deliver) {

@@ -116,6 +116,36 @@ std::vector<LogicalFrame> logical_backtrace(const SiteStats& stats) {
   return frames;
 }
 
+LogicalFrame no_frame_outside() {
+  return LogicalFrame{.label = "(no frame outside the allocator)"};
+}
+
+// The first logical frame of `stats` outside the allocator and the wrappers: the frames are
+// expanded one by one until it is found (usually the first or second), not all of them.
+LogicalFrame site_frame_of(const SiteStats& stats, const std::vector<std::string>& wrappers) {
+  for (const FrameDetail* detail : stats.frame_details) {
+    for (LogicalFrame& frame : logical_frames(*detail)) {
+      if (!allocator_frame(frame, wrappers)) {
+        return std::move(frame);
+      }
+    }
+  }
+  return no_frame_outside();
+}
+
+// The frames that called the site: those after the first one outside the allocator.
+std::vector<LogicalFrame> callers_of_site(const SiteStats& stats,
+                                          const std::vector<std::string>& wrappers) {
+  std::vector<LogicalFrame> frames = logical_backtrace(stats);
+  const auto outside = std::ranges::find_if(
+      frames, [&](const LogicalFrame& f) { return !allocator_frame(f, wrappers); });
+  if (outside == frames.end()) {
+    return {};
+  }
+  frames.erase(frames.begin(), outside + 1);
+  return frames;
+}
+
 }  // namespace
 
 void SiteAmounts::add(const SiteStats& stats) {
@@ -142,44 +172,65 @@ bool allocator_frame(const LogicalFrame& frame, const std::vector<std::string>& 
 }
 
 std::vector<AllocationSite> allocation_sites(const ReportData& data,
-                                             const std::vector<std::string>& wrappers) {
+                                             const std::vector<std::string>& wrappers,
+                                             std::size_t with_callers) {
+  // The sites and their amounts first: only the site frame of each backtrace is needed.
   std::vector<AllocationSite> sites;
+  std::vector<std::size_t> site_of(data.sites.size(), sites.max_size());  // by index in data.sites
   std::unordered_map<std::string, std::size_t> index_of;  // "type key" -> index in sites
-  CallerTrees trees;
-  std::vector<std::size_t> roots;  // by index in sites
-  for (const SiteStats& stats : data.sites) {
+  index_of.reserve(data.sites.size());
+  for (std::size_t i = 0; i < data.sites.size(); ++i) {
+    const SiteStats& stats = data.sites[i];
     if (stats.allocations == 0) {
       continue;
     }
-    const std::vector<LogicalFrame> frames = logical_backtrace(stats);
-    const auto outside = std::ranges::find_if(
-        frames, [&](const LogicalFrame& f) { return !allocator_frame(f, wrappers); });
-    LogicalFrame site_frame{.label = "(no frame outside the allocator)"};
-    std::span<const LogicalFrame> callers;
-    if (outside != frames.end()) {
-      site_frame = *outside;
-      callers = std::span(frames).subspan(static_cast<std::size_t>(outside - frames.begin()) + 1);
-    }
+    LogicalFrame site_frame = site_frame_of(stats, wrappers);
     const auto [index, added] =
         index_of.try_emplace(std::to_string(stats.type) + ' ' + site_frame.key, sites.size());
     if (added) {
-      sites.push_back(AllocationSite{.type = stats.type, .frame = site_frame});
-      roots.push_back(trees.add_root());
+      sites.push_back(AllocationSite{.type = stats.type, .frame = std::move(site_frame)});
     }
     sites[index->second].amounts.add(stats);
-    trees.add_path(roots[index->second], callers, stats);
+    site_of[i] = index->second;
+  }
+  index_of = {};
+  std::vector<std::size_t> order(sites.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) {
+    return rank(sites[a].amounts) > rank(sites[b].amounts);
+  });
+
+  // Then the caller trees, of the first `with_callers` sites of each type only: a trace of
+  // thousands of sites shows ten, and the trees cost a node per distinct caller path.
+  std::vector<std::size_t> root_of(sites.size(), sites.max_size());  // by index in sites
+  CallerTrees trees;
+  std::unordered_map<std::uint32_t, std::size_t> chosen_of_type;
+  for (const std::size_t index : order) {
+    std::size_t& chosen = chosen_of_type[sites[index].type];
+    if (chosen < with_callers) {
+      ++chosen;
+      root_of[index] = trees.add_root();
+    }
+  }
+  for (std::size_t i = 0; i < data.sites.size(); ++i) {
+    if (site_of[i] < sites.size() && root_of[site_of[i]] != sites.max_size()) {
+      trees.add_path(root_of[site_of[i]], callers_of_site(data.sites[i], wrappers), data.sites[i]);
+    }
   }
   trees.stop_adding();
-  for (std::size_t i = 0; i < sites.size(); ++i) {
-    sites[i].callers = trees.take_callers(roots[i]);
+
+  std::vector<AllocationSite> ranked;
+  ranked.reserve(sites.size());
+  for (const std::size_t index : order) {
+    AllocationSite& site = ranked.emplace_back(std::move(sites[index]));
+    if (root_of[index] != sites.max_size()) {
+      site.callers = trees.take_callers(root_of[index]);
+      sort_callers(site.callers);
+    }
   }
-  std::ranges::stable_sort(sites, [](const AllocationSite& a, const AllocationSite& b) {
-    return rank(a.amounts) > rank(b.amounts);
-  });
-  for (AllocationSite& site : sites) {
-    sort_callers(site.callers);
-  }
-  return sites;
+  return ranked;
 }
 
 }  // namespace rtrace::reports

@@ -53,8 +53,10 @@ bool allocator_frame(const LogicalFrame& frame, const std::vector<std::string>& 
 
 // Every allocation site of the report, sorted by peak bytes, then leaked bytes, bytes
 // allocated and allocations, most first (ties in order of first allocation); caller trees the
-// same way.
+// same way, made for the first `with_callers` sites of each resource type (what a report shows):
+// the others have no callers.
 std::vector<AllocationSite> allocation_sites(const ReportData& data,
-                                             const std::vector<std::string>& wrappers);
+                                             const std::vector<std::string>& wrappers,
+                                             std::size_t with_callers = SIZE_MAX);
 
 }  // namespace rtrace::reports

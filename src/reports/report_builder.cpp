@@ -37,7 +37,7 @@ void ReportBuilder::trace_end(const TraceEnd& end) {
 }
 
 ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
-  TypeState& state = types_[type];
+  TypeState& state = state_of(type);
   if (!state.registered) {
     // A call of a type the registry never named: still counted, under a made-up name.
     state.registered = true;
@@ -51,7 +51,7 @@ ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
 void ReportBuilder::resource_type(const ResourceType& type) {
   const std::uint32_t id = effective_resource_type(type.id);
   live_.add_type(type);
-  TypeState& state = types_[id];
+  TypeState& state = state_of(id);
   if (!state.registered) {
     registry_order_.push_back(id);
   }
@@ -73,14 +73,14 @@ std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame>
     sites_.push_back(Site{.type = type,
                           .backtrace = backtrace,
                           .first_index = index,
-                          .at_peak_generation = types_[type].generation});
+                          .at_peak_generation = state_of(type).generation});
   }
   return found->second;
 }
 
 void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t bytes,
                                 const Call& call) {
-  TypeState& state = types_[site.type];
+  TypeState& state = state_of(site.type);
   if (site.at_peak_generation != state.generation) {
     // Unchanged since the latest peak: its value then is its value now.
     site.at_peak = site.live_bytes;
@@ -113,7 +113,7 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   // stays counted as alive (a leak).
   const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
   *block = LiveBlock{
-      .site = site_index, .size = record.call.size, .allocator = function_id(record.function)};
+      .size = record.call.size, .site = site_index, .allocator = function_id(record.function)};
   Site& site = sites_[site_index];
   ++site.allocations;
   site.bytes_allocated += record.call.size;
@@ -121,14 +121,20 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
 }
 
 std::uint32_t ReportBuilder::function_id(std::string_view function) {
+  // Calls come in long runs of the same few functions: the last one is compared before hashing.
+  if (last_function_ < functions_.size() && functions_[last_function_] == function) {
+    return last_function_;
+  }
   const auto known = function_ids_.find(function);
   if (known != function_ids_.end()) {
+    last_function_ = known->second;
     return known->second;
   }
   const auto id = static_cast<std::uint32_t>(functions_.size());
   functions_.emplace_back(function);
   function_families_.push_back(allocation_family(function));
   function_ids_.emplace(functions_.back(), id);
+  last_function_ = id;
   return id;
 }
 
@@ -141,7 +147,7 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   Site& site = sites_[block->site];
   if (just_allocated_ == key) {
     ++site.temporary;
-    ++types_[key.type].totals.temporary;
+    ++state_of(key.type).totals.temporary;
   }
   change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
   if (mismatched(function_families_[block->allocator], release_family(record.function))) {
@@ -289,11 +295,13 @@ void ReportBuilder::finish() {
     const std::span<const Frame> frames = backtraces_.frames(site.backtrace);
     stats.frames.reserve(frames.size());
     stats.frame_details.reserve(frames.size());
+    stats.frame_names.reserve(frames.size());
     for (const Frame& frame : frames) {
+      const FrameDescription& description = describe(frame);
       stats.frames.push_back(frame.address);
-      stats.frame_details.push_back(&describe(frame).detail);
+      stats.frame_details.push_back(&description.detail);
+      stats.frame_names.emplace_back(description.name);
     }
-    stats.frame_names = names_of(frames);
     stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;

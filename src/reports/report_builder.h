@@ -60,9 +60,10 @@ class ReportBuilder final : public TraceSink {
     std::uint64_t at_peak = 0;             // live_bytes at the type's latest peak, if
     std::uint64_t at_peak_generation = 0;  // this equals the type's generation
   };
+  // 16 bytes (the size first, no padding): a million live blocks are a table of 40-byte slots.
   struct LiveBlock {
-    std::uint32_t site = 0;
     std::uint64_t size = 0;
+    std::uint32_t site = 0;
     std::uint32_t allocator = 0;  // interned name of the allocating function
   };
   // A mismatched release: (allocating site, allocator, releaser, release backtrace).
@@ -78,6 +79,15 @@ class ReportBuilder final : public TraceSink {
     bool registered = false;
   };
 
+  // Calls come in long runs of one type: the last one is remembered (map nodes never move).
+  TypeState& state_of(std::uint32_t type) {
+    if (last_state_ == nullptr || last_type_ != type) {
+      last_state_ = &types_[type];
+      last_type_ = type;
+    }
+    return *last_state_;
+  }
+  // state_of, and a type the registry never named is counted under a made-up name.
   TypeState& type_state(std::uint32_t type);
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
@@ -98,6 +108,8 @@ class ReportBuilder final : public TraceSink {
   ReportData data_;
   // By resource type id: ids come from the input, so no table sized by them.
   std::unordered_map<std::uint32_t, TypeState> types_;
+  std::uint32_t last_type_ = 0;
+  TypeState* last_state_ = nullptr;  // types_[last_type_]
   std::vector<std::uint32_t> registry_order_;
   BacktraceTable backtraces_;
   std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site
@@ -110,6 +122,7 @@ class ReportBuilder final : public TraceSink {
   // Allocating and releasing function names, interned: live blocks and mismatches hold ids.
   std::vector<std::string> functions_;
   std::vector<AllocatorFamily> function_families_;  // as allocator, by id
+  std::uint32_t last_function_ = UINT32_MAX;        // the id function_id() found last
   struct NameHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view name) const {

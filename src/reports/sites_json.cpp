@@ -46,7 +46,7 @@ std::string frames_json(const FrameNames& frames, const RenderOptions& options) 
 }  // namespace
 
 std::string allocation_sites_json(const ReportData& data, const RenderOptions& options) {
-  const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers);
+  const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers, options.top);
   std::string out = "[";
   std::size_t shown = 0;
   for (const TypeTotals& t : data.types) {

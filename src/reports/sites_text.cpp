@@ -68,7 +68,7 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
   std::string out =
       "\nALLOCATION SITES (the first frame outside the allocator and wrappers, its callers "
       "beneath)\n";
-  const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers);
+  const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers, options.top);
   for (const TypeTotals& t : data.types) {
     const std::uint32_t type = effective_resource_type(t.type.id);
     std::size_t count = 0;

@@ -113,6 +113,28 @@ TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
   EXPECT_EQ(sites[0].callers[0].callers.size(), 2U);
 }
 
+TEST(AllocationSites, CallerTreesOnlyForTheSitesShown) {
+  ReportData data;
+  data.sites.push_back(stats({named(0x403000, "small", 7), named(0x402000, "main", 30)}, 1, 10, 0));
+  data.sites.push_back(stats({named(0x401000, "big", 5), named(0x402000, "main", 31)}, 1, 90, 0));
+  data.sites.push_back(stats({named(0x401000, "big", 5), named(0x402100, "main", 32)}, 1, 80, 0));
+
+  const std::vector<AllocationSite> all = allocation_sites(data, {});
+  const std::vector<AllocationSite> first = allocation_sites(data, {}, 1);
+  ASSERT_EQ(first.size(), all.size());
+  ASSERT_EQ(first.size(), 2U);
+  // The same sites in the same order; the first with its whole tree, the other with none.
+  EXPECT_EQ(first[0].frame.label, "big at prog.c:5");
+  EXPECT_EQ(first[0].amounts, all[0].amounts);
+  ASSERT_EQ(first[0].callers.size(), 2U);
+  EXPECT_EQ(first[0].callers[0].frame->label, "main at prog.c:31");
+  EXPECT_EQ(first[0].callers[1].frame->label, "main at prog.c:32");
+  EXPECT_EQ(first[1].frame.label, "small at prog.c:7");
+  EXPECT_EQ(first[1].amounts, all[1].amounts);
+  EXPECT_EQ(all[1].callers.size(), 1U);
+  EXPECT_TRUE(first[1].callers.empty());
+}
+
 TEST(FrameKey, ModuleOffsetElseNamesElseAddress) {
   EXPECT_EQ(frame_key(named(0x401234, "f", 3)), "/bin/prog+0x1234");
   FrameDetail no_maps = named(0x401234, "f", 3);

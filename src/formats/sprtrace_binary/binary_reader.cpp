@@ -104,6 +104,8 @@ class BinaryReader {
 
  private:
   friend std::vector<Mapping> rtrace::read_late_maps(InputStream& input);
+  bool wanted_for_late_maps(std::uint32_t type) const;
+  std::size_t skip_unwanted(std::span<const std::uint8_t> bytes, std::size_t pos) const;
   void collect_late_map(std::uint32_t type, PacketCursor& packet);
   bool read_handshake();
   void read_packets();
@@ -154,7 +156,10 @@ class BinaryReader {
   CallRecord call_;
   std::vector<Argument> arguments_;
   std::size_t complete_arguments_ = 0;  // arguments_ of fully decoded ARGS packets
+  // The pending call's frames are the first frame_count_ of frames_, which only grows: a call
+  // overwrites the frames of the one before it instead of clearing and zeroing them again.
   std::vector<Frame> frames_;
+  std::size_t frame_count_ = 0;
   std::vector<char> call_text_;  // a vector: swapping it never moves its characters
   std::vector<char> spare_text_;
   std::uint64_t call_count_ = 0;
@@ -189,6 +194,14 @@ void BinaryReader::run() {
   deliver_call();
   deliver_process();
   sink_.finish();
+}
+
+// The packets the scan for late maps decodes: the first call, the processes (the maps' pid) and
+// the maps.
+bool BinaryReader::wanted_for_late_maps(std::uint32_t type) const {
+  return type == static_cast<std::uint32_t>(PacketType::MemoryMap) ||
+         type == static_cast<std::uint32_t>(PacketType::ProcessInfo) ||
+         (type == static_cast<std::uint32_t>(PacketType::FunctionCall) && !seen_call_);
 }
 
 // Keeps the maps that come after the first call; nothing else is decoded.
@@ -270,6 +283,9 @@ void BinaryReader::read_packets() {
     }
     std::size_t pos = 0;
     for (;;) {
+      if (mode_ == Mode::LateMapsOnly) {
+        pos = skip_unwanted(bytes, pos);
+      }
       std::size_t size = 0;
       const Step step = read_packet(bytes.subspan(pos), input_.offset() + pos, size);
       if (step == Step::Done) {
@@ -286,6 +302,32 @@ void BinaryReader::read_packets() {
     input_.consume(pos);
     keep_call_text();  // the next peek may move the buffer
   }
+}
+
+// The scan for late maps (LateMapsOnly) reads every packet's header but decodes a handful of
+// packets: this walks the ones it skips from `pos`, header by header, and returns where the next
+// packet starts that read_packet() must see (one the scan decodes, an incomplete or an
+// impossible one, a handshake byte). read_packet() would skip the same packets, in four times the
+// instructions.
+std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
+                                        std::size_t pos) const {
+  const std::uint64_t counted_header = type_first_ ? 0 : 4;  // as read_packet()
+  while (bytes.size() - pos >= sprtrace::kPacketHeaderSize &&
+         bytes[pos] != sprtrace::kHandshakeId) {
+    const std::uint32_t first = sprtrace::load_u32(bytes.data() + pos, layout_.swap);
+    const std::uint32_t second = sprtrace::load_u32(bytes.data() + pos + 4, layout_.swap);
+    const std::uint32_t type = canonical_type(type_first_ ? first : second);
+    const std::uint64_t field = type_first_ ? second : first;
+    if (field < counted_header || wanted_for_late_maps(type)) {
+      break;
+    }
+    const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
+    if (total > kMaxPacket || total > bytes.size() - pos) {
+      break;
+    }
+    pos += static_cast<std::size_t>(total);
+  }
+  return pos;
 }
 
 // One packet at the front of `bytes`. Done: `size` is the packet's length. Incomplete: `size`
@@ -318,6 +360,9 @@ Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_
     return Step::Incomplete;
   }
 
+  if (mode_ == Mode::LateMapsOnly && !wanted_for_late_maps(type)) {
+    return Step::Done;  // skipped by its size, the scan's usual case
+  }
   PacketCursor packet(
       bytes.subspan(sprtrace::kPacketHeaderSize, size - sprtrace::kPacketHeaderSize), layout_,
       offset);
@@ -416,7 +461,7 @@ void BinaryReader::read_call(PacketCursor& packet) {
   call.pid = process_.pid;
   arguments_.clear();
   complete_arguments_ = 0;
-  frames_.clear();
+  frame_count_ = 0;
   call_pending_ = true;
 }
 
@@ -437,7 +482,7 @@ void BinaryReader::read_arguments(PacketCursor& packet) {
   }
   const std::uint32_t count = packet.dword();
   // Each argument is two strings of at least 2 bytes each.
-  if (count > packet.remaining() / 4) {
+  if (std::uint64_t{count} * 4 > packet.remaining()) {
     packet.fail(fmt::format("argument count {} larger than the packet holds", count));
   }
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -453,11 +498,15 @@ void BinaryReader::read_backtrace(PacketCursor& packet) {
     return;
   }
   const std::uint32_t count = packet.dword();
-  if (count > packet.remaining() / layout_.pointer_size) {
+  // A product, not a quotient: a division by the pointer size costs tens of cycles per call.
+  if (std::uint64_t{count} * layout_.pointer_size > packet.remaining()) {
     packet.fail(fmt::format("frame count {} larger than the packet holds", count));
   }
-  frames_.resize(count);
+  if (frames_.size() < count) {
+    frames_.resize(count);
+  }
   packet.frames(count, frames_.data());
+  frame_count_ = count;
 }
 
 void BinaryReader::read_process_info(PacketCursor& packet) {
@@ -600,7 +649,7 @@ void BinaryReader::deliver_call() {
   }
   call_pending_ = false;
   call_.arguments = arguments_;
-  call_.frames = frames_;
+  call_.frames = std::span<const Frame>(frames_.data(), frame_count_);
   sink_.call(call_);
 }
 
