@@ -245,13 +245,8 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
   rtrace::tracer::GuardScope guard;
   const auto& options = rtrace::tracer::session_options();
   const bool backtrace = options.depth > 0 && options.wants_backtrace_for_size(call->size);
-  std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
-  const std::uint32_t count =
-      backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
-  if (rtrace::tracer::session_prepare_transient(*call, frames, count,
-                                                options.free_backtraces ? count : 0)) {
-    rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
-  }
+  rtrace::tracer::session_record_transient(*call, backtrace ? options.depth : 0,
+                                           options.free_backtraces, return_address);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

@@ -13,7 +13,7 @@
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_registry.h"
-#include "tracer/transient_release.h"
+#include "tracer/transient_record.h"
 #include "tracer/unwinder.h"
 
 namespace rtrace::tracer {
@@ -77,26 +77,25 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   return true;
 }
 
-// A transient call (rtrace_record_transient): its allocation and the release of the same id,
-// encoded together so that they share one reservation, one backtrace and one ticket.
-bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
-                               std::uint32_t frame_count, std::uint32_t release_frame_count) {
+// A transient call (rtrace_record_transient): one record (transient_record.h) that the drain
+// expands into the allocation and its release. The backtrace is unwound straight into the ring,
+// after the reservation (no copy of the frames); the ticket is taken after it, as an
+// allocation's.
+void session_record_transient(const RtraceCall& call, std::uint32_t depth, bool release_frames,
+                              const void* return_address) {
   EventRing* ring = ring_for(call);
   if (ring == nullptr) {
-    return false;
+    return;
   }
-  RtraceCall allocation = call;
-  allocation.kind = sprtrace::kCallAlloc;
-  const CallPackets packets(allocation, frame_count);
-  const std::size_t bound = 2 * packets.size();
-  char* space = reserve(*ring, bound);
+  char* space = reserve(*ring, transient_record_bound(depth));
   if (space == nullptr) {
-    return false;
+    return;
   }
-  packets.write(space, t_context_mask, timestamp_ms(), frames);
-  t_prepared_length = append_release(space, packets.size(), bound, frames, release_frame_count);
-  t_prepared = true;
-  return true;
+  const std::uint32_t count =
+      depth > 0 ? capture_backtrace(transient_frames(space), depth, return_address) : 0;
+  const std::size_t length = write_transient(space, call, t_context_mask, timestamp_ms(), count,
+                                             release_frames ? count : 0);
+  publish(*ring, take_ticket(*ring), length);
 }
 
 std::uint64_t session_ticket() {

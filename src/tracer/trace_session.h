@@ -7,7 +7,8 @@
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
-//    transient_release.h, session_packets.h;
+//    transient_release.h, transient_record.h,
+//    session_packets.h;
 //    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
 //  session_state.h holds what these share.
 //
@@ -60,9 +61,11 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
-// The same for a transient call: its allocation then its release (rtrace_record_transient).
-bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
-                               std::uint32_t frame_count, std::uint32_t release_frame_count);
+// A transient call, all steps at once (rtrace_record_transient): its allocation then its
+// release, with `depth` frames unwound from `return_address` (0: none), which the release carries
+// too when `release_frames`.
+void session_record_transient(const RtraceCall& call, std::uint32_t depth, bool release_frames,
+                              const void* return_address);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

@@ -93,7 +93,8 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 // allocation (kind, size, id, name of `call`; its backtrace) immediately followed by the release
 // of the same id (with the same backtrace under free-backtraces=1), at the cost of one record:
 // one backtrace, one ticket. Leak reports then never count it, while its sizes still add up per
-// call site. `call->kind` is ignored.
+// call site. `call->kind` is ignored, `call->args` not written; `call->name` is kept by its
+// address until the trace is written, so it must stay valid (a string literal).
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
 
 // A call whose record must wait (the qobject module learns an object's class only after its
