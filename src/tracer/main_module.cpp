@@ -16,6 +16,7 @@
 #include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
+#include "tracer/transient_record.h"
 #include "tracer/unwinder.h"
 
 using rtrace::tracer::FinishReason;
@@ -241,12 +242,21 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
   }
 }
 
+// Unwinds here, not in the session: one frame less for the walk to go through.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
   const auto& options = rtrace::tracer::session_options();
-  const bool backtrace = options.depth > 0 && options.wants_backtrace_for_size(call->size);
-  rtrace::tracer::session_record_transient(*call, backtrace ? options.depth : 0,
-                                           options.free_backtraces, return_address);
+  const std::uint32_t depth =
+      options.depth > 0 && options.wants_backtrace_for_size(call->size) ? options.depth : 0;
+  char* record = rtrace::tracer::session_reserve_transient(*call, depth);
+  if (record == nullptr) {
+    return;
+  }
+  const std::uint32_t count =
+      depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(record),
+                                                    depth, return_address)
+                : 0;
+  rtrace::tracer::session_publish_transient(record, *call, count, options.free_backtraces);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

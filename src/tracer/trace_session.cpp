@@ -78,24 +78,20 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 }
 
 // A transient call (rtrace_record_transient): one record (transient_record.h) that the drain
-// expands into the allocation and its release. The backtrace is unwound straight into the ring,
-// after the reservation (no copy of the frames); the ticket is taken after it, as an
-// allocation's.
-void session_record_transient(const RtraceCall& call, std::uint32_t depth, bool release_frames,
-                              const void* return_address) {
+// expands into the allocation and its release. The caller unwinds the backtrace straight into the
+// reserved record (no copy of the frames; and no frame of this file's for the walk to go
+// through); the ticket is taken after it, as an allocation's.
+char* session_reserve_transient(const RtraceCall& call, std::uint32_t depth) {
   EventRing* ring = ring_for(call);
-  if (ring == nullptr) {
-    return;
-  }
-  char* space = reserve(*ring, transient_record_bound(depth));
-  if (space == nullptr) {
-    return;
-  }
-  const std::uint32_t count =
-      depth > 0 ? capture_backtrace(transient_frames(space), depth, return_address) : 0;
-  const std::size_t length = write_transient(space, call, t_context_mask, timestamp_ms(), count,
-                                             release_frames ? count : 0);
-  publish(*ring, take_ticket(*ring), length);
+  return ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth));
+}
+
+void session_publish_transient(char* record, const RtraceCall& call, std::uint32_t frame_count,
+                               bool release_frames) {
+  const std::size_t length = write_transient(record, call, t_context_mask, timestamp_ms(),
+                                             frame_count, release_frames ? frame_count : 0);
+  EventRing& ring = *current_ring();
+  publish(ring, take_ticket(ring), length);
 }
 
 std::uint64_t session_ticket() {

@@ -61,11 +61,12 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
-// A transient call, all steps at once (rtrace_record_transient): its allocation then its
-// release, with `depth` frames unwound from `return_address` (0: none), which the release carries
-// too when `release_frames`.
-void session_record_transient(const RtraceCall& call, std::uint32_t depth, bool release_frames,
-                              const void* return_address);
+// A transient call (rtrace_record_transient): room for its record with up to `depth` frames
+// (null: not recorded), which the caller unwinds into at transient_frames(record); then the
+// record is completed and published (the release carrying the frames too when `release_frames`).
+char* session_reserve_transient(const RtraceCall& call, std::uint32_t depth);
+void session_publish_transient(char* record, const RtraceCall& call, std::uint32_t frame_count,
+                               bool release_frames);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

@@ -33,13 +33,44 @@ inline std::uintptr_t* transient_frames(char* record) {
   return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
 }
 
+// The fixed fields, in order.
+struct TransientFields {
+  std::uint32_t type;
+  std::uint32_t payload;
+  std::uint32_t resource;
+  std::uint32_t context;
+  std::uint32_t timestamp;
+  std::uint32_t frame_count;
+  std::uint64_t id;
+  std::uint64_t size;
+  std::uint64_t name;
+  std::uint32_t release_frame_count;
+};
+inline constexpr std::size_t kTransientFixed = 52;
+static_assert(offsetof(TransientFields, release_frame_count) + 4 == kTransientFixed);
+
 // Writes the fixed fields of a record whose `frame_count` frames are in place already; the
 // release carries `release_frame_count` of them (0, or all under free-backtraces). `call.name`
 // must stay valid until the trace is written (the module's string literal). Returns the record's
-// length.
-std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
-                            std::uint32_t timestamp_ms, std::uint32_t frame_count,
-                            std::uint32_t release_frame_count);
+// length. Inline: on every transfer's path.
+inline std::size_t write_transient(char* record, const RtraceCall& call,
+                                   std::uint32_t context_mask, std::uint32_t timestamp_ms,
+                                   std::uint32_t frame_count, std::uint32_t release_frame_count) {
+  const auto* frames_end = reinterpret_cast<const char*>(transient_frames(record) + frame_count);
+  const auto length = static_cast<std::size_t>(frames_end - record);
+  const TransientFields fields{kTransientRecord,
+                               static_cast<std::uint32_t>(length - 8),
+                               call.resource_type,
+                               context_mask,
+                               timestamp_ms,
+                               frame_count,
+                               call.id,
+                               call.size,
+                               reinterpret_cast<std::uintptr_t>(call.name),
+                               release_frame_count};
+  __builtin_memcpy(record, &fields, kTransientFixed);
+  return length;
+}
 
 inline bool is_transient_record(const char* record) {
   std::uint32_t type = 0;
