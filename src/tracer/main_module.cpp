@@ -230,6 +230,15 @@ RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket) {
   return rtrace::tracer::session_hold(ticket);
 }
 
+RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call,
+                                                const void* return_address) {
+  rtrace::tracer::GuardScope guard;
+  if (!prepare(call, return_address)) {
+    return 0;
+  }
+  return rtrace::tracer::session_hold(rtrace::tracer::session_ticket());
+}
+
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
   rtrace::tracer::GuardScope guard;
   rtrace::tracer::session_settle(handle, happened != 0);
