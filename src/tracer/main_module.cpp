@@ -257,15 +257,16 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
   const auto& options = rtrace::tracer::session_options();
   const std::uint32_t depth =
       options.depth > 0 && options.wants_backtrace_for_size(call->size) ? options.depth : 0;
-  char* record = rtrace::tracer::session_reserve_transient(*call, depth);
-  if (record == nullptr) {
+  const rtrace::tracer::TransientSpace space =
+      rtrace::tracer::session_reserve_transient(*call, depth);
+  if (space.record == nullptr) {
     return;
   }
   const std::uint32_t count =
-      depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(record),
+      depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(space.record),
                                                     depth, return_address)
                 : 0;
-  rtrace::tracer::session_publish_transient(record, *call, count, options.free_backtraces);
+  rtrace::tracer::session_publish_transient(space, *call, count, options.free_backtraces);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

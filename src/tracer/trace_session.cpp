@@ -81,17 +81,16 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 // expands into the allocation and its release. The caller unwinds the backtrace straight into the
 // reserved record (no copy of the frames; and no frame of this file's for the walk to go
 // through); the ticket is taken after it, as an allocation's.
-char* session_reserve_transient(const RtraceCall& call, std::uint32_t depth) {
+TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t depth) {
   EventRing* ring = ring_for(call);
-  return ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth));
+  return {ring, ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth))};
 }
 
-void session_publish_transient(char* record, const RtraceCall& call, std::uint32_t frame_count,
-                               bool release_frames) {
-  const std::size_t length = write_transient(record, call, t_context_mask, timestamp_ms(),
+void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
+                               std::uint32_t frame_count, bool release_frames) {
+  const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
                                              frame_count, release_frames ? frame_count : 0);
-  EventRing& ring = *current_ring();
-  publish(ring, take_ticket(ring), length);
+  publish(*space.ring, take_ticket(*space.ring), length);
 }
 
 std::uint64_t session_ticket() {

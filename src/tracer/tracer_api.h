@@ -87,8 +87,7 @@ RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket);
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened);
 // rtrace_prepare, rtrace_ticket and rtrace_hold at once (one call into the tracer instead of three
 // on every release's path): the handle to settle, 0 when nothing was recorded.
-RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call,
-                                                const void* return_address);
+RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call, const void* return_address);
 
 // All three steps at once: for allocations, after the real function returned.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);

@@ -53,9 +53,9 @@ static_assert(offsetof(TransientFields, release_frame_count) + 4 == kTransientFi
 // release carries `release_frame_count` of them (0, or all under free-backtraces). `call.name`
 // must stay valid until the trace is written (the module's string literal). Returns the record's
 // length. Inline: on every transfer's path.
-inline std::size_t write_transient(char* record, const RtraceCall& call,
-                                   std::uint32_t context_mask, std::uint32_t timestamp_ms,
-                                   std::uint32_t frame_count, std::uint32_t release_frame_count) {
+inline std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
+                                   std::uint32_t timestamp_ms, std::uint32_t frame_count,
+                                   std::uint32_t release_frame_count) {
   const auto* frames_end = reinterpret_cast<const char*>(transient_frames(record) + frame_count);
   const auto length = static_cast<std::size_t>(frames_end - record);
   const TransientFields fields{kTransientRecord,
