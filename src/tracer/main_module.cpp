@@ -254,9 +254,7 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 // Unwinds here, not in the session: one frame less for the walk to go through.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
-  const auto& options = rtrace::tracer::session_options();
-  const std::uint32_t depth =
-      options.depth > 0 && options.wants_backtrace_for_size(call->size) ? options.depth : 0;
+  std::uint32_t depth = 0;
   const rtrace::tracer::TransientSpace space =
       rtrace::tracer::session_reserve_transient(*call, depth);
   if (space.record == nullptr) {
@@ -266,7 +264,7 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
       depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(space.record),
                                                     depth, return_address)
                 : 0;
-  rtrace::tracer::session_publish_transient(space, *call, count, options.free_backtraces);
+  rtrace::tracer::session_publish_transient(space, *call, count);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

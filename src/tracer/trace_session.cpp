@@ -81,15 +81,21 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 // expands into the allocation and its release. The caller unwinds the backtrace straight into the
 // reserved record (no copy of the frames; and no frame of this file's for the walk to go
 // through); the ticket is taken after it, as an allocation's.
-TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t depth) {
+TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth) {
+  const TracerOptions& options = g_session.options;
+  depth =
+      options.depth > 0 && (options.size_count == 0 || options.wants_backtrace_for_size(call.size))
+          ? options.depth
+          : 0;
   EventRing* ring = ring_for(call);
   return {ring, ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth))};
 }
 
 void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
-                               std::uint32_t frame_count, bool release_frames) {
+                               std::uint32_t frame_count) {
+  const std::uint32_t release_frames = g_session.options.free_backtraces ? frame_count : 0;
   const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
-                                             frame_count, release_frames ? frame_count : 0);
+                                             frame_count, release_frames);
   publish(*space.ring, take_ticket(*space.ring), length);
 }
 

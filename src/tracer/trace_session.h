@@ -61,17 +61,19 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
-// A transient call (rtrace_record_transient): room for its record with up to `depth` frames
-// (record null: not recorded), which the caller unwinds into at transient_frames(record); then the
-// record is completed and published (the release carrying the frames too when `release_frames`).
+// A transient call (rtrace_record_transient): room for its record with the frames the options
+// want for it (set in `depth`, 0: none; record null: not recorded; two words: returned in
+// registers), which the caller unwinds into at
+// transient_frames(record); then the record is completed and published (the release carrying the
+// frames too under free-backtraces).
 class EventRing;
 struct TransientSpace {
   EventRing* ring;  // this thread's (no second look-up when publishing)
   char* record;
 };
-TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t depth);
+TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth);
 void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
-                               std::uint32_t frame_count, bool release_frames);
+                               std::uint32_t frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);
