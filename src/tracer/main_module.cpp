@@ -16,6 +16,7 @@
 #include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
 #include "tracer/tracer_api.h"
+#include "tracer/transient_record.h"
 #include "tracer/unwinder.h"
 
 using rtrace::tracer::FinishReason;
@@ -229,6 +230,15 @@ RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket) {
   return rtrace::tracer::session_hold(ticket);
 }
 
+RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call,
+                                                const void* return_address) {
+  rtrace::tracer::GuardScope guard;
+  if (!prepare(call, return_address)) {
+    return 0;
+  }
+  return rtrace::tracer::session_hold(rtrace::tracer::session_ticket());
+}
+
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
   rtrace::tracer::GuardScope guard;
   rtrace::tracer::session_settle(handle, happened != 0);
@@ -241,17 +251,20 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
   }
 }
 
+// Unwinds here, not in the session: one frame less for the walk to go through.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
-  const auto& options = rtrace::tracer::session_options();
-  const bool backtrace = options.depth > 0 && options.wants_backtrace_for_size(call->size);
-  std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
-  const std::uint32_t count =
-      backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
-  if (rtrace::tracer::session_prepare_transient(*call, frames, count,
-                                                options.free_backtraces ? count : 0)) {
-    rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
+  std::uint32_t depth = 0;
+  const rtrace::tracer::TransientSpace space =
+      rtrace::tracer::session_reserve_transient(*call, depth);
+  if (space.record == nullptr) {
+    return;
   }
+  const std::uint32_t count =
+      depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(space.record),
+                                                    depth, return_address)
+                : 0;
+  rtrace::tracer::session_publish_transient(space, *call, count);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

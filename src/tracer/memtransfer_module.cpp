@@ -139,8 +139,9 @@ inline bool transfer_tracing_now() {
 }
 
 // One transfer of `size` bytes into `destination`: its allocation and at once its release (see
-// the top of this file), written as one record (one backtrace, one ticket: the cost of one
-// malloc); rtrace_record_transient works under the tracer guard (the unwinder copies memory too).
+// the top of this file), written as one record (one backtrace, one ticket; in the ring a single
+// record that the drain expands, transient_record.h: the names are string literals, as it needs);
+// rtrace_record_transient works under the tracer guard (the unwinder copies memory too).
 // Inlined into the wrappers: a frame of its own would be one more frame of ours for the unwinder
 // to walk through on every traced call (about 40 instructions each, bench/RESULTS.md).
 __attribute__((always_inline)) inline void record_transfer(const char* name, std::size_t size,

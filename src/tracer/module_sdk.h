@@ -185,9 +185,7 @@ class ReleaseRecorder {
                   const void* return_address, const RtraceArg* args = nullptr,
                   std::uint32_t arg_count = 0) {
     const RtraceCall call{resource, sprtrace::kCallFree, name, 0, id, args, arg_count};
-    if (rtrace_prepare(&call, return_address) != 0) {
-      held_ = rtrace_hold(rtrace_ticket());
-    }
+    held_ = rtrace_prepare_held(&call, return_address);
   }
   ReleaseRecorder(const ReleaseRecorder&) = delete;
   ReleaseRecorder& operator=(const ReleaseRecorder&) = delete;

@@ -12,6 +12,7 @@
 #include "tracer/event_ring.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
+#include "tracer/transient_record.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -32,6 +33,12 @@ Cursor g_cursors[kMaxRings];
 std::size_t g_cursor_count = 0;
 bool g_output_ok = true;
 
+// The packets of the transient records (transient_record.h) expanded during this merge: queued
+// as pieces like ring memory, so they stay here until the next flush. Large enough for the
+// largest expansion (two CALLs with the longest name, two backtraces of the deepest walk).
+char g_expanded[std::size_t{256} * 1024];
+std::size_t g_expanded_used = 0;
+
 // Threads waiting for room in their ring sleep on this word; each merge bumps it.
 std::atomic<int> g_merges{0};
 std::atomic<int> g_room_waiters{0};
@@ -47,6 +54,7 @@ void load_entry(Cursor& cursor) {
 // Writes the queued pieces, then gives their space back to the rings and wakes the waiters.
 void flush_pieces() {
   g_output_ok = output_flush() && g_output_ok;
+  g_expanded_used = 0;
   for (std::size_t i = 0; i < g_cursor_count; ++i) {
     const Cursor& cursor = g_cursors[i];
     cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
@@ -66,12 +74,31 @@ void add_piece(const char* data, std::size_t size) {
   }
 }
 
+// A transient record goes out as the packets it stands for (flushing first when the buffer or
+// the queue of pieces is full; a record that cannot be expanded even then is dropped).
+void add_expanded(const char* record) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    char* out = g_expanded + g_expanded_used;
+    const std::size_t length = expand_transient(record, out, sizeof g_expanded - g_expanded_used);
+    if (length > 0 && output_add_piece(out, length)) {
+      g_expanded_used += length;
+      return;
+    }
+    flush_pieces();
+  }
+}
+
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
   while (cursor.seq < limit) {
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
     if (emit && entry.seq >= floor && entry.length > 0) {
-      add_piece(cursor.ring->payload(cursor.payload_position + entry.skip), entry.length);
+      const char* record = cursor.ring->payload(cursor.payload_position + entry.skip);
+      if (is_transient_record(record)) {
+        add_expanded(record);
+      } else {
+        add_piece(record, entry.length);
+      }
     }
     cursor.payload_position += entry.skip + entry.length;
     ++cursor.position;

@@ -13,7 +13,7 @@
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_registry.h"
-#include "tracer/transient_release.h"
+#include "tracer/transient_record.h"
 #include "tracer/unwinder.h"
 
 namespace rtrace::tracer {
@@ -77,26 +77,26 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   return true;
 }
 
-// A transient call (rtrace_record_transient): its allocation and the release of the same id,
-// encoded together so that they share one reservation, one backtrace and one ticket.
-bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
-                               std::uint32_t frame_count, std::uint32_t release_frame_count) {
+// A transient call (rtrace_record_transient): one record (transient_record.h) that the drain
+// expands into the allocation and its release. The caller unwinds the backtrace straight into the
+// reserved record (no copy of the frames; and no frame of this file's for the walk to go
+// through); the ticket is taken after it, as an allocation's.
+TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth) {
+  const TracerOptions& options = g_session.options;
+  depth =
+      options.depth > 0 && (options.size_count == 0 || options.wants_backtrace_for_size(call.size))
+          ? options.depth
+          : 0;
   EventRing* ring = ring_for(call);
-  if (ring == nullptr) {
-    return false;
-  }
-  RtraceCall allocation = call;
-  allocation.kind = sprtrace::kCallAlloc;
-  const CallPackets packets(allocation, frame_count);
-  const std::size_t bound = 2 * packets.size();
-  char* space = reserve(*ring, bound);
-  if (space == nullptr) {
-    return false;
-  }
-  packets.write(space, t_context_mask, timestamp_ms(), frames);
-  t_prepared_length = append_release(space, packets.size(), bound, frames, release_frame_count);
-  t_prepared = true;
-  return true;
+  return {ring, ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth))};
+}
+
+void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
+                               std::uint32_t frame_count) {
+  const std::uint32_t release_frames = g_session.options.free_backtraces ? frame_count : 0;
+  const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
+                                             frame_count, release_frames);
+  publish(*space.ring, take_ticket(*space.ring), length);
 }
 
 std::uint64_t session_ticket() {

@@ -7,7 +7,8 @@
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
-//    transient_release.h, session_packets.h;
+//    transient_release.h, transient_record.h,
+//    session_packets.h;
 //    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
 //  session_state.h holds what these share.
 //
@@ -60,9 +61,19 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
-// The same for a transient call: its allocation then its release (rtrace_record_transient).
-bool session_prepare_transient(const RtraceCall& call, const std::uintptr_t* frames,
-                               std::uint32_t frame_count, std::uint32_t release_frame_count);
+// A transient call (rtrace_record_transient): room for its record with the frames the options
+// want for it (set in `depth`, 0: none; record null: not recorded; two words: returned in
+// registers), which the caller unwinds into at
+// transient_frames(record); then the record is completed and published (the release carrying the
+// frames too under free-backtraces).
+class EventRing;
+struct TransientSpace {
+  EventRing* ring;  // this thread's (no second look-up when publishing)
+  char* record;
+};
+TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth);
+void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
+                               std::uint32_t frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

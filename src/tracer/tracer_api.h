@@ -85,6 +85,9 @@ RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket);
 // 0) drops the record (the call failed). Holds nest; settle them innermost first.
 RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket);
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened);
+// rtrace_prepare, rtrace_ticket and rtrace_hold at once (one call into the tracer instead of three
+// on every release's path): the handle to settle, 0 when nothing was recorded.
+RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call, const void* return_address);
 
 // All three steps at once: for allocations, after the real function returned.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);
@@ -93,7 +96,8 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 // allocation (kind, size, id, name of `call`; its backtrace) immediately followed by the release
 // of the same id (with the same backtrace under free-backtraces=1), at the cost of one record:
 // one backtrace, one ticket. Leak reports then never count it, while its sizes still add up per
-// call site. `call->kind` is ignored.
+// call site. `call->kind` is ignored, `call->args` not written; `call->name` is kept by its
+// address until the trace is written, so it must stay valid (a string literal).
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
 
 // A call whose record must wait (the qobject module learns an object's class only after its

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -22,6 +23,7 @@
 #include "tracer/packet_encoder.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
+#include "tracer/transient_record.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -62,13 +64,13 @@ void merge_once() {
   }
 }
 
-TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
-  const test::ScratchDir scratch;
+// Opens a managed trace in `directory` with its handshake and PINF; returns its path.
+std::string open_trace(const std::string& directory) {
   TracerOptions options;
-  const std::string directory = scratch.path().string();
-  ASSERT_LT(directory.size(), sizeof options.managed_dir);
-  std::memcpy(options.managed_dir, directory.c_str(), directory.size() + 1);
-  ASSERT_TRUE(output_open(options, nullptr, ::getpid()));
+  EXPECT_LT(directory.size(), sizeof options.managed_dir);
+  std::memcpy(options.managed_dir, directory.c_str(),
+              std::min(directory.size() + 1, sizeof options.managed_dir - 1));
+  EXPECT_TRUE(output_open(options, nullptr, ::getpid()));
   char header[256];
   PacketEncoder encoder(header, sizeof header);
   encoder.handshake();
@@ -81,6 +83,12 @@ TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
   encoder.end_packet();
   output_append(header, encoder.size());
   rings_init(nullptr);
+  return directory + "/" + std::to_string(::getpid()) + "-0.rtrace";
+}
+
+TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
+  const test::ScratchDir scratch;
+  const std::string path = open_trace(scratch.path().string());
 
   // 4 threads of 60,000 calls (about 4 MB each): every ring fills up more than once, so the
   // merge runs while they record.
@@ -104,12 +112,69 @@ TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
   merge_once();
   output_close();
 
-  const std::string path = directory + "/" + std::to_string(::getpid()) + "-0.rtrace";
   const test::TraceDecoder trace = test::decode_file(path);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), std::size_t{kThreads} * kCalls);
   for (std::size_t i = 1; i < trace.calls.size(); ++i) {
     ASSERT_LT(trace.calls[i - 1].id, trace.calls[i].id) << "call " << i;
+  }
+}
+
+// Transient records (transient_record.h) among ordinary ones go out expanded, in place: each as
+// its allocation and its release. Their names are long (2 x 5000 bytes per expansion), so the
+// merge's expansion buffer fills up and is flushed many times within one merge.
+TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
+  const test::ScratchDir scratch;
+  const std::string path = open_trace(scratch.path().string());
+  EventRing* ring = my_ring();
+  ASSERT_NE(ring, nullptr);
+  const std::string long_name(5000, 'm');
+  const std::uintptr_t frames[] = {0x401000, 0x402000};
+  constexpr int kRecords = 400;
+  for (int i = 0; i < kRecords; ++i) {
+    const bool transient = i % 2 == 0;
+    const RtraceCall call =
+        allocation_call(transient ? long_name.c_str() : "malloc", 16 + i, 0x1000 + i);
+    const CallPackets packets(call, 2);
+    const std::size_t bound = transient ? transient_record_bound(2) : packets.size();
+    char* space = nullptr;
+    while ((space = ring->try_reserve(bound)) == nullptr) {
+      merge_once();
+    }
+    std::size_t length = packets.size();
+    if (transient) {
+      std::memcpy(transient_frames(space), frames, sizeof frames);
+      length = write_transient(space, call, 0, 0, 2, i % 4 == 0 ? 2 : 0);
+    } else {
+      packets.write(space, 0, 0, frames);
+    }
+    ring->publish(take_ticket(*ring), length);
+    release_ticket(*ring);
+  }
+  merge_once();
+  output_close();
+
+  const test::TraceDecoder trace = test::decode_file(path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), std::size_t{kRecords} / 2 * 3);
+  std::size_t next = 0;
+  for (int i = 0; i < kRecords; ++i) {
+    const test::DecodedCall& call = trace.calls[next++];
+    EXPECT_EQ(call.kind, 2U) << i;
+    EXPECT_EQ(call.size, 16U + static_cast<unsigned>(i)) << i;
+    EXPECT_EQ(call.id, 0x1000U + static_cast<unsigned>(i)) << i;
+    EXPECT_EQ(call.frames, (std::vector<std::uint64_t>{0x401000, 0x402000})) << i;
+    if (i % 2 != 0) {
+      EXPECT_EQ(call.name, "malloc") << i;
+      continue;
+    }
+    EXPECT_EQ(call.name, long_name) << i;
+    const test::DecodedCall& release = trace.calls[next++];
+    EXPECT_EQ(release.kind, 1U) << i;
+    EXPECT_EQ(release.size, 0U) << i;
+    EXPECT_EQ(release.id, call.id) << i;
+    EXPECT_EQ(release.name, long_name) << i;
+    EXPECT_EQ(release.frames.size(), i % 4 == 0 ? 2U : 0U) << i;
   }
 }
 

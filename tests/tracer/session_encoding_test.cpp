@@ -1,5 +1,5 @@
-// The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h
-// and session_packets.h),
+// The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h,
+// transient_record.h and session_packets.h),
 // checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
 // re-encodes them and requires the same bytes).
 #include <gtest/gtest.h>
@@ -18,6 +18,7 @@
 #include "tracer/call_packets.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/session_packets.h"
+#include "tracer/transient_record.h"
 #include "tracer/transient_release.h"
 
 namespace rtrace::tracer {
@@ -155,6 +156,69 @@ TEST(TracerCallEncoding, TheReleaseOfATransientCallCopiesTheAllocation) {
   EXPECT_EQ(release.name, "memcpy");
   EXPECT_EQ(release.timestamp, 99U);
   EXPECT_EQ(release.frames, (std::vector<std::uint64_t>{0x401000}));
+}
+
+// A transient call's record in the ring (transient_record.h), written at an address that is 8-byte
+// aligned and at one that is not (ring records are 4-byte aligned), expands into exactly the
+// bytes of its four packets as CallPackets and append_release write them, and into nothing when
+// a byte of room is missing.
+TEST(TracerTransientRecord, ExpandsIntoTheBytesOfTheAllocationAndItsRelease) {
+  alignas(8) static char ring[4096];
+  static char expected[4096];
+  static char expanded[4096];
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000};
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
+    for (const std::uint32_t release_frames : {0U, 3U}) {
+      RtraceCall call = allocation_call("__memmove_chk", std::uint64_t{7} << 32, 0xabc0);
+      call.resource_type = 2;
+      char* record = ring + offset;
+      std::uintptr_t* in_ring = transient_frames(record);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
+      std::memcpy(in_ring, frames, sizeof frames);
+      const std::size_t length = write_transient(record, call, 0x5, 4321, 3, release_frames);
+      EXPECT_LE(length, transient_record_bound(3));
+      EXPECT_EQ(length, static_cast<std::size_t>(reinterpret_cast<char*>(in_ring + 3) - record));
+      EXPECT_TRUE(is_transient_record(record));
+
+      const CallPackets packets(call, 3);
+      packets.write(expected, 0x5, 4321, frames);
+      const std::size_t expected_length =
+          append_release(expected, packets.size(), sizeof expected, frames, release_frames);
+      ASSERT_GT(expected_length, packets.size());
+      EXPECT_EQ(expand_transient(record, expanded, expected_length - 1), 0U);
+      ASSERT_EQ(expand_transient(record, expanded, expected_length), expected_length);
+      EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
+          << "offset " << offset << ", release frames " << release_frames;
+      EXPECT_FALSE(is_transient_record(expected));  // a CALL packet
+    }
+  }
+}
+
+// The expansion reads back through the post-processor's reader as the allocation and its release.
+TEST(TracerTransientRecord, TheExpansionReadsBackAsAnAllocationAndItsRelease) {
+  alignas(8) static char ring[1024];
+  const RtraceCall call = allocation_call("memset", 1039, 0xdef0);
+  std::uintptr_t* frames = transient_frames(ring + 4);
+  frames[0] = 0x401000;
+  frames[1] = 0x402000;
+  const std::size_t length = write_transient(ring + 4, call, 0, 99, 2, 2);
+  EXPECT_GT(length, 0U);
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        return expand_transient(ring + 4, body, 4096);
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 2U);
+  EXPECT_EQ(trace.calls[0].kind, 2U);
+  EXPECT_EQ(trace.calls[0].name, "memset");
+  EXPECT_EQ(trace.calls[0].size, 1039U);
+  EXPECT_EQ(trace.calls[0].id, 0xdef0U);
+  EXPECT_EQ(trace.calls[0].timestamp, 99U);
+  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+  EXPECT_EQ(trace.calls[1].kind, 1U);
+  EXPECT_EQ(trace.calls[1].size, 0U);
+  EXPECT_EQ(trace.calls[1].id, 0xdef0U);
+  EXPECT_EQ(trace.calls[1].frames, trace.calls[0].frames);
 }
 
 // Without free backtraces (the default) the release's BTRC is empty.

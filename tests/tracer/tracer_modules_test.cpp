@@ -276,6 +276,43 @@ TEST(MemtransferModule, WithFreeBacktracesTheReleaseCarriesTheTransfersBacktrace
   }
 }
 
+// The thread writes one record per transfer, which the drain expands (transient_record.h): the same
+// records whichever writer gets them (the compact format) and however often the drain runs
+// (buffered=0: after every record), with and without free backtraces.
+TEST(MemtransferModule, TheSameRecordsInTheCompactFormatAndWrittenOneByOne) {
+  for (const std::string options :
+       {"compact=1", "buffered=0", "compact=1,free-backtraces=1", "buffered=0,free-backtraces=1"}) {
+    const TracedRun run({"memtransfer"}, program("memtransfer_calls"), options);
+    ASSERT_EQ(run.result().status, 0) << options << ": " << run.result().err;
+    const TraceDecoder trace = run.decode();
+    const std::vector<std::string> expected = announced_transfers(run.result().out);
+    ASSERT_EQ(expected.size(), 46U) << options;
+    EXPECT_EQ(describe_type(trace, 1), expected) << options;
+    const bool release_frames = options.find("free-backtraces") != std::string::npos;
+    for (std::size_t i = 0; i + 1 < trace.calls.size(); i += 2) {
+      const DecodedCall& call = trace.calls[i];
+      EXPECT_TRUE(frame0_in(trace, call, program("memtransfer_calls"))) << options;
+      EXPECT_EQ(trace.calls[i + 1].frames,
+                release_frames ? call.frames : std::vector<std::uint64_t>{})
+          << options << ": " << describe(call);
+    }
+  }
+}
+
+TEST(MemtransferModule, EachTransferKeepsItsReleaseNextToItInTheCompactFormat) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_threads"), "compact=1");
+  ASSERT_EQ(run.result().status, 0) << run.result().err;
+  const TraceDecoder trace = run.decode();
+  ASSERT_EQ(trace.calls.size(), 80000U);
+  for (std::size_t i = 0; i + 1 < trace.calls.size(); i += 2) {
+    ASSERT_EQ(trace.calls[i].kind, 2U) << i;
+    ASSERT_EQ(describe(trace.calls[i + 1]),
+              trace.calls[i].name + "(" + hex(trace.calls[i].id) + ")")
+        << i;
+  }
+  EXPECT_TRUE(trace.leaks.live().empty());
+}
+
 TEST(MemtransferModule, RecordsTheFortifiedFormsTheCompilerEmits) {
   const TracedRun run({"memtransfer"}, program("memtransfer_fortified"));
   ASSERT_EQ(run.result().status, 0) << run.result().err;

@@ -1,0 +1,86 @@
+// A transient call's record in its thread's ring (rtrace_record_transient, a memory transfer):
+// one internal record instead of the four packets the trace holds for it (CALL + BTRC of the
+// allocation, CALL + BTRC of its release). The traced thread writes a few fixed fields, the
+// name's address and the frames (unwound straight into the ring); the drain expands the record
+// into the four packets before anything is written (expand_transient, called by record_merge), so
+// neither the binary protocol, the text nor the compact writer ever sees it. Never allocates.
+//
+// Layout (native byte order, as every record in the ring): [type:4][payload length:4]
+// [resource:4][context:4][timestamp:4][frame count:4][id:8][size:8][name address:8]
+// [release frame count:4] then the frames at the next 8-byte boundary of memory (the ring's
+// records are 4-byte aligned; walks store whole words).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/sprtrace_binary/protocol.h"
+#include "tracer/tracer_api.h"
+
+namespace rtrace::tracer {
+
+// Not a packet type of the protocol (its packets are upper-case): never leaves the tracer.
+inline constexpr std::uint32_t kTransientRecord = sprtrace::packet_type("rtTR");
+
+// Room a transient record with up to `depth` frames needs in the ring.
+constexpr std::size_t transient_record_bound(std::uint32_t depth) {
+  return 52 + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+}
+
+// Where the frames of the record at `record` go (aligned for whole-word stores).
+inline std::uintptr_t* transient_frames(char* record) {
+  const auto address = reinterpret_cast<std::uintptr_t>(record) + 52;
+  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
+}
+
+// The fixed fields, in order.
+struct TransientFields {
+  std::uint32_t type;
+  std::uint32_t payload;
+  std::uint32_t resource;
+  std::uint32_t context;
+  std::uint32_t timestamp;
+  std::uint32_t frame_count;
+  std::uint64_t id;
+  std::uint64_t size;
+  std::uint64_t name;
+  std::uint32_t release_frame_count;
+};
+inline constexpr std::size_t kTransientFixed = 52;
+static_assert(offsetof(TransientFields, release_frame_count) + 4 == kTransientFixed);
+
+// Writes the fixed fields of a record whose `frame_count` frames are in place already; the
+// release carries `release_frame_count` of them (0, or all under free-backtraces). `call.name`
+// must stay valid until the trace is written (the module's string literal). Returns the record's
+// length. Inline: on every transfer's path.
+inline std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
+                                   std::uint32_t timestamp_ms, std::uint32_t frame_count,
+                                   std::uint32_t release_frame_count) {
+  const auto* frames_end = reinterpret_cast<const char*>(transient_frames(record) + frame_count);
+  const auto length = static_cast<std::size_t>(frames_end - record);
+  const TransientFields fields{kTransientRecord,
+                               static_cast<std::uint32_t>(length - 8),
+                               call.resource_type,
+                               context_mask,
+                               timestamp_ms,
+                               frame_count,
+                               call.id,
+                               call.size,
+                               reinterpret_cast<std::uintptr_t>(call.name),
+                               release_frame_count};
+  __builtin_memcpy(record, &fields, kTransientFixed);
+  return length;
+}
+
+inline bool is_transient_record(const char* record) {
+  std::uint32_t type = 0;
+  __builtin_memcpy(&type, record, sizeof type);
+  return type == kTransientRecord;
+}
+
+// Drain side: writes the four packets of the record at `record` (as CallPackets and
+// append_release write them: the same bytes as before the record existed) into `out`; returns
+// their length, 0 when they need more than `room` bytes.
+std::size_t expand_transient(const char* record, char* out, std::size_t room);
+
+}  // namespace rtrace::tracer
