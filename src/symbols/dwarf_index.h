@@ -4,7 +4,8 @@
 // libdw answers "which scopes contain this address" by walking a compile unit's DIE tree from
 // the top on every query. A trace asks that for thousands of addresses, so the index is built
 // once and searched by address, in two levels, each on first use: a compile unit's functions
-// (without entering their bodies), then one function's inlined calls.
+// (without entering their bodies), then the inlined calls inside one function, one scope at a
+// time (FunctionBody).
 #pragma once
 
 #include <elfutils/libdw.h>
