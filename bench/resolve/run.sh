@@ -6,7 +6,8 @@
 #
 #   bench/resolve/run.sh [BUILD_DIR] [ADDRESSES] [RUNS]
 #
-# The C++ program is a copy of BUILD_DIR/bin/rtrace (taken once, so its addresses stay valid).
+# The C++ program is a copy of BUILD_DIR/bin/rtrace (taken once, so its addresses stay valid), or
+# of CXX_PROGRAM when set (to compare two builds on the same input).
 # Needs python3, binutils (objdump, addr2line), elfutils (eu-addr2line) and llvm-symbolizer
 # (Debian package llvm); libc's debug information comes from libc6-dbg when installed.
 set -euo pipefail
@@ -20,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 llvm=$(command -v llvm-symbolizer || ls /usr/bin/llvm-symbolizer-* 2>/dev/null | head -1 || true)
 [[ -n "$llvm" ]] || { echo "llvm-symbolizer not found (apt-get install llvm)" >&2; exit 1; }
 libdir=/usr/lib/x86_64-linux-gnu
-cp "$build/bin/rtrace" "$work/cxx-program"
+cp "${CXX_PROGRAM:-$build/bin/rtrace}" "$work/cxx-program"
 files=("$libdir/libc.so.6" "$(readlink -f "$libdir/libstdc++.so.6")" "$work/cxx-program")
 echo "inputs: $("$here/make_inputs.py" "$work" "$count" "${files[@]}")"
 echo "C++ program: $(stat -c %s "$work/cxx-program") bytes, .text $(objdump -h "$work/cxx-program" \

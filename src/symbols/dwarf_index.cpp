@@ -8,36 +8,20 @@
 #include <utility>
 
 #include "symbols/demangle.h"
+#include "symbols/die_ranges.h"
+#include "symbols/function_body.h"
 
 namespace rtrace::symbols {
 namespace {
-
-// Calls `visit(low, high)` for every non-empty address range of `die`.
-template <typename Visit>
-void for_each_range(Dwarf_Die* die, Visit&& visit) {
-  Dwarf_Addr base = 0;
-  Dwarf_Addr start = 0;
-  Dwarf_Addr end = 0;
-  ptrdiff_t offset = 0;
-  while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
-    if (start < end) {
-      visit(start, end);
-    }
-  }
-}
 
 const char* string_attribute(Dwarf_Die* die, unsigned int name) {
   Dwarf_Attribute attribute;
   return dwarf_formstring(dwarf_attr_integrate(die, name, &attribute));
 }
 
-bool has_code(Dwarf_Die* die) {
-  return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
-}
-
 }  // namespace
 
-// Functions and inlined calls below one DIE, with their address ranges, searchable by address.
+// The functions below one DIE, with their address ranges, searchable by address.
 // Optimised code interleaves the ranges of different inlined calls, so the index is a list of
 // disjoint address segments, each with the deepest scope that covers it.
 class DwarfIndex::ScopeTree {
@@ -46,7 +30,6 @@ class DwarfIndex::ScopeTree {
     Functions,     // a compile unit's functions (through namespaces), not what is inside them
     AllFunctions,  // every function with code anywhere below, e.g. a lambda's operator()
                    // whose code GCC describes inside the class inside the enclosing function
-    Body,          // one function's inlined calls (and functions nested in it)
   };
 
   ScopeTree(Dwarf_Die root, Walk walk) : walk_(walk) {
@@ -73,21 +56,16 @@ class DwarfIndex::ScopeTree {
     return after == segments_.begin() ? -1 : std::prev(after)->node;
   }
 
-  int parent(int node) const { return nodes_[node].parent; }
-  bool inlined(int node) const { return nodes_[node].inlined; }
   Dwarf_Off offset(int node) const { return nodes_[node].offset; }
-  // What was read from DWARF about a node, kept: addresses share functions.
+  // The function's name, once read: addresses share functions.
   const std::string*& name(int node) { return nodes_[node].name; }
-  const SourceFrame*& call_site(int node) { return nodes_[node].call_site; }
 
  private:
   struct Node {
     Dwarf_Off offset = 0;
     int parent = -1;
     int depth = 0;
-    bool inlined = false;
     const std::string* name = nullptr;
-    const SourceFrame* call_site = nullptr;  // inlined calls: the caller's line (no function)
   };
   struct Range {
     std::uint64_t low = 0;
@@ -141,21 +119,13 @@ class DwarfIndex::ScopeTree {
     switch (dwarf_tag(&die)) {
       case DW_TAG_subprogram: {
         const int node = has_code(&die) ? add_node(die, scope) : -1;
-        if (node >= 0 && walk_ != Walk::Functions) {
+        if (node >= 0 && walk_ == Walk::AllFunctions) {
           pending.push_back({die, node, scope.depth + 1});
         } else if (node < 0 && walk_ == Walk::AllFunctions) {
           pending.push_back({die, scope.node, scope.depth});
         }
         break;
       }
-      case DW_TAG_inlined_subroutine:
-        if (walk_ == Walk::Body && has_code(&die)) {
-          const int node = add_node(die, scope);
-          if (node >= 0) {
-            pending.push_back({die, node, scope.depth + 1});
-          }
-        }
-        break;
       case DW_TAG_lexical_block:
       case DW_TAG_try_block:
       case DW_TAG_catch_block:
@@ -164,9 +134,7 @@ class DwarfIndex::ScopeTree {
         }
         break;
       case DW_TAG_namespace:
-        if (walk_ != Walk::Body) {
-          pending.push_back({die, scope.node, scope.depth});
-        }
+        pending.push_back({die, scope.node, scope.depth});
         break;
       case DW_TAG_structure_type:
       case DW_TAG_class_type:
@@ -189,8 +157,7 @@ class DwarfIndex::ScopeTree {
     if (ranges_.size() == first) {
       return -1;
     }
-    nodes_.push_back({dwarf_dieoffset(&die), scope.node, scope.depth,
-                      dwarf_tag(&die) == DW_TAG_inlined_subroutine});
+    nodes_.push_back({dwarf_dieoffset(&die), scope.node, scope.depth});
     return node;
   }
 
@@ -226,7 +193,7 @@ class DwarfIndex::UnitScopes {
         return;
       }
     }
-    ScopeTree& body = body_of(functions->offset(function));
+    FunctionBody& body = body_of(functions->offset(function));
     int node = body.innermost(address);
     frames[0].function = node >= 0 ? name_of(body, node) : name_of(*functions, function);
     // Each inlined call adds its caller (an enclosing inlined call, or the function itself).
@@ -240,19 +207,16 @@ class DwarfIndex::UnitScopes {
   }
 
  private:
-  ScopeTree& body_of(Dwarf_Off function) {
-    std::unique_ptr<ScopeTree>& body = bodies_[function];
+  FunctionBody& body_of(Dwarf_Off function) {
+    std::unique_ptr<FunctionBody>& body = bodies_[function];
     if (!body) {
-      Dwarf_Die die;
-      if (dwarf_offdie(index_.dwarf_, function, &die) == nullptr) {
-        die = unit_die_;  // cannot happen for an offset libdw gave; an empty tree either way
-      }
-      body = std::make_unique<ScopeTree>(die, ScopeTree::Walk::Body);
+      body = std::make_unique<FunctionBody>(index_.dwarf_, function);
     }
     return *body;
   }
 
-  const std::string* name_of(ScopeTree& tree, int node) {
+  template <typename Tree>
+  const std::string* name_of(Tree& tree, int node) {
     const std::string*& name = tree.name(node);
     if (name == nullptr) {
       static const std::string none;
@@ -264,7 +228,7 @@ class DwarfIndex::UnitScopes {
     return name;
   }
 
-  SourceFrame call_site(ScopeTree& tree, int node) {
+  SourceFrame call_site(FunctionBody& tree, int node) {
     const SourceFrame*& site = tree.call_site(node);
     if (site == nullptr) {
       SourceFrame frame;
@@ -303,7 +267,7 @@ class DwarfIndex::UnitScopes {
   Dwarf_Die unit_die_;
   ScopeTree functions_;
   std::unique_ptr<ScopeTree> all_functions_;  // built when functions_ has no answer
-  std::unordered_map<Dwarf_Off, std::unique_ptr<ScopeTree>> bodies_;  // by function DIE
+  std::unordered_map<Dwarf_Off, std::unique_ptr<FunctionBody>> bodies_;  // by function DIE
   std::deque<SourceFrame> call_sites_;  // stable addresses for the trees' caches
   Dwarf_Files* files_ = nullptr;
   std::size_t file_count_ = 0;
@@ -345,6 +309,22 @@ DwarfIndex::Unit* DwarfIndex::unit_at(std::uint64_t dwarf_address) {
 }
 
 const std::string& DwarfIndex::function_name(Dwarf_Die* die) {
+  // Inlined calls and out-of-line copies name their function through DW_AT_abstract_origin;
+  // many of them share one origin, whose name is then looked for (through its declaration)
+  // once.
+  Dwarf_Attribute attribute;
+  Dwarf_Die origin;
+  if (dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &attribute), &origin) != nullptr) {
+    auto [entry, added] = by_origin_.try_emplace(origin.addr, nullptr);
+    if (added) {
+      entry->second = &own_function_name(&origin);
+    }
+    return *entry->second;
+  }
+  return own_function_name(die);
+}
+
+const std::string& DwarfIndex::own_function_name(Dwarf_Die* die) {
   const char* name = string_attribute(die, DW_AT_linkage_name);
   if (name == nullptr) {
     name = string_attribute(die, DW_AT_MIPS_linkage_name);

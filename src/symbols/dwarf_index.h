@@ -4,7 +4,8 @@
 // libdw answers "which scopes contain this address" by walking a compile unit's DIE tree from
 // the top on every query. A trace asks that for thousands of addresses, so the index is built
 // once and searched by address, in two levels, each on first use: a compile unit's functions
-// (without entering their bodies), then one function's inlined calls.
+// (without entering their bodies), then the inlined calls inside one function, one scope at a
+// time (FunctionBody).
 #pragma once
 
 #include <elfutils/libdw.h>
@@ -57,6 +58,7 @@ class DwarfIndex {
   Unit* unit_at(std::uint64_t dwarf_address);
   // Display name of a function DIE, demangled once per distinct name.
   const std::string& function_name(Dwarf_Die* die);
+  const std::string& own_function_name(Dwarf_Die* die);  // without the origin cache
 
   Dwarf* dwarf_;
   Dwarf_Addr bias_;
@@ -64,6 +66,8 @@ class DwarfIndex {
   std::vector<UnitRange> ranges_;  // sorted by low
   // Keyed by the name's address in the string section: equal names share one entry.
   std::unordered_map<const char*, std::string> names_;
+  // Where an abstract origin DIE sits in the (main or supplementary) debug data -> its name.
+  std::unordered_map<const void*, const std::string*> by_origin_;
 };
 
 }  // namespace rtrace::symbols

@@ -84,8 +84,40 @@ std::uint64_t ModuleSymbols::load_bias(std::uint64_t mapping_start) const {
 std::uint32_t ModuleSymbols::lookup(std::uint64_t address) {
   auto [entry, added] = by_address_.try_emplace(address, 0);
   if (added) {
+    entry->second = intern(answer(address));
+  }
+  return entry->second;
+}
+
+namespace {
+
+template <typename Value>
+void append_bytes(std::string& bytes, const Value& value) {
+  bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+}  // namespace
+
+// Many addresses share a line (and the inlined calls around it). Equal answers are compared by
+// their interned pointers, so the content key is a few bytes per frame.
+std::uint32_t ModuleSymbols::intern(const Answer& answer) {
+  content_.clear();
+  append_bytes(content_, answer.function);
+  append_bytes(content_, answer.file);
+  append_bytes(content_, answer.line);
+  for (std::uint32_t i = 0; i < answer.inlined_count; ++i) {
+    const InlinedAnswer& call = inlined_[answer.first_inlined + i];
+    append_bytes(content_, call.function);
+    append_bytes(content_, call.file);
+    append_bytes(content_, call.line);
+  }
+  auto [entry, added] = by_content_.try_emplace(content_, 0);
+  if (added) {
     entry->second = static_cast<std::uint32_t>(answers_.size());
-    answers_.push_back(answer(address));
+    answers_.push_back(answer);
+  } else if (answer.inlined_count > 0) {
+    // The inlined calls were appended (last) for this answer alone: drop them again.
+    inlined_.resize(answer.first_inlined);
   }
   return entry->second;
 }

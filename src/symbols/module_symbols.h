@@ -50,7 +50,8 @@ class ModuleSymbols {
   std::uint64_t load_bias(std::uint64_t mapping_start) const;
 
   // The answer for an address of this file (already biased and moved into the call
-  // instruction): a small number, the same for the same address, looked up once.
+  // instruction): a small number, the same for the same address, looked up once, and the same
+  // for addresses whose answers say the same (so callers describe each answer once).
   std::uint32_t lookup(std::uint64_t address);
   // Writes answer `index` into `info` (reusing its storage).
   void describe(std::uint32_t index, Symbol& symbol) const;
@@ -74,6 +75,8 @@ class ModuleSymbols {
   ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::string display_path,
                 const ResolveOptions& options);
   Answer answer(std::uint64_t address);
+  // The index of an answer equal to `answer` given before, or of `answer` added now.
+  std::uint32_t intern(const Answer& answer);
   bool source_answer(std::uint64_t address, Answer& answer);
   const std::string* function_from_symbols(std::uint64_t address);
   const std::string* function_from_own_symbols(std::uint64_t address);
@@ -93,6 +96,9 @@ class ModuleSymbols {
   std::vector<SourceFrame> frames_;  // scratch
 
   std::unordered_map<std::uint64_t, std::uint32_t> by_address_;
+  // An answer's content (its interned pointers and lines, as bytes) -> its index.
+  std::unordered_map<std::string, std::uint32_t> by_content_;
+  std::string content_;  // scratch
   std::vector<Answer> answers_;
   std::vector<InlinedAnswer> inlined_;
   std::unordered_map<const char*, std::string> files_;  // DWARF's name -> the name we show
