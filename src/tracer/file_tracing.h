@@ -111,8 +111,8 @@ inline void record_fd(const char* name, int fd, const void* return_address,
 // open, creat and their relatives.
 inline void record_fd_path(const char* name, int fd, const char* path, const char* value_name,
                            unsigned int value, const void* return_address) {
-  const RtraceCall call{g_fd_resource, sprtrace::kCallAlloc, name, 1, static_cast<std::uint64_t>(fd),
-                        nullptr, 0};
+  const RtraceCall call{
+      g_fd_resource, sprtrace::kCallAlloc, name, 1, static_cast<std::uint64_t>(fd), nullptr, 0};
   rtrace_record_path(&call, path, value_name, value, return_address);
 }
 

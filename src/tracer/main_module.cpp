@@ -286,8 +286,8 @@ RTRACE_EXPORT void rtrace_record_path(const RtraceCall* call, const char* path,
   }
   const std::uint32_t count =
       depth > 0 ? rtrace::tracer::capture_backtrace(
-                      rtrace::tracer::path_record_frames(space.record, argument.path_length),
-                      depth, return_address)
+                      rtrace::tracer::path_record_frames(space.record, argument.path_length), depth,
+                      return_address)
                 : 0;
   rtrace::tracer::session_publish_path(space, *call, argument, count);
 }

@@ -56,10 +56,10 @@ inline std::uintptr_t* path_record_frames(char* record, std::size_t path_length)
 
 // What a path record says besides the call's fixed fields.
 struct PathArgument {
-  const char* path;        // copied into the record
+  const char* path;         // copied into the record
   std::size_t path_length;  // at most kMaxPathText
-  const char* value_name;  // a string literal: kept by address
-  std::uint32_t value;     // written as "0x<hex>" by the drain
+  const char* value_name;   // a string literal: kept by address
+  std::uint32_t value;      // written as "0x<hex>" by the drain
 };
 
 // Writes the fixed fields and the path of a record whose `frame_count` frames are in place
@@ -70,18 +70,19 @@ inline std::size_t write_path_record(char* record, const RtraceCall& call,
   const auto* frames_end =
       reinterpret_cast<const char*>(path_record_frames(record, argument.path_length) + frame_count);
   const auto length = static_cast<std::size_t>(frames_end - record);
-  const PathFields fields{kPathRecord,
-                          static_cast<std::uint32_t>(length - 8),
-                          call.resource_type,
-                          context_mask,
-                          timestamp_ms,
-                          frame_count,
-                          call.id,
-                          reinterpret_cast<std::uintptr_t>(call.name),
-                          reinterpret_cast<std::uintptr_t>(argument.value_name),
-                          call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size),
-                          argument.value,
-                          static_cast<std::uint32_t>(argument.path_length)};
+  const PathFields fields{
+      kPathRecord,
+      static_cast<std::uint32_t>(length - 8),
+      call.resource_type,
+      context_mask,
+      timestamp_ms,
+      frame_count,
+      call.id,
+      reinterpret_cast<std::uintptr_t>(call.name),
+      reinterpret_cast<std::uintptr_t>(argument.value_name),
+      call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size),
+      argument.value,
+      static_cast<std::uint32_t>(argument.path_length)};
   __builtin_memcpy(record, &fields, kPathFixed);
   CallPackets::copy_text(record + kPathFixed, argument.path, argument.path_length);
   return length;

@@ -245,7 +245,8 @@ TEST(TracerPathRecord, ExpandsIntoTheBytesOfTheCallWithItsArguments) {
         std::uintptr_t* in_ring = path_record_frames(record, argument.path_length);
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
         std::memcpy(in_ring, frames, sizeof frames);
-        const std::size_t length = write_path_record(record, call, argument, 0x5, 4321, frame_count);
+        const std::size_t length =
+            write_path_record(record, call, argument, 0x5, 4321, frame_count);
         EXPECT_LE(length, path_record_bound(argument.path_length, frame_count));
         EXPECT_TRUE(is_path_record(record));
         EXPECT_FALSE(is_transient_record(record));
