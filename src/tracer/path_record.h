@@ -17,6 +17,7 @@
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/call_packets.h"
 #include "tracer/tracer_api.h"
+#include "tracer/transient_record.h"
 
 namespace rtrace::tracer {
 
@@ -89,9 +90,7 @@ inline std::size_t write_path_record(char* record, const RtraceCall& call,
 }
 
 inline bool is_path_record(const char* record) {
-  std::uint32_t type = 0;
-  __builtin_memcpy(&type, record, sizeof type);
-  return type == kPathRecord;
+  return ring_record_type(record) == kPathRecord;
 }
 
 // Drain side: writes the CALL, ARGS and BTRC packets of the record at `record` into `out` (the
