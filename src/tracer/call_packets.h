@@ -68,6 +68,32 @@ class CallPackets {
     end(packet, out);
   }
 
+  // Names and arguments are mostly short ("close", "path", "0x42", "/dev/null"): up to 16 bytes
+  // are copied inline with two overlapping loads and stores, which read only bytes of the text
+  // (never past its end: it may end a page); longer ones by the C library. Public:
+  // the path record (path_record.h) copies its path so.
+  static void copy_text(char* out, const char* text, std::size_t length) {
+    if (length >= 8 && length <= 16) {
+      copy_overlapping<std::uint64_t>(out, text, length);
+    } else if (length >= 4 && length < 8) {
+      copy_overlapping<std::uint32_t>(out, text, length);
+    } else if (length < 4) {
+      // Not a loop: the compiler would make it a call of memcpy, which another module
+      // interposes (libc_memory.h).
+      if (length > 0) {
+        out[0] = text[0];
+      }
+      if (length > 1) {
+        out[1] = text[1];
+      }
+      if (length > 2) {
+        out[2] = text[2];
+      }
+    } else {
+      libc_copy(out, text, length);
+    }
+  }
+
  private:
   // [type][size] and the fixed fields of each packet.
   static constexpr std::size_t kHeader = 8;
@@ -132,31 +158,6 @@ class CallPackets {
     std::memcpy(out, &stored, sizeof stored);
     copy_text(out + 2, text, length);
     out += 2 + padded;
-  }
-
-  // Names and arguments are mostly short ("close", "path", "0x42", "/dev/null"): up to 16 bytes
-  // are copied inline with two overlapping loads and stores, which read only bytes of the text
-  // (never past its end: it may end a page); longer ones by the C library.
-  static void copy_text(char* out, const char* text, std::size_t length) {
-    if (length >= 8 && length <= 16) {
-      copy_overlapping<std::uint64_t>(out, text, length);
-    } else if (length >= 4 && length < 8) {
-      copy_overlapping<std::uint32_t>(out, text, length);
-    } else if (length < 4) {
-      // Not a loop: the compiler would make it a call of memcpy, which another module
-      // interposes (libc_memory.h).
-      if (length > 0) {
-        out[0] = text[0];
-      }
-      if (length > 1) {
-        out[1] = text[1];
-      }
-      if (length > 2) {
-        out[2] = text[2];
-      }
-    } else {
-      libc_copy(out, text, length);
-    }
   }
 
   // `length` bytes (one to two words) as the first and the last word, which may overlap.

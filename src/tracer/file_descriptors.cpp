@@ -33,6 +33,7 @@ using rtrace::tracer::format_hex;
 using rtrace::tracer::format_int;
 using rtrace::tracer::g_file_real;
 using rtrace::tracer::record_fd;
+using rtrace::tracer::record_fd_path;
 using rtrace::tracer::remember_fd;
 
 namespace {
@@ -75,10 +76,7 @@ template <typename Open>
 int traced_open(const char* name, const char* path, int flags, const void* return_address,
                 Open&& open) {
   return traced_descriptor(FdKind::File, open, [&](int fd) {
-    char flags_text[16];
-    format_hex(flags_text, static_cast<unsigned int>(flags));
-    const RtraceArg args[] = {{"path", path}, {"flags", flags_text}};
-    record_fd(name, fd, return_address, args, 2);
+    record_fd_path(name, fd, path, "flags", static_cast<unsigned int>(flags), return_address);
   });
 }
 
@@ -86,10 +84,7 @@ template <typename Create>
 int traced_creat(const char* name, const char* path, mode_t mode, const void* return_address,
                  Create&& create) {
   return traced_descriptor(FdKind::File, create, [&](int fd) {
-    char mode_text[16];
-    format_hex(mode_text, mode);
-    const RtraceArg args[] = {{"path", path}, {"mode", mode_text}};
-    record_fd(name, fd, return_address, args, 2);
+    record_fd_path(name, fd, path, "mode", mode, return_address);
   });
 }
 

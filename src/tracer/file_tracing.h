@@ -107,6 +107,15 @@ inline void record_fd(const char* name, int fd, const void* return_address,
                     arg_count);
 }
 
+// The same with `$path` and `$<value_name>` (hex), which the drain formats (rtrace_record_path):
+// open, creat and their relatives.
+inline void record_fd_path(const char* name, int fd, const char* path, const char* value_name,
+                           unsigned int value, const void* return_address) {
+  const RtraceCall call{
+      g_fd_resource, sprtrace::kCallAlloc, name, 1, static_cast<std::uint64_t>(fd), nullptr, 0};
+  rtrace_record_path(&call, path, value_name, value, return_address);
+}
+
 inline void record_stream(const char* name, const FILE* stream, const void* return_address,
                           const RtraceArg* args = nullptr, std::uint32_t arg_count = 0) {
   record_allocation(g_fp_resource, name, 1, reinterpret_cast<std::uintptr_t>(stream),

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <initializer_list>
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
+#include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
 #include "tracer/stop_hooks.h"
 #include "tracer/trace_compressor.h"
@@ -265,6 +267,29 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
                                                     depth, return_address)
                 : 0;
   rtrace::tracer::session_publish_transient(space, *call, count);
+}
+
+// As rtrace_record_transient: unwinds here, straight into the reserved record.
+RTRACE_EXPORT void rtrace_record_path(const RtraceCall* call, const char* path,
+                                      const char* value_name, unsigned int value,
+                                      const void* return_address) {
+  rtrace::tracer::GuardScope guard;
+  const std::size_t length = path == nullptr ? 0 : std::strlen(path);
+  const rtrace::tracer::PathArgument argument{
+      path, length > rtrace::tracer::kMaxPathText ? rtrace::tracer::kMaxPathText : length,
+      value_name, value};
+  std::uint32_t depth = 0;
+  const rtrace::tracer::TransientSpace space =
+      rtrace::tracer::session_reserve_path(*call, argument.path_length, depth);
+  if (space.record == nullptr) {
+    return;
+  }
+  const std::uint32_t count =
+      depth > 0 ? rtrace::tracer::capture_backtrace(
+                      rtrace::tracer::path_record_frames(space.record, argument.path_length), depth,
+                      return_address)
+                : 0;
+  rtrace::tracer::session_publish_path(space, *call, argument, count);
 }
 
 RTRACE_EXPORT int rtrace_wants_args() {

@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "tracer/event_ring.h"
+#include "tracer/path_record.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
 #include "tracer/transient_record.h"
@@ -35,7 +36,8 @@ bool g_output_ok = true;
 
 // The packets of the transient records (transient_record.h) expanded during this merge: queued
 // as pieces like ring memory, so they stay here until the next flush. Large enough for the
-// largest expansion (two CALLs with the longest name, two backtraces of the deepest walk).
+// largest expansion (two CALLs with the longest name, two backtraces of the deepest walk; or a
+// CALL with the longest name and path).
 char g_expanded[std::size_t{256} * 1024];
 std::size_t g_expanded_used = 0;
 
@@ -74,12 +76,15 @@ void add_piece(const char* data, std::size_t size) {
   }
 }
 
-// A transient record goes out as the packets it stands for (flushing first when the buffer or
-// the queue of pieces is full; a record that cannot be expanded even then is dropped).
-void add_expanded(const char* record) {
+// A record that stands for packets (transient_record.h, path_record.h) goes out as them
+// (flushing first when the buffer or the queue of pieces is full; a record that cannot be
+// expanded even then is dropped).
+using Expand = std::size_t (*)(const char* record, char* out, std::size_t room);
+
+void add_expanded(const char* record, Expand expand) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     char* out = g_expanded + g_expanded_used;
-    const std::size_t length = expand_transient(record, out, sizeof g_expanded - g_expanded_used);
+    const std::size_t length = expand(record, out, sizeof g_expanded - g_expanded_used);
     if (length > 0 && output_add_piece(out, length)) {
       g_expanded_used += length;
       return;
@@ -95,7 +100,9 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     if (emit && entry.seq >= floor && entry.length > 0) {
       const char* record = cursor.ring->payload(cursor.payload_position + entry.skip);
       if (is_transient_record(record)) {
-        add_expanded(record);
+        add_expanded(record, expand_transient);
+      } else if (is_path_record(record)) {
+        add_expanded(record, expand_path_record);
       } else {
         add_piece(record, entry.length);
       }

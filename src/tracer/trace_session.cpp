@@ -9,6 +9,7 @@
 #include "tracer/call_packets.h"
 #include "tracer/clock.h"
 #include "tracer/maps_reader.h"
+#include "tracer/path_record.h"
 #include "tracer/ring_producer.h"
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
@@ -26,6 +27,15 @@ thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exe
 
 std::uint32_t timestamp_ms() {
   return g_session.options.timestamps ? monotonic_milliseconds() : 0;
+}
+
+// The frames an allocation's record asks for (0: no backtrace).
+std::uint32_t allocation_depth(const RtraceCall& call) {
+  const TracerOptions& options = g_session.options;
+  return options.depth > 0 &&
+                 (options.size_count == 0 || options.wants_backtrace_for_size(call.size))
+             ? options.depth
+             : 0;
 }
 
 // This thread's ring, once the call may be recorded; null otherwise.
@@ -82,11 +92,7 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 // reserved record (no copy of the frames; and no frame of this file's for the walk to go
 // through); the ticket is taken after it, as an allocation's.
 TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth) {
-  const TracerOptions& options = g_session.options;
-  depth =
-      options.depth > 0 && (options.size_count == 0 || options.wants_backtrace_for_size(call.size))
-          ? options.depth
-          : 0;
+  depth = allocation_depth(call);
   EventRing* ring = ring_for(call);
   return {ring, ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth))};
 }
@@ -96,6 +102,22 @@ void session_publish_transient(const TransientSpace& space, const RtraceCall& ca
   const std::uint32_t release_frames = g_session.options.free_backtraces ? frame_count : 0;
   const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
                                              frame_count, release_frames);
+  publish(*space.ring, take_ticket(*space.ring), length);
+}
+
+// An open (rtrace_record_path): one record (path_record.h) that the drain expands into CALL, ARGS
+// and BTRC; the caller unwinds straight into it, as for a transient call.
+TransientSpace session_reserve_path(const RtraceCall& call, std::size_t path_length,
+                                    std::uint32_t& depth) {
+  depth = allocation_depth(call);
+  EventRing* ring = ring_for(call);
+  return {ring, ring == nullptr ? nullptr : reserve(*ring, path_record_bound(path_length, depth))};
+}
+
+void session_publish_path(const TransientSpace& space, const RtraceCall& call,
+                          const PathArgument& argument, std::uint32_t frame_count) {
+  const std::size_t length =
+      write_path_record(space.record, call, argument, t_context_mask, timestamp_ms(), frame_count);
   publish(*space.ring, take_ticket(*space.ring), length);
 }
 

@@ -67,6 +67,7 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
 // transient_frames(record); then the record is completed and published (the release carrying the
 // frames too under free-backtraces).
 class EventRing;
+struct PathArgument;
 struct TransientSpace {
   EventRing* ring;  // this thread's (no second look-up when publishing)
   char* record;
@@ -74,6 +75,12 @@ struct TransientSpace {
 TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth);
 void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
                                std::uint32_t frame_count);
+// An open's record with its path (path_record.h), as the transient one: reserve, unwind into
+// path_record_frames, publish.
+TransientSpace session_reserve_path(const RtraceCall& call, std::size_t path_length,
+                                    std::uint32_t& depth);
+void session_publish_path(const TransientSpace& space, const RtraceCall& call,
+                          const PathArgument& argument, std::uint32_t frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

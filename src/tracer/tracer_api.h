@@ -99,6 +99,13 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 // call site. `call->kind` is ignored, `call->args` not written; `call->name` is kept by its
 // address until the trace is written, so it must stay valid (a string literal).
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address);
+// Records `call` (an allocation, its args ignored) with the arguments {"path", path} and
+// {value_name, "0x<hex>" of value}, as rtrace_record would: open and its relatives. `path` is
+// copied now; `value_name` (like call->name) must stay valid until the trace is written (a string
+// literal). The formatting is the drain's, off the traced thread.
+RTRACE_EXPORT void rtrace_record_path(const RtraceCall* call, const char* path,
+                                      const char* value_name, unsigned int value,
+                                      const void* return_address);
 
 // A call whose record must wait (the qobject module learns an object's class only after its
 // constructor returned): rtrace_backtrace unwinds now, as rtrace_prepare would for `call` (the

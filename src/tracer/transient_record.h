@@ -72,10 +72,15 @@ inline std::size_t write_transient(char* record, const RtraceCall& call, std::ui
   return length;
 }
 
-inline bool is_transient_record(const char* record) {
+// The type of the record at `record` in a ring: a packet's, or one of the internal records'.
+inline std::uint32_t ring_record_type(const char* record) {
   std::uint32_t type = 0;
   __builtin_memcpy(&type, record, sizeof type);
-  return type == kTransientRecord;
+  return type;
+}
+
+inline bool is_transient_record(const char* record) {
+  return ring_record_type(record) == kTransientRecord;
 }
 
 // Drain side: writes the four packets of the record at `record` (as CallPackets and

@@ -1,11 +1,12 @@
 // The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h,
-// transient_record.h and session_packets.h),
+// transient_record.h, path_record.h and session_packets.h),
 // checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
 // re-encodes them and requires the same bytes).
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "trace_decoder.h"
 #include "tracer/call_packets.h"
 #include "tracer/packet_encoder.h"
+#include "tracer/path_record.h"
 #include "tracer/session_packets.h"
 #include "tracer/transient_record.h"
 #include "tracer/transient_release.h"
@@ -219,6 +221,78 @@ TEST(TracerTransientRecord, TheExpansionReadsBackAsAnAllocationAndItsRelease) {
   EXPECT_EQ(trace.calls[1].size, 0U);
   EXPECT_EQ(trace.calls[1].id, 0xdef0U);
   EXPECT_EQ(trace.calls[1].frames, trace.calls[0].frames);
+}
+
+// An open's record (path_record.h), with paths empty, short, long and beyond a string field's
+// limit, with and without frames, at a ring address 8-byte aligned and at one that is not,
+// expands into exactly the bytes CallPackets writes for the call with `$path` and the hex value,
+// and into nothing when a byte of room is missing.
+TEST(TracerPathRecord, ExpandsIntoTheBytesOfTheCallWithItsArguments) {
+  alignas(8) static char ring[80 * 1024];
+  static char expected[80 * 1024];
+  static char expanded[80 * 1024];
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000};
+  const std::string paths[] = {"", "x", "/dev/null", "/tmp/a/rather/long/path/to/some/file.txt",
+                               std::string(kMaxPathText + 10, 'p')};
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
+    for (const std::uint32_t frame_count : {0U, 3U}) {
+      for (const std::string& path : paths) {
+        RtraceCall call = allocation_call("open64", 1, 17);
+        call.resource_type = 3;
+        const PathArgument argument{path.c_str(), std::min(path.size(), kMaxPathText), "flags",
+                                    0x80042};
+        char* record = ring + offset;
+        std::uintptr_t* in_ring = path_record_frames(record, argument.path_length);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
+        std::memcpy(in_ring, frames, sizeof frames);
+        const std::size_t length =
+            write_path_record(record, call, argument, 0x5, 4321, frame_count);
+        EXPECT_LE(length, path_record_bound(argument.path_length, frame_count));
+        EXPECT_TRUE(is_path_record(record));
+        EXPECT_FALSE(is_transient_record(record));
+
+        const RtraceArg args[] = {{"path", path.c_str()}, {"flags", "0x80042"}};
+        call.args = args;
+        call.arg_count = 2;
+        const CallPackets packets(call, frame_count);
+        packets.write(expected, 0x5, 4321, frames);
+        const std::size_t expected_length = packets.size();
+        EXPECT_EQ(expand_path_record(record, expanded, expected_length - 1), 0U);
+        ASSERT_EQ(expand_path_record(record, expanded, expected_length), expected_length);
+        EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
+            << "offset " << offset << ", frames " << frame_count << ", path " << path.size();
+        EXPECT_FALSE(is_path_record(expected));  // a CALL packet
+      }
+    }
+  }
+}
+
+// The path is copied when the record is written (the caller's buffer may change right after);
+// the expansion reads back through the post-processor's reader as the open with its arguments.
+TEST(TracerPathRecord, KeepsThePathAsItWasAndReadsBackAsTheCallWithItsArguments) {
+  alignas(8) static char ring[1024];
+  char path[] = "/dev/null";
+  const RtraceCall call = allocation_call("open", 1, 3);
+  const PathArgument argument{path, std::strlen(path), "mode", 0644};
+  std::uintptr_t* frames = path_record_frames(ring + 4, argument.path_length);
+  frames[0] = 0x401000;
+  frames[1] = 0x402000;
+  EXPECT_GT(write_path_record(ring + 4, call, argument, 0, 99, 2), 0U);
+  std::memcpy(path, "/etc/zzzz", sizeof path);
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        return expand_path_record(ring + 4, body, 4096);
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 1U);
+  EXPECT_EQ(trace.calls[0].kind, 2U);
+  EXPECT_EQ(trace.calls[0].name, "open");
+  EXPECT_EQ(trace.calls[0].size, 1U);
+  EXPECT_EQ(trace.calls[0].id, 3U);
+  EXPECT_EQ(trace.calls[0].timestamp, 99U);
+  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+  using Args = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(trace.calls[0].args, (Args{{"path", "/dev/null"}, {"mode", "0x1a4"}}));
 }
 
 // Without free backtraces (the default) the release's BTRC is empty.

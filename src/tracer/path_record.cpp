@@ -1,0 +1,41 @@
+#include "tracer/path_record.h"
+
+#include <cstring>
+
+#include "tracer/call_packets.h"
+#include "tracer/decimal.h"
+
+namespace rtrace::tracer {
+
+std::size_t expand_path_record(const char* record, char* out, std::size_t room) {
+  PathFields fields{};
+  std::memcpy(&fields, record, kPathFixed);
+  if (fields.path_length > kMaxPathText) {
+    return 0;  // never written so
+  }
+  // The path back as a C string: the record holds its bytes without the NUL.
+  static char path[kMaxPathText + 1];
+  std::memcpy(path, record + kPathFixed, fields.path_length);
+  path[fields.path_length] = '\0';
+  char value_text[24];
+  *write_hex(value_text, fields.value) = '\0';
+  const RtraceArg args[] = {
+      {"path", path},
+      {reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.value_name)), value_text}};
+  const RtraceCall call{fields.resource,
+                        sprtrace::kCallAlloc,
+                        reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name)),
+                        fields.size,
+                        fields.id,
+                        args,
+                        2};
+  const CallPackets packets(call, fields.frame_count);
+  if (packets.size() > room) {
+    return 0;
+  }
+  const std::uintptr_t* frames = path_record_frames(const_cast<char*>(record), fields.path_length);
+  packets.write(out, fields.context, fields.timestamp, frames);
+  return packets.size();
+}
+
+}  // namespace rtrace::tracer

@@ -1,0 +1,101 @@
+// An open's record in its thread's ring (rtrace_record_path: open, creat and their relatives):
+// one internal record instead of the CALL, ARGS (`$path` and a hex value such as `$flags`) and
+// BTRC packets. The traced thread writes a few fixed fields, copies the path (the caller's
+// memory, gone after the call) and unwinds the frames straight into the ring; the names (the
+// call's and the value's, the module's string literals) stay by address and the value as an
+// integer. The drain formats and expands it (expand_path_record, called by record_merge) into
+// exactly the bytes CallPackets writes for the call with those two arguments. Never allocates.
+//
+// Layout (native byte order): [type:4][payload length:4][resource:4][context:4][timestamp:4]
+// [frame count:4][id:8][name address:8][value name address:8][size:4][value:4][path length:4]
+// [the path's bytes] then the frames at the next 8-byte boundary of memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/sprtrace_binary/protocol.h"
+#include "tracer/call_packets.h"
+#include "tracer/tracer_api.h"
+#include "tracer/transient_record.h"
+
+namespace rtrace::tracer {
+
+// Not a packet type of the protocol (its packets are upper-case): never leaves the tracer.
+inline constexpr std::uint32_t kPathRecord = sprtrace::packet_type("rtPR");
+
+struct PathFields {
+  std::uint32_t type;
+  std::uint32_t payload;
+  std::uint32_t resource;
+  std::uint32_t context;
+  std::uint32_t timestamp;
+  std::uint32_t frame_count;
+  std::uint64_t id;
+  std::uint64_t name;
+  std::uint64_t value_name;
+  std::uint32_t size;
+  std::uint32_t value;
+  std::uint32_t path_length;
+};
+inline constexpr std::size_t kPathFixed = 60;
+static_assert(offsetof(PathFields, path_length) + 4 == kPathFixed);
+
+// The longest path kept (a string field's limit, as CallPackets::kMaxText).
+inline constexpr std::size_t kMaxPathText = 0xfff0;
+
+// Room a record with a path of `path_length` bytes and up to `depth` frames needs in the ring.
+constexpr std::size_t path_record_bound(std::size_t path_length, std::uint32_t depth) {
+  return kPathFixed + path_length + 8 + sizeof(std::uintptr_t) * std::size_t{depth};
+}
+
+// Where the frames of the record at `record` with a path of `path_length` bytes go.
+inline std::uintptr_t* path_record_frames(char* record, std::size_t path_length) {
+  const auto address = reinterpret_cast<std::uintptr_t>(record) + kPathFixed + path_length;
+  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
+}
+
+// What a path record says besides the call's fixed fields.
+struct PathArgument {
+  const char* path;         // copied into the record
+  std::size_t path_length;  // at most kMaxPathText
+  const char* value_name;   // a string literal: kept by address
+  std::uint32_t value;      // written as "0x<hex>" by the drain
+};
+
+// Writes the fixed fields and the path of a record whose `frame_count` frames are in place
+// already (path_record_frames); returns its length. Inline: on every open's path.
+inline std::size_t write_path_record(char* record, const RtraceCall& call,
+                                     const PathArgument& argument, std::uint32_t context_mask,
+                                     std::uint32_t timestamp_ms, std::uint32_t frame_count) {
+  const auto* frames_end =
+      reinterpret_cast<const char*>(path_record_frames(record, argument.path_length) + frame_count);
+  const auto length = static_cast<std::size_t>(frames_end - record);
+  const PathFields fields{
+      kPathRecord,
+      static_cast<std::uint32_t>(length - 8),
+      call.resource_type,
+      context_mask,
+      timestamp_ms,
+      frame_count,
+      call.id,
+      reinterpret_cast<std::uintptr_t>(call.name),
+      reinterpret_cast<std::uintptr_t>(argument.value_name),
+      call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size),
+      argument.value,
+      static_cast<std::uint32_t>(argument.path_length)};
+  __builtin_memcpy(record, &fields, kPathFixed);
+  CallPackets::copy_text(record + kPathFixed, argument.path, argument.path_length);
+  return length;
+}
+
+inline bool is_path_record(const char* record) {
+  return ring_record_type(record) == kPathRecord;
+}
+
+// Drain side: writes the CALL, ARGS and BTRC packets of the record at `record` into `out` (the
+// bytes CallPackets writes for the call with arguments {"path", path} and {value name, hex});
+// returns their length, 0 when they need more than `room` bytes.
+std::size_t expand_path_record(const char* record, char* out, std::size_t room);
+
+}  // namespace rtrace::tracer
