@@ -176,9 +176,11 @@ void session_request_toggle() {
   }
   if (state == State::Idle && !control_thread_running()) {
     // Off since the start: no control thread yet, and a signal handler cannot start one
-    // (pthread_create allocates). Connecting is async-signal-safe; the header stays buffered
-    // until the control thread, started at the next recorded call, has loaded zstd.
-    start_session(HeaderWrite::Later);
+    // (pthread_create allocates). Connecting and writing are async-signal-safe; loading zstd is
+    // not: a header to compress stays buffered until the control thread, started at the next
+    // recorded call, has loaded it.
+    const bool compress = g_session.options.compact && g_session.options.compress_level > 0;
+    start_session(compress && !compressor_ready() ? HeaderWrite::Later : HeaderWrite::Now);
     return;
   }
   request_toggle();  // without a control thread yet, the one the next call starts carries it out
