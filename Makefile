@@ -5,15 +5,22 @@
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
 #   make fuzz          build the libFuzzer targets with clang and run each FUZZ_SECONDS (60),
-#                      or FUZZ_RUNS inputs from a fixed seed when FUZZ_RUNS is set (CI)
-#   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize)
+#                      FUZZ_CPU_SECONDS of CPU when that is set, or FUZZ_RUNS inputs from a
+#                      fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
+#   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize), then
+#                      make check-tsan
+#   make check-tsan    the tracer's ring/merge unit tests built with ThreadSanitizer (build-tsan)
 #   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
+FUZZ_CPU_SECONDS ?=
 SANITIZE_BUILD ?= build-sanitize
+TSAN_BUILD ?= build-tsan
+# The tests of the tracer's cross-thread ordering (cmake/ThreadSanitize.cmake).
+TSAN_TESTS = record_merge_test tracer_core_test
 # Extra configuration of the sanitizer build (CI: -DRTRACE_REQUIRE_FIXTURES=ON).
 SANITIZE_FLAGS ?=
 
@@ -26,7 +33,7 @@ SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
 .PHONY: all deps build demo check install release bench format clean fuzz check-sanitize \
-        screenshot
+        check-tsan screenshot
 
 all: build
 
@@ -66,7 +73,8 @@ release: deps
 
 fuzz:
 	@scripts/install-deps.sh --fuzz
-	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh build-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CPU_SECONDS=$(FUZZ_CPU_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) \
+	  scripts/fuzz.sh build-fuzz
 
 # The sanitizers' runtime must come first in a process: the tracer libraries and the programs the
 # tests trace stay uninstrumented (cmake/Sanitize.cmake).
@@ -76,6 +84,16 @@ check-sanitize: deps
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	$(MAKE) check-tsan
+
+# TSan cannot share a process with ASan: its own build, of the ordering tests only.
+check-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DRTRACE_TSAN=ON -DRTRACE_BUILD_BENCH=OFF \
+	      $(SANITIZE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	for test in $(TSAN_TESTS); do \
+	  TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/tracer/$$test || exit 1; \
+	done
 
 bench: build
 	@scripts/install-deps.sh --bench

@@ -5,19 +5,27 @@
 # BUILD/fuzz-findings/<target>/ and makes the script fail; add it to tests/fuzz-regressions/ with
 # the fix.
 #
-# Usage: scripts/fuzz.sh [BUILD] [TARGET...]   (FUZZ_SECONDS or FUZZ_RUNS from the environment)
+# Usage: scripts/fuzz.sh [BUILD] [TARGET...]
+#        (FUZZ_SECONDS, FUZZ_CPU_SECONDS or FUZZ_RUNS from the environment)
 #
 # FUZZ_RUNS=N runs each target for N inputs from a fixed seed instead (CI: the same inputs on
-# every machine, however fast).
+# every machine, however fast). FUZZ_CPU_SECONDS=N runs each target until it has used N seconds
+# of CPU (on a shared machine a niced fuzzer gets less CPU than wall-clock time).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build-fuzz}
 shift || true
 seconds=${FUZZ_SECONDS:-60}
+cpu_budget=
 if [[ -n "${FUZZ_RUNS:-}" ]]; then
   limit=(-runs="$FUZZ_RUNS" -seed=1)
   budget="$FUZZ_RUNS runs"
+elif [[ -n "${FUZZ_CPU_SECONDS:-}" ]]; then
+  # Stopped by the watcher below; the wall-clock limit only ends a run that gets no CPU at all.
+  cpu_budget=$FUZZ_CPU_SECONDS
+  limit=(-max_total_time=$((FUZZ_CPU_SECONDS * 20)))
+  budget="${FUZZ_CPU_SECONDS} CPU-seconds"
 else
   limit=(-max_total_time="$seconds")
   budget="${seconds}s"
@@ -47,18 +55,43 @@ cp -t "$seeds" "$root"/tests/fuzz-regressions/*/* 2>/dev/null || true
 # Seeds of formats without fixtures (the compact recording format).
 cp --backup=numbered -t "$seeds" "$root"/fuzz/seeds/*/* 2>/dev/null || true
 
+# The CPU seconds (user + system) process `pid` has used so far.
+cpu_seconds() {
+  awk -v tick="$(getconf CLK_TCK)" '{ print int(($14 + $15) / tick) }' "/proc/$1/stat"
+}
+
+# Runs one target and notes the CPU it used (sampled every second); with a CPU budget, interrupts it (SIGINT: libFuzzer prints its statistics and
+# exits with 72) once it has used that much CPU.
+run_target() {
+  local target=$1 corpus=$2 findings=$3 log=$4
+  "$build/fuzz/$target" "$corpus" "$seeds" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 2> "$log" &
+  local pid=$! used=0 status=0
+  while kill -0 "$pid" 2> /dev/null; do
+    used=$(cpu_seconds "$pid" 2> /dev/null || echo "$used")
+    if [[ -n "$cpu_budget" ]] && ((used >= cpu_budget)); then
+      kill -INT "$pid"
+      break
+    fi
+    sleep 1
+  done
+  wait "$pid" || status=$?
+  echo "stat::cpu_seconds: $used" >> "$log"
+  # 72: interrupted by the watcher, with nothing found.
+  [[ $status -eq 0 || ( -n "$cpu_budget" && $status -eq 72 && -z "$(ls -A "$findings")" ) ]]
+}
+
 failed=()
 for target in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$target"
   findings="$build/fuzz-findings/$target"
   mkdir -p "$corpus" "$findings"
   echo "== $target: $budget" >&2
-  if ! "$build/fuzz/$target" "$corpus" "$seeds" "${limit[@]}" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 \
-      2> "$build/fuzz-findings/$target.log"; then
+  if ! run_target "$target" "$corpus" "$findings" "$build/fuzz-findings/$target.log"; then
     failed+=("$target")
   fi
-  grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^Done' "$build/fuzz-findings/$target.log" >&2 || true
+  grep -E '^stat::(number_of_executed_units|peak_rss_mb|cpu_seconds)|^Done' \
+    "$build/fuzz-findings/$target.log" >&2 || true
 done
 
 if [[ ${#failed[@]} -gt 0 ]]; then

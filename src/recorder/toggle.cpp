@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -172,13 +172,46 @@ std::string process_name(pid_t pid) {
   return "process " + std::to_string(pid);
 }
 
+// Where the tracer puts its trace connection: the lowest free descriptor from 1000 up
+// (trace_output.cpp), which a program rarely reaches.
+constexpr int kTracerHighFd = 1000;
+
+// The descriptor the tracer's trace connection would get in `pid` now.
+int next_tracer_descriptor(pid_t pid) {
+  int fd = kTracerHighFd;
+  std::error_code error;
+  while (std::filesystem::exists(proc(pid, "fd/" + std::to_string(fd)), error)) {
+    ++fd;
+  }
+  return fd;
+}
+
+// Whether descriptor `fd` of `pid` is a trace connection: a socket to the recorder, or a trace
+// file the tracer writes itself.
+bool is_trace_connection(pid_t pid, int fd) {
+  std::error_code error;
+  const std::string target =
+      std::filesystem::read_symlink(proc(pid, "fd/" + std::to_string(fd)), error).string();
+  return !error && (target.starts_with("socket:") || target.ends_with(".rtrace"));
+}
+
+// Whether tracing is on now, after a toggle that expected `before` (nothing: the process had no
+// control thread, which starts with tracing; the toggle handler then connects at once, at the
+// descriptor `connection_fd`, and the control thread follows at the program's next call).
+std::optional<bool> switched_state(pid_t pid, std::optional<bool> before, int connection_fd) {
+  const std::optional<bool> now = tracing_state(pid);
+  if (before) {
+    return now && *now != *before ? now : std::nullopt;
+  }
+  if ((now && *now) || is_trace_connection(pid, connection_fd)) {
+    return true;
+  }
+  return std::nullopt;
+}
+
 Toggled toggle_one(pid_t pid, int signal, int patience_ms) {
   const std::optional<bool> before = tracing_state(pid);
-  if (!before) {
-    throw std::runtime_error(process_name(pid) +
-                             ": its tracer has no control thread (it is exiting, or it was "
-                             "started by an older rtrace): not signalled");
-  }
+  const int connection_fd = before ? -1 : next_tracer_descriptor(pid);
   if (!catches(pid, signal)) {
     throw std::runtime_error(process_name(pid) + " does not catch SIG" + ::sigabbrev_np(signal) +
                              " (it was started with another -S signal, or the program reset "
@@ -188,8 +221,7 @@ Toggled toggle_one(pid_t pid, int signal, int patience_ms) {
     throw std::runtime_error(process_name(pid) + ": " + ::strerror(errno));
   }
   for (int waited_ms = 0; waited_ms < patience_ms; waited_ms += 10) {
-    const std::optional<bool> now = tracing_state(pid);
-    if (now && *now != *before) {
+    if (const std::optional<bool> now = switched_state(pid, before, connection_fd)) {
       return {pid, *now};
     }
     if (::kill(pid, 0) != 0) {
@@ -197,9 +229,12 @@ Toggled toggle_one(pid_t pid, int signal, int patience_ms) {
     }
     ::usleep(10 * 1000);
   }
-  throw std::runtime_error(process_name(pid) + ": tracing did not switch within " +
-                           std::to_string(patience_ms / 1000) + " s of SIG" +
-                           ::sigabbrev_np(signal) + " (the program handles that signal itself)");
+  throw std::runtime_error(
+      process_name(pid) + ": tracing did not switch within " + std::to_string(patience_ms / 1000) +
+      " s of SIG" + ::sigabbrev_np(signal) +
+      (before ? " (the program handles that signal itself)"
+              : " (the program handles that signal itself, or tracing was switched on and the "
+                "program has made no call since: it switches at the next one)"));
 }
 
 }  // namespace

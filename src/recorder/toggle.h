@@ -29,7 +29,9 @@ struct Toggled {
 
 // Sends `signal` to `pid` and, with `follow_forks`, to its traced descendants, and waits until
 // each says (by its tracer's control thread name, "rtrace:on"/"rtrace:off") that tracing
-// switched. `pid` may also be the recorder's (or any untraced parent's): its traced children are
+// switched. A process without a control thread has not traced since it started (the thread
+// starts with tracing): its tracer answers by opening its trace connection (a descriptor from
+// 1000 up). `pid` may also be the recorder's (or any untraced parent's): its traced children are
 // toggled then. Throws std::runtime_error naming the process when it does not exist ("no such
 // process"), neither is nor has a traced child, does not catch `signal` (it would be killed or
 // stopped: it was started with another -S, or the program reset the handler; nothing is sent

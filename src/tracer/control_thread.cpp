@@ -24,6 +24,8 @@ namespace {
 std::atomic<int> g_wake{0};
 std::atomic<int> g_toggles{0};
 std::atomic<bool> g_running{false};
+std::atomic<bool> g_wanted{false};
+std::atomic<bool> g_allowed{false};
 
 void futex_wait(std::atomic<int>& word, int expected, long timeout_ms) {
   timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000};
@@ -113,6 +115,21 @@ bool control_thread_running() {
   return g_running.load();
 }
 
+void want_control_thread() {
+  g_wanted.store(true, std::memory_order_release);
+}
+
+void allow_control_thread() {
+  g_allowed.store(true, std::memory_order_release);
+}
+
+void start_control_thread_if_wanted() {
+  if (g_wanted.load(std::memory_order_relaxed) && g_allowed.load(std::memory_order_acquire) &&
+      g_wanted.exchange(false) && !g_running.load()) {
+    start_control_thread();
+  }
+}
+
 void wake_control_thread() {
   g_wake.store(1, std::memory_order_release);
   ::syscall(SYS_futex, reinterpret_cast<int*>(&g_wake), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
@@ -125,6 +142,7 @@ void request_toggle() {
 
 void forget_control_thread_after_fork() {
   g_running.store(false);
+  g_wanted.store(false);
   g_toggles.store(0);
   g_wake.store(0);
 }

@@ -19,7 +19,7 @@ struct LibcMemory {
 
 extern LibcMemory g_libc_memory;
 
-// Looks the C library's functions up in the C library itself (dlsym on its handle, never the
+// Looks the C library's functions up in the C library itself (its own symbol table, never the
 // global scope where an interposer comes first). From the session's set-up, under the guard.
 void find_libc_memory();
 

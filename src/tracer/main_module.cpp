@@ -74,10 +74,11 @@ std::atomic<bool> g_process_setup_deferred{false};
 // (periodic drains), the quick_exit flush, the toggle signal and the crash handlers.
 void set_up_traced_process() {
   const rtrace::tracer::TracerOptions& options = rtrace::tracer::session_options();
-  if (options.compact && options.compress_level > 0) {
+  if (options.compact && options.compress_level > 0 && options.start) {
     // Before main, so that even a short program's trace is compressed; a constructor may enter
     // the loader (trace_compressor.h). A session started by an earlier constructor keeps its
-    // bytes until then.
+    // bytes until then. With tracing off at the start, the control thread loads it when
+    // tracing starts: loading allocates, and the program is not touched before.
     rtrace::tracer::compressor_load();
   }
   rtrace::tracer::session_start_control_thread();

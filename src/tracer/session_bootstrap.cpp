@@ -118,8 +118,9 @@ Bootstrap session_bootstrap() {
 }
 
 void session_start_control_thread() {
-  if (g_traced && !control_thread_running()) {
-    start_control_thread();
+  if (g_traced) {
+    allow_control_thread();
+    start_control_thread_if_wanted();
   }
 }
 

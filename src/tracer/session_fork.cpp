@@ -48,7 +48,7 @@ void after_fork_child() {
     return;
   }
   g_session.state.store(State::Idle);
-  start_control_thread();
+  // The child's control thread starts with its session, at its first record.
   if (was_tracing) {
     g_session.state.store(State::Pending);
     __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);

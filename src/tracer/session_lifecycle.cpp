@@ -44,13 +44,15 @@ void encode_header(PacketEncoder& encoder) {
   encode_executable_mappings(encoder);
 }
 
-void write_header() {
+void write_header(HeaderWrite when) {
   static char header[kMaxMapsPayload + kMaxCommandLinePacket];
   PacketEncoder encoder(header, sizeof header);
   encode_header(encoder);
   if (!encoder.overflowed()) {
     output_append(header, encoder.size());
-    flush_output();
+    if (when == HeaderWrite::Now) {
+      flush_output();
+    }
   }
 }
 
@@ -100,20 +102,25 @@ SessionEnd session_end_of(FinishReason reason, int signal_number) {
 
 }  // namespace
 
-void start_session() {
+void start_session(HeaderWrite header) {
   const State state = g_session.state.load();
   if ((state != State::Idle && state != State::Pending) || !drain_lock(-1)) {
     return;
   }
   if (open_connection()) {
-    write_header();
+    write_header(header);
     g_session.floor = next_ticket();
     if (output_is_open()) {
       g_session.state.store(State::Tracing);
       __atomic_store_n(&rtrace_tracing, 1, __ATOMIC_RELEASE);
       // The control thread may be in its idle sleep (1 s): from now on it must drain every
-      // 10 ms, which bounds what a SIGKILL can lose.
-      wake_control_thread();
+      // 10 ms, which bounds what a SIGKILL can lose. Without one (tracing was off since the
+      // start) it is started at the next recorded call (start_if_pending).
+      if (control_thread_running()) {
+        wake_control_thread();
+      } else {
+        want_control_thread();
+      }
     }
   }
   if (g_session.state.load() == State::Pending) {
@@ -128,6 +135,7 @@ void start_if_pending() {
   if (g_session.state.load(std::memory_order_relaxed) == State::Pending) {
     start_session();
   }
+  start_control_thread_if_wanted();
 }
 
 void stop_session(const SessionEnd& ending, long patience_ms, State next) {
@@ -162,9 +170,20 @@ void stop_session(const SessionEnd& ending, long patience_ms, State next) {
 // ---- public (trace_session.h) ------------------------------------------------------------------
 
 void session_request_toggle() {
-  if (g_session.state.load() != State::Finished) {
-    request_toggle();
+  const State state = g_session.state.load();
+  if (state == State::Finished) {
+    return;
   }
+  if (state == State::Idle && !control_thread_running()) {
+    // Off since the start: no control thread yet, and a signal handler cannot start one
+    // (pthread_create allocates). Connecting and writing are async-signal-safe; loading zstd is
+    // not: a header to compress stays buffered until the control thread, started at the next
+    // recorded call, has loaded it.
+    const bool compress = g_session.options.compact && g_session.options.compress_level > 0;
+    start_session(compress && !compressor_ready() ? HeaderWrite::Later : HeaderWrite::Now);
+    return;
+  }
+  request_toggle();  // without a control thread yet, the one the next call starts carries it out
 }
 
 void session_finish(FinishReason reason, int signal_number) {

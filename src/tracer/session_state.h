@@ -46,9 +46,12 @@ void drain_pass();
 
 // ---- start and stop (session_lifecycle.cpp) ---------------------------------------------------
 
-// Connects, writes the header and starts recording (Idle or Pending only).
-void start_session();
-// Starts the session of a followed child at its first record.
+// Connects, writes the header and starts recording (Idle or Pending only). Later: the header
+// stays buffered (in a signal handler: writing may have to compress, and zstd may not be loaded).
+enum class HeaderWrite { Now, Later };
+void start_session(HeaderWrite header = HeaderWrite::Now);
+// At each record: starts the session of a followed child (its first record), and the control
+// thread of a session started without one.
 void start_if_pending();
 // Stops recording, waits up to `patience_ms` for calls in progress, writes everything out, ends
 // the trace and closes; the state is `next` afterwards.

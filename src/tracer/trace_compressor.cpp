@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -27,7 +28,9 @@ struct ZstdFunctions {
 
 ZstdFunctions g_zstd;
 ZSTD_CCtx* g_context = nullptr;
-bool g_tried = false;
+// 0: not tried, 1: loading, 2: tried. With tracing off at the start the control thread loads
+// zstd when tracing starts, and the destructor (exit) may ask at the same time.
+std::atomic<int> g_load_state{0};
 std::atomic<bool> g_ready{false};
 
 // Room for one flushed piece of output at a time; bigger output goes out in several.
@@ -83,9 +86,16 @@ bool load() {
 }  // namespace
 
 bool compressor_load() {
-  if (!g_tried) {
-    g_tried = true;
+  int expected = 0;
+  if (g_load_state.compare_exchange_strong(expected, 1)) {
     g_ready.store(load(), std::memory_order_release);
+    g_load_state.store(2, std::memory_order_release);
+  }
+  // Another thread is loading: wait for its answer (up to 2 s; then uncompressed).
+  for (int waited_ms = 0; g_load_state.load(std::memory_order_acquire) == 1 && waited_ms < 2000;
+       ++waited_ms) {
+    timespec pause{0, 1000000};
+    ::nanosleep(&pause, nullptr);
   }
   return g_ready.load(std::memory_order_acquire);
 }

@@ -14,8 +14,8 @@
 namespace rtrace::tracer {
 
 // Loads libzstd.so.1 and creates the compression context; false when either is impossible.
-// The constructor, the control thread or the destructor only (never two at once: the
-// constructor calls it before it starts the thread); later calls return the first one's answer.
+// The constructor, the control thread or the destructor only (never inside an interposed call);
+// a call while another thread loads waits for it; later calls return the first one's answer.
 bool compressor_load();
 // Whether compressor_load succeeded (any thread).
 bool compressor_ready();

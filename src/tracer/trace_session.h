@@ -43,8 +43,9 @@ namespace rtrace::tracer {
 // follow-forks.
 enum class Bootstrap { Traced, NotTraced, UnderWay };
 Bootstrap session_bootstrap();
-// Starts the control thread (drains, clock ticks, toggles); from the constructor, as threads
-// are better not started from inside another library's constructor.
+// Allows the control thread (drains, clock ticks, toggles) from now on and starts it if tracing
+// started already; from the constructor, as threads are better not started from inside another
+// library's constructor. With tracing off at the start, it starts with tracing, later.
 void session_start_control_thread();
 const TracerOptions& session_options();
 

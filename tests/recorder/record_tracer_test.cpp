@@ -185,6 +185,23 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
 }
 
+// Before tracing starts the tracer leaves the program as it would be untraced (issue #16): no
+// heap used at main (not even touched) and one thread; the control thread starts with tracing.
+// The program then toggles tracing on itself, and its next allocation is traced.
+TEST(RecordTracer, ProgramIsUntouchedUntilTracingStarts) {
+  const ScratchDir out;
+  const auto r = run_command(bin("rtrace") + " record -q --wait -o " + quote(out.path()) + " -x " +
+                             quote(RTRACE_UNTOUCHED_PROGRAM));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "at main: heap=0 arena=0 threads=1\ntracing: threads=2\n") << r.err;
+  const fs::path trace = only_file(out.path(), ".rtrace");
+  const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+  ASSERT_EQ(leaks.status, 0) << leaks.err;
+  const std::vector<std::string> found = calls_and_summaries(leaks.out);
+  ASSERT_FALSE(found.empty()) << leaks.out;
+  EXPECT_TRUE(found[0].ends_with(". malloc(4321)")) << leaks.out;
+}
+
 // A toggle that cannot work is not sent (SIGUSR1 reset to the default would kill the program) or
 // is reported as not taken (the program's own handler took it); the program runs on untouched to
 // its end, and the recorder then says that tracing never started.

@@ -1,6 +1,7 @@
 // The tracer's parts that need no traced process (rtrace_tracer_core): the per-thread event ring,
 // the packet encoder (checked by decoding what it writes with the post-processor's reader), the
-// options parser and the environment editing.
+// options parser, the environment editing and the symbol lookup without the loader.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "tracer/call_packets.h"
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
+#include "tracer/loaded_symbol.h"
 #include "tracer/options.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/proc_self.h"
@@ -271,6 +273,23 @@ TEST(ProcSelf, ReadsPeakAndCurrentResidentSetSize) {
   const ResidentSet self = read_resident_set("/proc/self/status");
   EXPECT_GT(self.current_bytes, 0U);
   EXPECT_GE(self.peak_bytes, self.current_bytes);
+}
+
+// What the tracer finds in a loaded library's own symbol table is what dlsym on the library's
+// handle finds: IFUNCs resolved (memcpy, memset), the default of several versions (realpath has
+// two, memcpy too), plain functions; nothing for a name or a library that is not there.
+TEST(LoadedSymbol, FindsWhatDlsymFindsInTheLibrary) {
+  void* libc = ::dlopen("libc.so.6", RTLD_NOLOAD | RTLD_LAZY);
+  ASSERT_NE(libc, nullptr);
+  for (const char* name : {"memcpy", "memset", "realpath", "getpid", "malloc", "dl_iterate_phdr"}) {
+    void* expected = ::dlsym(libc, name);
+    ASSERT_NE(expected, nullptr) << name;
+    EXPECT_EQ(find_symbol_in("libc.so.6", name), expected) << name;
+  }
+  EXPECT_EQ(find_symbol_in("libc.so.6", "rtrace_no_such_function"), nullptr);
+  EXPECT_EQ(find_symbol_in("libc.so", "memcpy"), nullptr);  // the whole file name, not a prefix
+  EXPECT_EQ(find_symbol_in("librtrace-no-such-library.so", "memcpy"), nullptr);
+  ::dlclose(libc);
 }
 
 }  // namespace
