@@ -174,13 +174,11 @@ namespace {
 // rtrace_prepare's work, inlined into rtrace_record too: one frame less to unwind per call.
 __attribute__((always_inline)) inline bool prepare(const RtraceCall* call,
                                                    const void* return_address) {
-  const auto& options = rtrace::tracer::session_options();
-  const bool backtrace = options.depth > 0 && (call->kind == rtrace::sprtrace::kCallFree
-                                                   ? options.free_backtraces
-                                                   : options.wants_backtrace_for_size(call->size));
+  const std::uint32_t depth = rtrace::tracer::session_options().backtrace_depth(
+      call->kind == rtrace::sprtrace::kCallFree, call->size);
   std::uintptr_t frames[rtrace::tracer::TracerOptions::kMaxDepth];
   const std::uint32_t count =
-      backtrace ? rtrace::tracer::capture_backtrace(frames, options.depth, return_address) : 0;
+      depth > 0 ? rtrace::tracer::capture_backtrace(frames, depth, return_address) : 0;
   return rtrace::tracer::session_prepare(*call, frames, count);
 }
 
@@ -192,11 +190,8 @@ RTRACE_EXPORT int rtrace_prepare(const RtraceCall* call, const void* return_addr
 }
 
 RTRACE_EXPORT std::uint32_t rtrace_backtrace_depth(const RtraceCall* call) {
-  const auto& options = rtrace::tracer::session_options();
-  const bool backtrace = call->kind == rtrace::sprtrace::kCallFree
-                             ? options.free_backtraces
-                             : options.wants_backtrace_for_size(call->size);
-  return backtrace ? options.depth : 0;
+  return rtrace::tracer::session_options().backtrace_depth(
+      call->kind == rtrace::sprtrace::kCallFree, call->size);
 }
 
 RTRACE_EXPORT std::uint32_t rtrace_backtrace(const RtraceCall* call, const void* return_address,

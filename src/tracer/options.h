@@ -63,6 +63,13 @@ struct TracerOptions {
     return attachment_dir[0] != '\0' ? attachment_dir : managed() ? managed_dir : nullptr;
   }
   bool wants_backtrace_for_size(std::uint64_t size) const;
+  // The frames a call gets (0: none): a release's under -A, an allocation's unless -M leaves
+  // its size out. Inline: on every traced call (no -M is the common case).
+  std::uint32_t backtrace_depth(bool release, std::uint64_t size) const {
+    const bool wanted =
+        release ? free_backtraces : size_count == 0 || wants_backtrace_for_size(size);
+    return wanted ? depth : 0;
+  }
 };
 
 // Parses `text` (may be null). Unknown keys and malformed values are ignored: a traced program

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "tracer/call_packets.h"
 #include "tracer/decimal.h"
 
 namespace rtrace::tracer {
@@ -22,20 +21,8 @@ std::size_t expand_path_record(const char* record, char* out, std::size_t room) 
   const RtraceArg args[] = {
       {"path", path},
       {reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.value_name)), value_text}};
-  const RtraceCall call{fields.resource,
-                        sprtrace::kCallAlloc,
-                        reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name)),
-                        fields.size,
-                        fields.id,
-                        args,
-                        2};
-  const CallPackets packets(call, fields.frame_count);
-  if (packets.size() > room) {
-    return 0;
-  }
   const std::uintptr_t* frames = path_record_frames(const_cast<char*>(record), fields.path_length);
-  packets.write(out, fields.context, fields.timestamp, frames);
-  return packets.size();
+  return write_head_packets(fields.head, fields.name, fields.size, args, 2, frames, out, room);
 }
 
 }  // namespace rtrace::tracer

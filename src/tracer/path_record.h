@@ -6,9 +6,8 @@
 // integer. The drain formats and expands it (expand_path_record, called by record_merge) into
 // exactly the bytes CallPackets writes for the call with those two arguments. Never allocates.
 //
-// Layout (native byte order): [type:4][payload length:4][resource:4][context:4][timestamp:4]
-// [frame count:4][id:8][name address:8][value name address:8][size:4][value:4][path length:4]
-// [the path's bytes] then the frames at the next 8-byte boundary of memory.
+// Layout (ring_call_record.h): the head, then [name address:8][value name address:8][size:4]
+// [value:4][path length:4][the path's bytes], then the frames.
 #pragma once
 
 #include <cstddef>
@@ -16,22 +15,17 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/call_packets.h"
+#include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"
-#include "tracer/transient_record.h"
 
 namespace rtrace::tracer {
 
 // Not a packet type of the protocol (its packets are upper-case): never leaves the tracer.
 inline constexpr std::uint32_t kPathRecord = sprtrace::packet_type("rtPR");
 
+// The fixed fields: the head, then the record's own.
 struct PathFields {
-  std::uint32_t type;
-  std::uint32_t payload;
-  std::uint32_t resource;
-  std::uint32_t context;
-  std::uint32_t timestamp;
-  std::uint32_t frame_count;
-  std::uint64_t id;
+  RingCallHead head;
   std::uint64_t name;
   std::uint64_t value_name;
   std::uint32_t size;
@@ -51,8 +45,7 @@ constexpr std::size_t path_record_bound(std::size_t path_length, std::uint32_t d
 
 // Where the frames of the record at `record` with a path of `path_length` bytes go.
 inline std::uintptr_t* path_record_frames(char* record, std::size_t path_length) {
-  const auto address = reinterpret_cast<std::uintptr_t>(record) + kPathFixed + path_length;
-  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
+  return ring_record_frames(record, kPathFixed + path_length);
 }
 
 // What a path record says besides the call's fixed fields.
@@ -72,13 +65,7 @@ inline std::size_t write_path_record(char* record, const RtraceCall& call,
       reinterpret_cast<const char*>(path_record_frames(record, argument.path_length) + frame_count);
   const auto length = static_cast<std::size_t>(frames_end - record);
   const PathFields fields{
-      kPathRecord,
-      static_cast<std::uint32_t>(length - 8),
-      call.resource_type,
-      context_mask,
-      timestamp_ms,
-      frame_count,
-      call.id,
+      ring_call_head(kPathRecord, length, call, context_mask, timestamp_ms, frame_count),
       reinterpret_cast<std::uintptr_t>(call.name),
       reinterpret_cast<std::uintptr_t>(argument.value_name),
       call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size),

@@ -31,11 +31,7 @@ std::uint32_t timestamp_ms() {
 
 // The frames an allocation's record asks for (0: no backtrace).
 std::uint32_t allocation_depth(const RtraceCall& call) {
-  const TracerOptions& options = g_session.options;
-  return options.depth > 0 &&
-                 (options.size_count == 0 || options.wants_backtrace_for_size(call.size))
-             ? options.depth
-             : 0;
+  return g_session.options.backtrace_depth(false, call.size);
 }
 
 // This thread's ring, once the call may be recorded; null otherwise.

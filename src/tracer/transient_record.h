@@ -5,16 +5,15 @@
 // into the four packets before anything is written (expand_transient, called by record_merge), so
 // neither the binary protocol, the text nor the compact writer ever sees it. Never allocates.
 //
-// Layout (native byte order, as every record in the ring): [type:4][payload length:4]
-// [resource:4][context:4][timestamp:4][frame count:4][id:8][size:8][name address:8]
-// [release frame count:4] then the frames at the next 8-byte boundary of memory (the ring's
-// records are 4-byte aligned; walks store whole words).
+// Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4],
+// then the frames.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"
 
 namespace rtrace::tracer {
@@ -22,32 +21,25 @@ namespace rtrace::tracer {
 // Not a packet type of the protocol (its packets are upper-case): never leaves the tracer.
 inline constexpr std::uint32_t kTransientRecord = sprtrace::packet_type("rtTR");
 
-// Room a transient record with up to `depth` frames needs in the ring.
-constexpr std::size_t transient_record_bound(std::uint32_t depth) {
-  return 52 + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
-}
-
-// Where the frames of the record at `record` go (aligned for whole-word stores).
-inline std::uintptr_t* transient_frames(char* record) {
-  const auto address = reinterpret_cast<std::uintptr_t>(record) + 52;
-  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
-}
-
-// The fixed fields, in order.
+// The fixed fields: the head, then the record's own.
 struct TransientFields {
-  std::uint32_t type;
-  std::uint32_t payload;
-  std::uint32_t resource;
-  std::uint32_t context;
-  std::uint32_t timestamp;
-  std::uint32_t frame_count;
-  std::uint64_t id;
+  RingCallHead head;
   std::uint64_t size;
   std::uint64_t name;
   std::uint32_t release_frame_count;
 };
 inline constexpr std::size_t kTransientFixed = 52;
 static_assert(offsetof(TransientFields, release_frame_count) + 4 == kTransientFixed);
+
+// Room a transient record with up to `depth` frames needs in the ring.
+constexpr std::size_t transient_record_bound(std::uint32_t depth) {
+  return kTransientFixed + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+}
+
+// Where the frames of the record at `record` go.
+inline std::uintptr_t* transient_frames(char* record) {
+  return ring_record_frames(record, kTransientFixed);
+}
 
 // Writes the fixed fields of a record whose `frame_count` frames are in place already; the
 // release carries `release_frame_count` of them (0, or all under free-backtraces). `call.name`
@@ -58,25 +50,11 @@ inline std::size_t write_transient(char* record, const RtraceCall& call, std::ui
                                    std::uint32_t release_frame_count) {
   const auto* frames_end = reinterpret_cast<const char*>(transient_frames(record) + frame_count);
   const auto length = static_cast<std::size_t>(frames_end - record);
-  const TransientFields fields{kTransientRecord,
-                               static_cast<std::uint32_t>(length - 8),
-                               call.resource_type,
-                               context_mask,
-                               timestamp_ms,
-                               frame_count,
-                               call.id,
-                               call.size,
-                               reinterpret_cast<std::uintptr_t>(call.name),
-                               release_frame_count};
+  const TransientFields fields{
+      ring_call_head(kTransientRecord, length, call, context_mask, timestamp_ms, frame_count),
+      call.size, reinterpret_cast<std::uintptr_t>(call.name), release_frame_count};
   __builtin_memcpy(record, &fields, kTransientFixed);
   return length;
-}
-
-// The type of the record at `record` in a ring: a packet's, or one of the internal records'.
-inline std::uint32_t ring_record_type(const char* record) {
-  std::uint32_t type = 0;
-  __builtin_memcpy(&type, record, sizeof type);
-  return type;
 }
 
 inline bool is_transient_record(const char* record) {

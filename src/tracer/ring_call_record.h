@@ -1,0 +1,78 @@
+// What the tracer's internal call records (transient_record.h, path_record.h) share: records a
+// traced thread writes into its ring instead of a call's packets, with names by address and the
+// frames unwound straight into place, that the drain expands into the packets before anything is
+// written. Every such record starts with the same head, then its own fields, then the frames at
+// the next 8-byte boundary of memory (the ring's records are 4-byte aligned; walks store whole
+// words). Native byte order, as every record in the ring. Never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/sprtrace_binary/protocol.h"
+#include "tracer/call_packets.h"
+#include "tracer/tracer_api.h"
+
+namespace rtrace::tracer {
+
+// [type:4][payload length:4][resource:4][context:4][timestamp:4][frame count:4][id:8]
+struct RingCallHead {
+  std::uint32_t type;  // not a packet type of the protocol (those are upper-case)
+  std::uint32_t payload;
+  std::uint32_t resource;
+  std::uint32_t context;
+  std::uint32_t timestamp;
+  std::uint32_t frame_count;
+  std::uint64_t id;
+};
+static_assert(sizeof(RingCallHead) == 32);
+
+// The head of a record of `length` bytes for `call`.
+inline RingCallHead ring_call_head(std::uint32_t type, std::size_t length, const RtraceCall& call,
+                                   std::uint32_t context_mask, std::uint32_t timestamp_ms,
+                                   std::uint32_t frame_count) {
+  return {type,
+          static_cast<std::uint32_t>(length - 8),
+          call.resource_type,
+          context_mask,
+          timestamp_ms,
+          frame_count,
+          call.id};
+}
+
+// The type of the record at `record` in a ring: a packet's, or one of the internal records'.
+inline std::uint32_t ring_record_type(const char* record) {
+  std::uint32_t type = 0;
+  __builtin_memcpy(&type, record, sizeof type);
+  return type;
+}
+
+// Where the frames go of a record whose fields and bytes take `fixed_length` bytes.
+inline std::uintptr_t* ring_record_frames(char* record, std::size_t fixed_length) {
+  const auto address = reinterpret_cast<std::uintptr_t>(record) + fixed_length;
+  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
+}
+
+// Drain side: writes the allocation's packets the head stands for, as CallPackets writes them for
+// the call named at address `name`, of `size`, with `args`; returns their length, 0 when they need
+// more than `room` bytes.
+inline std::size_t write_head_packets(const RingCallHead& head, std::uint64_t name,
+                                      std::uint64_t size, const RtraceArg* args,
+                                      std::uint32_t arg_count, const std::uintptr_t* frames,
+                                      char* out, std::size_t room) {
+  const RtraceCall call{head.resource,
+                        sprtrace::kCallAlloc,
+                        reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name)),
+                        size,
+                        head.id,
+                        args,
+                        arg_count};
+  const CallPackets packets(call, head.frame_count);
+  if (packets.size() > room) {
+    return 0;
+  }
+  packets.write(out, head.context, head.timestamp, frames);
+  return packets.size();
+}
+
+}  // namespace rtrace::tracer
