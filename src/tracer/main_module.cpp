@@ -14,6 +14,7 @@
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
+#include "tracer/release_record.h"
 #include "tracer/stop_hooks.h"
 #include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
@@ -228,13 +229,29 @@ RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket) {
   return rtrace::tracer::session_hold(ticket);
 }
 
+// A release without arguments (every module's close, free, fclose, munmap...) goes into the ring
+// as one record of fixed size (release_record.h), unwound into in place as the transient one;
+// one with arguments as its packets.
 RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call,
                                                 const void* return_address) {
   rtrace::tracer::GuardScope guard;
-  if (!prepare(call, return_address)) {
+  if (!rtrace::tracer::fits_release_record(*call)) {
+    if (!prepare(call, return_address)) {
+      return 0;
+    }
+    return rtrace::tracer::session_hold(rtrace::tracer::session_ticket());
+  }
+  std::uint32_t depth = 0;
+  const rtrace::tracer::TransientSpace space =
+      rtrace::tracer::session_reserve_release(*call, depth);
+  if (space.record == nullptr) {
     return 0;
   }
-  return rtrace::tracer::session_hold(rtrace::tracer::session_ticket());
+  const std::uint32_t count =
+      depth > 0 ? rtrace::tracer::capture_backtrace(
+                      rtrace::tracer::release_record_frames(space.record), depth, return_address)
+                : 0;
+  return rtrace::tracer::session_hold_release(space, *call, count);
 }
 
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {

@@ -178,7 +178,8 @@ void* traced_allocation(std::uint32_t resource, const char* name, std::size_t si
 // resource next is ordered after it. commit() once the release happened, cancel() when it did
 // not (the record is then dropped). The record is in place (rtrace_hold) while the real call
 // runs, so what that call does inside may be recorded by other modules (fclose's free, another
-// module's close): their records come after this one.
+// module's close): their records come after this one. `name` is kept by address until the trace
+// is written (rtrace_prepare_held): a string literal.
 class ReleaseRecorder {
  public:
   ReleaseRecorder(std::uint32_t resource, const char* name, std::uint64_t id,

@@ -22,7 +22,8 @@ std::size_t expand_path_record(const char* record, char* out, std::size_t room) 
       {"path", path},
       {reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.value_name)), value_text}};
   const std::uintptr_t* frames = path_record_frames(const_cast<char*>(record), fields.path_length);
-  return write_head_packets(fields.head, fields.name, fields.size, args, 2, frames, out, room);
+  return write_head_packets(fields.head, sprtrace::kCallAlloc, fields.name, fields.size, args, 2,
+                            frames, out, room);
 }
 
 }  // namespace rtrace::tracer

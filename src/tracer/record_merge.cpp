@@ -11,6 +11,7 @@
 
 #include "tracer/event_ring.h"
 #include "tracer/path_record.h"
+#include "tracer/release_record.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
 #include "tracer/transient_record.h"
@@ -76,9 +77,9 @@ void add_piece(const char* data, std::size_t size) {
   }
 }
 
-// A record that stands for packets (transient_record.h, path_record.h) goes out as them
-// (flushing first when the buffer or the queue of pieces is full; a record that cannot be
-// expanded even then is dropped).
+// A record that stands for packets (transient_record.h, path_record.h, release_record.h) goes
+// out as them (flushing first when the buffer or the queue of pieces is full; a record that
+// cannot be expanded even then is dropped).
 using Expand = std::size_t (*)(const char* record, char* out, std::size_t room);
 
 void add_expanded(const char* record, Expand expand) {
@@ -99,7 +100,9 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
     if (emit && entry.seq >= floor && entry.length > 0) {
       const char* record = cursor.ring->payload(cursor.payload_position + entry.skip);
-      if (is_transient_record(record)) {
+      if (is_release_record(record)) {
+        add_expanded(record, expand_release_record);
+      } else if (is_transient_record(record)) {
         add_expanded(record, expand_transient);
       } else if (is_path_record(record)) {
         add_expanded(record, expand_path_record);

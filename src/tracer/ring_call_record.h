@@ -1,9 +1,9 @@
-// What the tracer's internal call records (transient_record.h, path_record.h) share: records a
-// traced thread writes into its ring instead of a call's packets, with names by address and the
-// frames unwound straight into place, that the drain expands into the packets before anything is
-// written. Every such record starts with the same head, then its own fields, then the frames at
-// the next 8-byte boundary of memory (the ring's records are 4-byte aligned; walks store whole
-// words). Native byte order, as every record in the ring. Never allocates.
+// What the tracer's internal call records (transient_record.h, path_record.h, release_record.h)
+// share: records a traced thread writes into its ring instead of a call's packets, with names by
+// address and the frames unwound straight into place, that the drain expands into the packets
+// before anything is written. Every such record starts with the same head, then its own fields,
+// then the frames at the next 8-byte boundary of memory (the ring's records are 4-byte aligned;
+// walks store whole words). Native byte order, as every record in the ring. Never allocates.
 #pragma once
 
 #include <cstddef>
@@ -53,20 +53,17 @@ inline std::uintptr_t* ring_record_frames(char* record, std::size_t fixed_length
   return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
 }
 
-// Drain side: writes the allocation's packets the head stands for, as CallPackets writes them for
-// the call named at address `name`, of `size`, with `args`; returns their length, 0 when they need
-// more than `room` bytes.
-inline std::size_t write_head_packets(const RingCallHead& head, std::uint64_t name,
-                                      std::uint64_t size, const RtraceArg* args,
+// Drain side: writes the packets the head stands for, as CallPackets writes them for the call of
+// `kind` (an allocation or a release) named at address `name`, of `size`, with `args`; returns
+// their length, 0 when they need more than `room` bytes.
+inline std::size_t write_head_packets(const RingCallHead& head, std::uint32_t kind,
+                                      std::uint64_t name, std::uint64_t size, const RtraceArg* args,
                                       std::uint32_t arg_count, const std::uintptr_t* frames,
                                       char* out, std::size_t room) {
-  const RtraceCall call{head.resource,
-                        sprtrace::kCallAlloc,
-                        reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name)),
-                        size,
-                        head.id,
-                        args,
-                        arg_count};
+  const RtraceCall call{
+      head.resource, kind,    reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name)),
+      size,          head.id, args,
+      arg_count};
   const CallPackets packets(call, head.frame_count);
   if (packets.size() > room) {
     return 0;

@@ -10,6 +10,7 @@
 #include "tracer/clock.h"
 #include "tracer/maps_reader.h"
 #include "tracer/path_record.h"
+#include "tracer/release_record.h"
 #include "tracer/ring_producer.h"
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
@@ -143,6 +144,26 @@ std::uint64_t session_hold(std::uint64_t ticket) {
   EventRing& ring = *current_ring();
   const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
   ring.publish(ticket, t_prepared_length);  // the ticket stays held: nothing after it goes out
+  return position + 1;
+}
+
+// A release without arguments (rtrace_prepare_held): one record of fixed size (release_record.h)
+// that the drain expands into CALL and BTRC; the caller unwinds straight into it (free-backtraces
+// only). Held as session_hold holds a prepared call's packets.
+TransientSpace session_reserve_release(const RtraceCall& call, std::uint32_t& depth) {
+  depth = g_session.options.backtrace_depth(true, call.size);
+  EventRing* ring = ring_for(call);
+  return {ring, ring == nullptr ? nullptr : reserve(*ring, release_record_bound(depth))};
+}
+
+std::uint64_t session_hold_release(const TransientSpace& space, const RtraceCall& call,
+                                   std::uint32_t frame_count) {
+  const std::size_t length =
+      write_release_record(space.record, call, t_context_mask, timestamp_ms(), frame_count);
+  EventRing& ring = *space.ring;
+  const std::uint64_t ticket = take_ticket(ring);
+  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
+  ring.publish(ticket, length);  // the ticket stays held: nothing after it goes out
   return position + 1;
 }
 

@@ -88,6 +88,12 @@ void session_cancel(std::uint64_t ticket);
 // A release's record put in place before the real call, its ticket still held (see rtrace_hold):
 // returns a handle (0: nothing held); settle confirms it or drops it, and gives the ticket back.
 std::uint64_t session_hold(std::uint64_t ticket);
+// A release without arguments (release_record.h), as the transient one: reserve (the frames the
+// options want in `depth`), unwind into release_record_frames, then write, take the ticket and
+// hold it as session_hold does (the handle to settle).
+TransientSpace session_reserve_release(const RtraceCall& call, std::uint32_t& depth);
+std::uint64_t session_hold_release(const TransientSpace& space, const RtraceCall& call,
+                                   std::uint32_t frame_count);
 void session_settle(std::uint64_t handle, bool happened);
 // Queues MMAP packets for the current maps after dlopen/dlclose.
 void session_commit_maps();

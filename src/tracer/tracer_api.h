@@ -86,7 +86,11 @@ RTRACE_EXPORT void rtrace_cancel(std::uint64_t ticket);
 RTRACE_EXPORT std::uint64_t rtrace_hold(std::uint64_t ticket);
 RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened);
 // rtrace_prepare, rtrace_ticket and rtrace_hold at once (one call into the tracer instead of three
-// on every release's path): the handle to settle, 0 when nothing was recorded.
+// on every release's path): the handle to settle, 0 when nothing was recorded. A release without
+// arguments (kind kCallFree, size 0, no args: close, fclose, free, munmap, ...) is kept as one
+// record of fixed size with `call->name` BY ADDRESS until the trace is written: that name must
+// stay valid as long as the library is loaded (a string literal, or a static array), never a
+// buffer of the caller's. Every module's release names are literals.
 RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call, const void* return_address);
 
 // All three steps at once: for allocations, after the real function returned.

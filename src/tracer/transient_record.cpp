@@ -13,8 +13,8 @@ std::size_t expand_transient(const char* record, char* out, std::size_t room) {
   if (fields.release_frame_count > fields.head.frame_count) {
     return 0;  // never written so; nothing sensible to expand
   }
-  const std::size_t length =
-      write_head_packets(fields.head, fields.name, fields.size, nullptr, 0, frames, out, room);
+  const std::size_t length = write_head_packets(fields.head, sprtrace::kCallAlloc, fields.name,
+                                                fields.size, nullptr, 0, frames, out, room);
   if (length == 0) {
     return 0;
   }

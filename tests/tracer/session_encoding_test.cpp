@@ -1,5 +1,5 @@
 // The packets the tracer encodes (call_packets.h, and in rtrace_tracer_core transient_release.h,
-// transient_record.h, path_record.h and session_packets.h),
+// transient_record.h, path_record.h, release_record.h and session_packets.h),
 // checked by decoding them with the post-processor's binary reader (trace_decoder.h, which also
 // re-encodes them and requires the same bytes).
 #include <gtest/gtest.h>
@@ -19,6 +19,7 @@
 #include "tracer/call_packets.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/path_record.h"
+#include "tracer/release_record.h"
 #include "tracer/session_packets.h"
 #include "tracer/transient_record.h"
 #include "tracer/transient_release.h"
@@ -293,6 +294,90 @@ TEST(TracerPathRecord, KeepsThePathAsItWasAndReadsBackAsTheCallWithItsArguments)
   EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
   using Args = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(trace.calls[0].args, (Args{{"path", "/dev/null"}, {"mode", "0x1a4"}}));
+}
+
+// A release's record (release_record.h: close, free, fclose, ...), with names short and long,
+// without frames and with them (free-backtraces), at a ring address 8-byte aligned and at one
+// that is not, expands into exactly the bytes CallPackets writes for the release, and into
+// nothing when a byte of room is missing.
+TEST(TracerReleaseRecord, ExpandsIntoTheBytesOfTheRelease) {
+  alignas(8) static char ring[4096];
+  static char expected[4096];
+  static char expanded[4096];
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
+  const char* const names[] = {"close", "free", "operator delete[](void*, unsigned long)", ""};
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
+    for (const std::uint32_t frame_count : {0U, 1U, 4U}) {
+      for (const char* name : names) {
+        const RtraceCall call{.resource_type = 2,
+                              .kind = sprtrace::kCallFree,
+                              .name = name,
+                              .size = 0,
+                              .id = 0xfedcba9876543210,
+                              .args = nullptr,
+                              .arg_count = 0};
+        ASSERT_TRUE(fits_release_record(call));
+        char* record = ring + offset;
+        std::uintptr_t* in_ring = release_record_frames(record);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
+        std::memcpy(in_ring, frames, sizeof frames);
+        const std::size_t length = write_release_record(record, call, 0x9, 777, frame_count);
+        EXPECT_LE(length, release_record_bound(frame_count));
+        EXPECT_TRUE(is_release_record(record));
+        EXPECT_FALSE(is_path_record(record));
+        EXPECT_FALSE(is_transient_record(record));
+
+        const CallPackets packets(call, frame_count);
+        packets.write(expected, 0x9, 777, frames);
+        const std::size_t expected_length = packets.size();
+        EXPECT_EQ(expand_release_record(record, expanded, expected_length - 1), 0U);
+        ASSERT_EQ(expand_release_record(record, expanded, expected_length), expected_length);
+        EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
+            << "offset " << offset << ", frames " << frame_count << ", name " << name;
+        EXPECT_FALSE(is_release_record(expected));  // a CALL packet
+      }
+    }
+  }
+}
+
+// Only a release of size 0 without arguments is kept so: the record has no room for the rest.
+TEST(TracerReleaseRecord, OnlyReleasesWithoutSizeOrArgumentsFit) {
+  const RtraceArg args[] = {{"name", "/shm"}};
+  const RtraceCall release{2, sprtrace::kCallFree, "close", 0, 3, nullptr, 0};
+  EXPECT_TRUE(fits_release_record(release));
+  RtraceCall with_args = release;
+  with_args.args = args;
+  with_args.arg_count = 1;
+  EXPECT_FALSE(fits_release_record(with_args));
+  RtraceCall with_size = release;
+  with_size.size = 4096;
+  EXPECT_FALSE(fits_release_record(with_size));
+  RtraceCall allocation = release;
+  allocation.kind = sprtrace::kCallAlloc;
+  EXPECT_FALSE(fits_release_record(allocation));
+}
+
+// The expansion reads back through the post-processor's reader as the release it stands for.
+TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
+  alignas(8) static char ring[1024];
+  const RtraceCall call{3, sprtrace::kCallFree, "fclose", 0, 0x55550000, nullptr, 0};
+  std::uintptr_t* frames = release_record_frames(ring + 4);
+  frames[0] = 0x401000;
+  frames[1] = 0x402000;
+  EXPECT_GT(write_release_record(ring + 4, call, 0, 42, 2), 0U);
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        return expand_release_record(ring + 4, body, 4096);
+      });
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 1U);
+  EXPECT_EQ(trace.calls[0].kind, 1U);
+  EXPECT_EQ(trace.calls[0].name, "fclose");
+  EXPECT_EQ(trace.calls[0].size, 0U);
+  EXPECT_EQ(trace.calls[0].id, 0x55550000U);
+  EXPECT_EQ(trace.calls[0].timestamp, 42U);
+  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+  EXPECT_TRUE(trace.calls[0].args.empty());
 }
 
 // Without free backtraces (the default) the release's BTRC is empty.
