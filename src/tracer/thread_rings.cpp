@@ -127,10 +127,11 @@ void rings_init(void (*drain_some)()) {
   ::pthread_key_create(&g_ring_key, retire_ring);
 }
 
-EventRing* my_ring() {
-  if (t_slot != nullptr) {
-    return &t_slot->ring;
-  }
+namespace {
+
+// A thread's first record: claims a ring for it. Out of line, so that my_ring's every-call path
+// saves no registers (it saved five for this part).
+__attribute__((noinline)) EventRing* claim_my_ring() {
   const int self = current_tid();
   RingSlot* slot = claim_unused_ring(self);
   if (slot == nullptr && g_drain_some != nullptr) {
@@ -148,6 +149,12 @@ EventRing* my_ring() {
   ::pthread_setspecific(g_ring_key, slot);
   signal_stack_adopt(slot->signal_stack);
   return &slot->ring;
+}
+
+}  // namespace
+
+EventRing* my_ring() {
+  return t_slot != nullptr ? &t_slot->ring : claim_my_ring();
 }
 
 EventRing* current_ring() {

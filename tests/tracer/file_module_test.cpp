@@ -53,14 +53,15 @@ fs::path only_file(const fs::path& dir) {
 // Runs `command` with the tracer preloaded in managed mode (main first, then `modules`); decodes
 // the one trace it wrote.
 TraceDecoder trace_managed(const ScratchDir& scratch, const std::vector<std::string>& modules,
-                           const std::string& command, CommandResult& result) {
+                           const std::string& command, CommandResult& result,
+                           const std::string& options = "") {
   std::string preload = lib("main");
   for (const auto& module : modules) {
     preload += ":" + lib(module);
   }
   fs::create_directories(scratch / "out");
   result = run_command("LD_PRELOAD=" + preload + " RTRACE_OPTIONS='start=1,managed=" +
-                       (scratch / "out").string() + "' " + command);
+                       (scratch / "out").string() + options + "' " + command);
   TraceDecoder trace = decode_file(only_file(scratch / "out").string());
   EXPECT_TRUE(trace.complete()) << trace.error();
   return trace;
@@ -119,6 +120,44 @@ std::string process(const std::string& options, const fs::path& trace) {
   const auto r = run_command(bin("rtrace") + " process " + options + " -i " + quote(trace));
   EXPECT_EQ(r.status, 0) << r.err;
   return r.out;
+}
+
+// Whether the first frame of `call` is in the mapping of the file `path`.
+bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path) {
+  for (const DecodedMapping& mapping : trace.mappings) {
+    if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
+        call.frames[0] < mapping.to) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A release is one fixed record in the thread's ring (release_record.h) that the drain expands:
+// by default it carries no backtrace; under free-backtraces=1 every close, fclose, ... carries
+// the backtrace unwound into the record, starting in the program that called it.
+TEST(FileModule, ReleasesCarryABacktraceOnlyUnderFreeBacktraces) {
+  for (const std::string options : {"", ",free-backtraces=1"}) {
+    SCOPED_TRACE(options);
+    const ScratchDir scratch;
+    CommandResult result;
+    const TraceDecoder trace = trace_managed(
+        scratch, {"file"}, program("file_calls") + " " + quote(scratch.path()), result, options);
+    ASSERT_EQ(result.status, 0) << result.err;
+    std::size_t releases = 0;
+    for (const DecodedCall& call : trace.calls) {
+      if (call.kind != 1) {
+        continue;
+      }
+      ++releases;
+      if (options.empty()) {
+        EXPECT_TRUE(call.frames.empty()) << call.name;
+      } else {
+        EXPECT_TRUE(frame0_in(trace, call, program("file_calls"))) << call.name;
+      }
+    }
+    EXPECT_GE(releases, 20U);
+  }
 }
 
 // Both in one test: the program writes fixed paths in /tmp (it is the original's, unchanged), so
