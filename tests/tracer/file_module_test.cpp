@@ -122,17 +122,6 @@ std::string process(const std::string& options, const fs::path& trace) {
   return r.out;
 }
 
-// Whether the first frame of `call` is in the mapping of the file `path`.
-bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path) {
-  for (const DecodedMapping& mapping : trace.mappings) {
-    if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
-        call.frames[0] < mapping.to) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // A release is one fixed record in the thread's ring (release_record.h) that the drain expands:
 // by default it carries no backtrace; under free-backtraces=1 every close, fclose, ... carries
 // the backtrace unwound into the record, starting in the program that called it.

@@ -193,4 +193,14 @@ void decode_stream(int fd, TraceDecoder& decoder) {
   read_into(*input, sink, decoder.error_, decoder.warnings_);
 }
 
+bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path) {
+  for (const DecodedMapping& mapping : trace.mappings) {
+    if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
+        call.frames[0] < mapping.to) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace rtrace::test

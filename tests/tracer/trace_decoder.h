@@ -101,6 +101,9 @@ class TraceDecoder {
   bool last_was_map_ = false;
 };
 
+// Whether the first frame of `call` is in a mapping of the file `path` (the trace's MMAP records).
+bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path);
+
 // Decodes a trace file, and checks that re-encoding it gives the same bytes.
 TraceDecoder decode_file(const std::string& path);
 // Decodes a stream as it arrives (the test acting as the recorder); does not close `fd`.

@@ -119,16 +119,6 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
   return found;
 }
 
-bool frame0_in(const TraceDecoder& trace, const DecodedCall& call, const std::string& path) {
-  for (const DecodedMapping& mapping : trace.mappings) {
-    if (mapping.path == path && !call.frames.empty() && call.frames[0] >= mapping.from &&
-        call.frames[0] < mapping.to) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // ---- the catalog ---------------------------------------------------------------------------
 
 TEST(TracerModules, RecordListsThemWithTheirDescriptions) {
