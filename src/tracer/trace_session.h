@@ -7,7 +7,7 @@
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
-//    transient_release.h, transient_record.h,
+//    transient_release.h, transient_record.h, path_record.h, release_record.h,
 //    session_packets.h;
 //    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
 //  session_state.h holds what these share.
