@@ -61,9 +61,8 @@ struct PathArgument {
 inline std::size_t write_path_record(char* record, const RtraceCall& call,
                                      const PathArgument& argument, std::uint32_t context_mask,
                                      std::uint32_t timestamp_ms, std::uint32_t frame_count) {
-  const auto* frames_end =
-      reinterpret_cast<const char*>(path_record_frames(record, argument.path_length) + frame_count);
-  const auto length = static_cast<std::size_t>(frames_end - record);
+  const std::size_t length =
+      ring_record_length(record, path_record_frames(record, argument.path_length), frame_count);
   const PathFields fields{
       ring_call_head(kPathRecord, length, call, context_mask, timestamp_ms, frame_count),
       reinterpret_cast<std::uintptr_t>(call.name),

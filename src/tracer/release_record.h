@@ -55,9 +55,7 @@ inline std::uintptr_t* release_record_frames(char* record) {
 inline std::size_t write_release_record(char* record, const RtraceCall& call,
                                         std::uint32_t context_mask, std::uint32_t timestamp_ms,
                                         std::uint32_t frame_count) {
-  const auto* frames_end =
-      reinterpret_cast<const char*>(release_record_frames(record) + frame_count);
-  const auto length = static_cast<std::size_t>(frames_end - record);
+  const std::size_t length = ring_record_length(record, release_record_frames(record), frame_count);
   const ReleaseFields fields{
       ring_call_head(kReleaseRecord, length, call, context_mask, timestamp_ms, frame_count),
       reinterpret_cast<std::uintptr_t>(call.name)};

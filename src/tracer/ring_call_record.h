@@ -53,6 +53,12 @@ inline std::uintptr_t* ring_record_frames(char* record, std::size_t fixed_length
   return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
 }
 
+// The length of the record at `record` whose `frame_count` frames start at `frames`.
+inline std::size_t ring_record_length(const char* record, const std::uintptr_t* frames,
+                                      std::uint32_t frame_count) {
+  return static_cast<std::size_t>(reinterpret_cast<const char*>(frames + frame_count) - record);
+}
+
 // Drain side: writes the packets the head stands for, as CallPackets writes them for the call of
 // `kind` (an allocation or a release) named at address `name`, of `size`, with `args`; returns
 // their length, 0 when they need more than `room` bytes.

@@ -48,8 +48,7 @@ inline std::uintptr_t* transient_frames(char* record) {
 inline std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
                                    std::uint32_t timestamp_ms, std::uint32_t frame_count,
                                    std::uint32_t release_frame_count) {
-  const auto* frames_end = reinterpret_cast<const char*>(transient_frames(record) + frame_count);
-  const auto length = static_cast<std::size_t>(frames_end - record);
+  const std::size_t length = ring_record_length(record, transient_frames(record), frame_count);
   const TransientFields fields{
       ring_call_head(kTransientRecord, length, call, context_mask, timestamp_ms, frame_count),
       call.size, reinterpret_cast<std::uintptr_t>(call.name), release_frame_count};

@@ -56,6 +56,15 @@ test::TraceDecoder decode_after_header(Encode encode) {
   return test::decode_file(path);
 }
 
+// The trace of what `expand` writes for the internal ring record at `record` (transient_record.h,
+// path_record.h, release_record.h), read back through the post-processor's reader.
+template <typename Expand>
+test::TraceDecoder read_back(Expand expand, const char* record) {
+  return decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+    return expand(record, body, 4096);
+  });
+}
+
 TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
   const RtraceArg args[] = {{"path", "/tmp/x"}, {"flags", "0x42"}};
   const RtraceCall call{.resource_type = 3,
@@ -206,10 +215,7 @@ TEST(TracerTransientRecord, TheExpansionReadsBackAsAnAllocationAndItsRelease) {
   frames[1] = 0x402000;
   const std::size_t length = write_transient(ring + 4, call, 0, 99, 2, 2);
   EXPECT_GT(length, 0U);
-  const test::TraceDecoder trace =
-      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
-        return expand_transient(ring + 4, body, 4096);
-      });
+  const test::TraceDecoder trace = read_back(expand_transient, ring + 4);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 2U);
   EXPECT_EQ(trace.calls[0].kind, 2U);
@@ -280,10 +286,7 @@ TEST(TracerPathRecord, KeepsThePathAsItWasAndReadsBackAsTheCallWithItsArguments)
   frames[1] = 0x402000;
   EXPECT_GT(write_path_record(ring + 4, call, argument, 0, 99, 2), 0U);
   std::memcpy(path, "/etc/zzzz", sizeof path);
-  const test::TraceDecoder trace =
-      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
-        return expand_path_record(ring + 4, body, 4096);
-      });
+  const test::TraceDecoder trace = read_back(expand_path_record, ring + 4);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 1U);
   EXPECT_EQ(trace.calls[0].kind, 2U);
@@ -365,10 +368,7 @@ TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
   frames[0] = 0x401000;
   frames[1] = 0x402000;
   EXPECT_GT(write_release_record(ring + 4, call, 0, 42, 2), 0U);
-  const test::TraceDecoder trace =
-      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
-        return expand_release_record(ring + 4, body, 4096);
-      });
+  const test::TraceDecoder trace = read_back(expand_release_record, ring + 4);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 1U);
   EXPECT_EQ(trace.calls[0].kind, 1U);
