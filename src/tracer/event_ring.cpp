@@ -62,6 +62,8 @@ void EventRing::reset() {
   ticket_depth = 0;
   payload_head_ = 0;
   pending_skip_ = 0;
+  producer_frames.count = 0;
+  consumer_frames.count = 0;
 }
 
 }  // namespace rtrace::tracer

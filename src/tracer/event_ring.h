@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tracer/shared_frames.h"
+
 namespace rtrace::tracer {
 
 inline constexpr std::uint64_t kNoTicket = UINT64_MAX;
@@ -67,6 +69,10 @@ class EventRing {
   std::atomic<int> owner_tid{0};
   int ticket_depth = 0;    // producer only: nested tickets (realloc holds two)
   bool wake_sent = false;  // producer only: the drainer was woken for this filling
+  // The frames of the ring's last transient record (shared_frames.h): the producer's copy and
+  // the consumer's, each on cache lines of its own (written on every transfer, by either side).
+  alignas(64) SharedFrames producer_frames;
+  alignas(64) SharedFrames consumer_frames;
 
  private:
   char* payload_ = nullptr;

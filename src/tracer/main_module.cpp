@@ -12,6 +12,7 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
+#include "tracer/event_ring.h"
 #include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
 #include "tracer/release_record.h"
@@ -275,11 +276,23 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
   if (space.record == nullptr) {
     return;
   }
-  const std::uint32_t count =
-      depth > 0 ? rtrace::tracer::capture_backtrace(rtrace::tracer::transient_frames(space.record),
-                                                    depth, return_address)
-                : 0;
-  rtrace::tracer::session_publish_transient(space, *call, count);
+  // Up to SharedFrames::kMaxShared frames are walked aside and only those not shared with the
+  // ring's previous transient record are copied into it; deeper ones straight into the record.
+  rtrace::tracer::SharedFrames& shared = space.ring->producer_frames;
+  std::uintptr_t* frames = rtrace::tracer::transient_frames(space.record);
+  std::uint32_t kept = 0;
+  if (depth <= rtrace::tracer::SharedFrames::kMaxShared) {
+    const std::uintptr_t* backtrace = shared.walked;
+    const std::uint32_t count = depth > 0 ? rtrace::tracer::capture_backtrace_in_place(
+                                                shared.walked, depth, return_address, &backtrace)
+                                          : 0;
+    kept = shared.keep(backtrace, count, frames);
+    rtrace::tracer::session_publish_transient(space, *call, count, kept);
+  } else {
+    const std::uint32_t count = rtrace::tracer::capture_backtrace(frames, depth, return_address);
+    kept = shared.keep_all(count);
+    rtrace::tracer::session_publish_transient(space, *call, count, kept);
+  }
 }
 
 // As rtrace_record_transient: unwinds here, straight into the reserved record.

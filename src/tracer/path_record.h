@@ -63,14 +63,16 @@ inline std::size_t write_path_record(char* record, const RtraceCall& call,
                                      std::uint32_t timestamp_ms, std::uint32_t frame_count) {
   const std::size_t length =
       ring_record_length(record, path_record_frames(record, argument.path_length), frame_count);
-  const PathFields fields{
-      ring_call_head(kPathRecord, length, call, context_mask, timestamp_ms, frame_count),
-      reinterpret_cast<std::uintptr_t>(call.name),
-      reinterpret_cast<std::uintptr_t>(argument.value_name),
-      call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size),
-      argument.value,
-      static_cast<std::uint32_t>(argument.path_length)};
-  __builtin_memcpy(record, &fields, kPathFixed);
+  write_ring_call_head(record, kPathRecord, length, call, context_mask, timestamp_ms, frame_count);
+  store_ring_field(record, offsetof(PathFields, name),
+                   std::uint64_t{reinterpret_cast<std::uintptr_t>(call.name)});
+  store_ring_field(record, offsetof(PathFields, value_name),
+                   std::uint64_t{reinterpret_cast<std::uintptr_t>(argument.value_name)});
+  store_ring_field(record, offsetof(PathFields, size),
+                   call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
+  store_ring_field(record, offsetof(PathFields, value), argument.value);
+  store_ring_field(record, offsetof(PathFields, path_length),
+                   static_cast<std::uint32_t>(argument.path_length));
   CallPackets::copy_text(record + kPathFixed, argument.path, argument.path_length);
   return length;
 }

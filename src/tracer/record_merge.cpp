@@ -79,13 +79,13 @@ void add_piece(const char* data, std::size_t size) {
 
 // A record that stands for packets (transient_record.h, path_record.h, release_record.h) goes
 // out as them (flushing first when the buffer or the queue of pieces is full; a record that
-// cannot be expanded even then is dropped).
-using Expand = std::size_t (*)(const char* record, char* out, std::size_t room);
-
-void add_expanded(const char* record, Expand expand) {
+// cannot be expanded even then is dropped). `expand` writes them into `out` (at most `room` bytes) and
+// gives their length, 0 when they do not fit; it may be called twice for one record.
+template <typename Expand>
+void add_expanded(Expand expand) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     char* out = g_expanded + g_expanded_used;
-    const std::size_t length = expand(record, out, sizeof g_expanded - g_expanded_used);
+    const std::size_t length = expand(out, sizeof g_expanded - g_expanded_used);
     if (length > 0 && output_add_piece(out, length)) {
       g_expanded_used += length;
       return;
@@ -94,20 +94,33 @@ void add_expanded(const char* record, Expand expand) {
   }
 }
 
+// One record of `ring` at `record`, `length` bytes, into the output.
+void add_record(EventRing& ring, const char* record, std::size_t length) {
+  if (is_release_record(record)) {
+    add_expanded(
+        [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
+  } else if (is_transient_record(record)) {
+    add_expanded([&](char* out, std::size_t room) {
+      return expand_transient(record, ring.consumer_frames, out, room);
+    });
+  } else if (is_path_record(record)) {
+    add_expanded(
+        [&](char* out, std::size_t room) { return expand_path_record(record, out, room); });
+  } else {
+    add_piece(record, length);
+  }
+}
+
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
   while (cursor.seq < limit) {
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
-    if (emit && entry.seq >= floor && entry.length > 0) {
+    if (entry.length > 0) {
       const char* record = cursor.ring->payload(cursor.payload_position + entry.skip);
-      if (is_release_record(record)) {
-        add_expanded(record, expand_release_record);
+      if (emit && entry.seq >= floor) {
+        add_record(*cursor.ring, record, entry.length);
       } else if (is_transient_record(record)) {
-        add_expanded(record, expand_transient);
-      } else if (is_path_record(record)) {
-        add_expanded(record, expand_path_record);
-      } else {
-        add_piece(record, entry.length);
+        skip_transient(record, cursor.ring->consumer_frames);  // later records share its frames
       }
     }
     cursor.payload_position += entry.skip + entry.length;

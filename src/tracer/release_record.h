@@ -56,10 +56,10 @@ inline std::size_t write_release_record(char* record, const RtraceCall& call,
                                         std::uint32_t context_mask, std::uint32_t timestamp_ms,
                                         std::uint32_t frame_count) {
   const std::size_t length = ring_record_length(record, release_record_frames(record), frame_count);
-  const ReleaseFields fields{
-      ring_call_head(kReleaseRecord, length, call, context_mask, timestamp_ms, frame_count),
-      reinterpret_cast<std::uintptr_t>(call.name)};
-  __builtin_memcpy(record, &fields, kReleaseFixed);
+  write_ring_call_head(record, kReleaseRecord, length, call, context_mask, timestamp_ms,
+                       frame_count);
+  store_ring_field(record, offsetof(ReleaseFields, name),
+                   std::uint64_t{reinterpret_cast<std::uintptr_t>(call.name)});
   return length;
 }
 

@@ -95,10 +95,10 @@ TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& 
 }
 
 void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
-                               std::uint32_t frame_count) {
+                               std::uint32_t frame_count, std::uint32_t kept) {
   const std::uint32_t release_frames = g_session.options.free_backtraces ? frame_count : 0;
   const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
-                                             frame_count, release_frames);
+                                             frame_count, kept, release_frames);
   publish(*space.ring, take_ticket(*space.ring), length);
 }
 

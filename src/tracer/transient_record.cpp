@@ -5,13 +5,27 @@
 #include "tracer/transient_release.h"
 
 namespace rtrace::tracer {
+namespace {
 
-std::size_t expand_transient(const char* record, char* out, std::size_t room) {
-  TransientFields fields{};
+// The whole backtrace of the record at `record`, its fields in `fields`; null when the record
+// cannot have been written so.
+const std::uintptr_t* restore_frames(const char* record, TransientFields& fields,
+                                     SharedFrames& seen) {
   std::memcpy(&fields, record, kTransientFixed);
-  const std::uintptr_t* frames = transient_frames(const_cast<char*>(record));
   if (fields.release_frame_count > fields.head.frame_count) {
-    return 0;  // never written so; nothing sensible to expand
+    return nullptr;  // never written so; nothing sensible to expand
+  }
+  return seen.restore(transient_frames(const_cast<char*>(record)), fields.head.frame_count,
+                      fields.kept_frame_count);
+}
+
+}  // namespace
+
+std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room) {
+  TransientFields fields{};
+  const std::uintptr_t* frames = restore_frames(record, fields, seen);
+  if (frames == nullptr) {
+    return 0;
   }
   const std::size_t length = write_head_packets(fields.head, sprtrace::kCallAlloc, fields.name,
                                                 fields.size, nullptr, 0, frames, out, room);
@@ -19,6 +33,11 @@ std::size_t expand_transient(const char* record, char* out, std::size_t room) {
     return 0;
   }
   return append_release(out, length, room, frames, fields.release_frame_count);
+}
+
+void skip_transient(const char* record, SharedFrames& seen) {
+  TransientFields fields{};
+  restore_frames(record, fields, seen);
 }
 
 }  // namespace rtrace::tracer

@@ -5,8 +5,10 @@
 // into the four packets before anything is written (expand_transient, called by record_merge), so
 // neither the binary protocol, the text nor the compact writer ever sees it. Never allocates.
 //
-// Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4],
-// then the frames.
+// Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4]
+// [frames kept:4], then the frames kept. The head's frame count is the backtrace's; the record
+// keeps its leading frames, the rest are the previous transient record's in the same ring
+// (shared_frames.h).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,7 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/ring_call_record.h"
+#include "tracer/shared_frames.h"
 #include "tracer/tracer_api.h"
 
 namespace rtrace::tracer {
@@ -27,9 +30,10 @@ struct TransientFields {
   std::uint64_t size;
   std::uint64_t name;
   std::uint32_t release_frame_count;
+  std::uint32_t kept_frame_count;
 };
-inline constexpr std::size_t kTransientFixed = 52;
-static_assert(offsetof(TransientFields, release_frame_count) + 4 == kTransientFixed);
+inline constexpr std::size_t kTransientFixed = 56;
+static_assert(offsetof(TransientFields, kept_frame_count) + 4 == kTransientFixed);
 
 // Room a transient record with up to `depth` frames needs in the ring.
 constexpr std::size_t transient_record_bound(std::uint32_t depth) {
@@ -41,18 +45,23 @@ inline std::uintptr_t* transient_frames(char* record) {
   return ring_record_frames(record, kTransientFixed);
 }
 
-// Writes the fixed fields of a record whose `frame_count` frames are in place already; the
-// release carries `release_frame_count` of them (0, or all under free-backtraces). `call.name`
-// must stay valid until the trace is written (the module's string literal). Returns the record's
-// length. Inline: on every transfer's path.
+// Writes the fixed fields of a record of `frame_count` frames whose first `kept_frame_count` are
+// in place already (SharedFrames::keep says how many); the release carries `release_frame_count`
+// of them (0, or all under free-backtraces). `call.name` must stay valid until the trace is
+// written (the module's string literal). Returns the record's length. Inline: on every
+// transfer's path.
 inline std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
                                    std::uint32_t timestamp_ms, std::uint32_t frame_count,
+                                   std::uint32_t kept_frame_count,
                                    std::uint32_t release_frame_count) {
-  const std::size_t length = ring_record_length(record, transient_frames(record), frame_count);
-  const TransientFields fields{
-      ring_call_head(kTransientRecord, length, call, context_mask, timestamp_ms, frame_count),
-      call.size, reinterpret_cast<std::uintptr_t>(call.name), release_frame_count};
-  __builtin_memcpy(record, &fields, kTransientFixed);
+  const std::size_t length = ring_record_length(record, transient_frames(record), kept_frame_count);
+  write_ring_call_head(record, kTransientRecord, length, call, context_mask, timestamp_ms,
+                       frame_count);
+  store_ring_field(record, offsetof(TransientFields, size), std::uint64_t{call.size});
+  store_ring_field(record, offsetof(TransientFields, name),
+                   std::uint64_t{reinterpret_cast<std::uintptr_t>(call.name)});
+  store_ring_field(record, offsetof(TransientFields, release_frame_count), release_frame_count);
+  store_ring_field(record, offsetof(TransientFields, kept_frame_count), kept_frame_count);
   return length;
 }
 
@@ -61,8 +70,12 @@ inline bool is_transient_record(const char* record) {
 }
 
 // Drain side: writes the four packets of the record at `record` (as CallPackets and
-// append_release write them: the same bytes as before the record existed) into `out`; returns
-// their length, 0 when they need more than `room` bytes.
-std::size_t expand_transient(const char* record, char* out, std::size_t room);
+// append_release write them: the same bytes as before the record existed) into `out`, its shared
+// frames taken from `seen` (the ring's consumer_frames); returns their length, 0 when they need
+// more than `room` bytes or the record is not one the producer writes.
+std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room);
+
+// Drain side: a record not written out (before the trace's floor) still tells `seen` its frames.
+void skip_transient(const char* record, SharedFrames& seen);
 
 }  // namespace rtrace::tracer

@@ -108,8 +108,15 @@ void unwinder_modules_changed() {
   unw_flush_cache(unw_local_addr_space, 0, 0);
 }
 
-std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
-                                const void* return_address) {
+namespace {
+
+// capture_backtrace, and when `in_place` is not null, a walk found in the memo is not copied to
+// `frames` but pointed to by *in_place.
+// Inlined into both: a frame of its own would be one more frame for every walk to go through.
+__attribute__((always_inline)) inline std::uint32_t capture(std::uintptr_t* frames,
+                                                            std::uint32_t capacity,
+                                                            const void* return_address,
+                                                            const std::uintptr_t** in_place) {
   if (capacity == 0) {
     return 0;
   }
@@ -129,7 +136,7 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     const std::uint32_t wanted = capacity + own;
     const int got = raw_backtrace(raw, wanted, memo, tag);
     if (got == kWalkRemembered) {
-      return memo->remembered(frames);
+      return in_place != nullptr ? memo->remembered_in_place(in_place) : memo->remembered(frames);
     }
     const auto count = got > 0 ? static_cast<std::uint32_t>(got) : 0U;
     // The caller's frame is wherever the return address shows up first: how many frames of
@@ -164,6 +171,20 @@ std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
     }
     return stored;
   }
+}
+
+}  // namespace
+
+std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
+                                const void* return_address) {
+  return capture(frames, capacity, return_address, nullptr);
+}
+
+std::uint32_t capture_backtrace_in_place(std::uintptr_t* scratch, std::uint32_t capacity,
+                                         const void* return_address,
+                                         const std::uintptr_t** frames) {
+  *frames = scratch;
+  return capture(scratch, capacity, return_address, frames);
 }
 
 }  // namespace rtrace::tracer

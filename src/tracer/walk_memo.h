@@ -135,6 +135,12 @@ struct WalkMemo {
     libc_copy(frames, found->frames, sizeof *frames * found->frame_count);
     return found->frame_count;
   }
+
+  // The same, where they are (valid until this thread's next walk), not copied.
+  std::uint32_t remembered_in_place(const std::uintptr_t** frames) const {
+    *frames = found->frames;
+    return found->frame_count;
+  }
 };
 
 }  // namespace rtrace::tracer

@@ -128,9 +128,48 @@ TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
   }
 }
 
+// The backtrace of transient record number `i` of the tests below: its innermost frame changes
+// from one record to the next, its outermost now and then, its depth every 7th record, so that
+// the records keep 1, 2 or all of their frames (shared_frames.h).
+std::vector<std::uintptr_t> transient_backtrace(int i) {
+  std::vector<std::uintptr_t> frames = {0x401000 + static_cast<std::uintptr_t>(i % 3) * 0x10,
+                                        0x402000, 0x403000};
+  if (i % 7 == 0) {
+    frames.push_back(0x404000);
+  }
+  frames.back() += i % 5 == 0 ? 0x20 : 0;
+  return frames;
+}
+
+// Writes transient record number `i` (transient_backtrace) into `ring` as the tracer does: the
+// frames in place, as many kept as the ring's producer copy says. Merges when the ring is full.
+void record_transient(EventRing& ring, const RtraceCall& call, int i, bool release_frames,
+                      void (*merge)()) {
+  const std::vector<std::uintptr_t> frames = transient_backtrace(i);
+  const auto count = static_cast<std::uint32_t>(frames.size());
+  char* space = nullptr;
+  while ((space = ring.try_reserve(transient_record_bound(count))) == nullptr) {
+    merge();
+  }
+  std::copy(frames.begin(), frames.end(), ring.producer_frames.walked);
+  const std::uint32_t kept =
+      ring.producer_frames.keep(ring.producer_frames.walked, count, transient_frames(space));
+  const std::size_t length =
+      write_transient(space, call, 0, 0, count, kept, release_frames ? count : 0);
+  ring.publish(take_ticket(ring), length);
+  release_ticket(ring);
+}
+
+std::vector<std::uint64_t> expected_backtrace(int i) {
+  const std::vector<std::uintptr_t> frames = transient_backtrace(i);
+  return {frames.begin(), frames.end()};
+}
+
 // Transient records (transient_record.h) among ordinary ones go out expanded, in place: each as
-// its allocation and its release. Their names are long (2 x 5000 bytes per expansion), so the
-// merge's expansion buffer fills up and is flushed many times within one merge.
+// its allocation and its release, with its whole backtrace, though most records keep only the
+// frames that differ from the previous one's. Their names are long (2 x 5000 bytes per
+// expansion), so the merge's expansion buffer fills up and is flushed many times within one merge
+// (a record whose expansion did not fit is expanded again after the flush).
 TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
   const test::ScratchDir scratch;
   const std::string path = open_trace(scratch.path().string());
@@ -143,20 +182,17 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
     const bool transient = i % 2 == 0;
     const RtraceCall call =
         allocation_call(transient ? long_name.c_str() : "malloc", 16 + i, 0x1000 + i);
+    if (transient) {
+      record_transient(*ring, call, i, i % 4 == 0, merge_once);
+      continue;
+    }
     const CallPackets packets(call, 2);
-    const std::size_t bound = transient ? transient_record_bound(2) : packets.size();
     char* space = nullptr;
-    while ((space = ring->try_reserve(bound)) == nullptr) {
+    while ((space = ring->try_reserve(packets.size())) == nullptr) {
       merge_once();
     }
-    std::size_t length = packets.size();
-    if (transient) {
-      std::memcpy(transient_frames(space), frames, sizeof frames);
-      length = write_transient(space, call, 0, 0, 2, i % 4 == 0 ? 2 : 0);
-    } else {
-      packets.write(space, 0, 0, frames);
-    }
-    ring->publish(take_ticket(*ring), length);
+    packets.write(space, 0, 0, frames);
+    ring->publish(take_ticket(*ring), packets.size());
     release_ticket(*ring);
   }
   merge_once();
@@ -171,18 +207,55 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
     EXPECT_EQ(call.kind, 2U) << i;
     EXPECT_EQ(call.size, 16U + static_cast<unsigned>(i)) << i;
     EXPECT_EQ(call.id, 0x1000U + static_cast<unsigned>(i)) << i;
-    EXPECT_EQ(call.frames, (std::vector<std::uint64_t>{0x401000, 0x402000})) << i;
     if (i % 2 != 0) {
+      EXPECT_EQ(call.frames, (std::vector<std::uint64_t>{0x401000, 0x402000})) << i;
       EXPECT_EQ(call.name, "malloc") << i;
       continue;
     }
+    EXPECT_EQ(call.frames, expected_backtrace(i)) << i;
     EXPECT_EQ(call.name, long_name) << i;
     const test::DecodedCall& release = trace.calls[next++];
     EXPECT_EQ(release.kind, 1U) << i;
     EXPECT_EQ(release.size, 0U) << i;
     EXPECT_EQ(release.id, call.id) << i;
     EXPECT_EQ(release.name, long_name) << i;
-    EXPECT_EQ(release.frames.size(), i % 4 == 0 ? 2U : 0U) << i;
+    EXPECT_EQ(release.frames, i % 4 == 0 ? expected_backtrace(i) : std::vector<std::uint64_t>{})
+        << i;
+  }
+}
+
+// Records a merge takes without writing them (before the trace's floor, as after a restart)
+// still tell the drain their frames: the records after them, which share those frames, go out
+// with their whole backtraces.
+TEST(TracerRecordMerge, TransientRecordsNotWrittenStillLendTheirFramesToTheNext) {
+  const test::ScratchDir scratch;
+  const std::string path = open_trace(scratch.path().string());
+  EventRing* ring = my_ring();
+  ASSERT_NE(ring, nullptr);
+  constexpr int kSkipped = 32;  // the first written record shares frames with the last skipped
+  constexpr int kWritten = 30;
+  for (int i = 0; i < kSkipped; ++i) {
+    record_transient(*ring, allocation_call("memset", 1, 0x100 + i), i, false, merge_once);
+  }
+  ASSERT_TRUE(drain_try_lock());
+  merge_records(safe_bound(nullptr), 0, false);
+  drain_unlock();
+  EXPECT_EQ(ring->tail.load(), ring->head.load());
+  for (int i = kSkipped; i < kSkipped + kWritten; ++i) {
+    record_transient(*ring, allocation_call("memcpy", 2, 0x100 + i), i, true, merge_once);
+  }
+  merge_once();
+  output_close();
+
+  const test::TraceDecoder trace = test::decode_file(path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), std::size_t{2} * kWritten);
+  for (int i = 0; i < kWritten; ++i) {
+    const test::DecodedCall& allocation = trace.calls[2 * static_cast<std::size_t>(i)];
+    const test::DecodedCall& release = trace.calls[2 * static_cast<std::size_t>(i) + 1];
+    EXPECT_EQ(allocation.id, 0x100U + kSkipped + static_cast<unsigned>(i)) << i;
+    EXPECT_EQ(allocation.frames, expected_backtrace(kSkipped + i)) << i;
+    EXPECT_EQ(release.frames, allocation.frames) << i;
   }
 }
 

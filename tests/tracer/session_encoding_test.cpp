@@ -187,7 +187,7 @@ TEST(TracerTransientRecord, ExpandsIntoTheBytesOfTheAllocationAndItsRelease) {
       std::uintptr_t* in_ring = transient_frames(record);
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
       std::memcpy(in_ring, frames, sizeof frames);
-      const std::size_t length = write_transient(record, call, 0x5, 4321, 3, release_frames);
+      const std::size_t length = write_transient(record, call, 0x5, 4321, 3, 3, release_frames);
       EXPECT_LE(length, transient_record_bound(3));
       EXPECT_EQ(length, static_cast<std::size_t>(reinterpret_cast<char*>(in_ring + 3) - record));
       EXPECT_TRUE(is_transient_record(record));
@@ -197,8 +197,9 @@ TEST(TracerTransientRecord, ExpandsIntoTheBytesOfTheAllocationAndItsRelease) {
       const std::size_t expected_length =
           append_release(expected, packets.size(), sizeof expected, frames, release_frames);
       ASSERT_GT(expected_length, packets.size());
-      EXPECT_EQ(expand_transient(record, expanded, expected_length - 1), 0U);
-      ASSERT_EQ(expand_transient(record, expanded, expected_length), expected_length);
+      SharedFrames seen;
+      EXPECT_EQ(expand_transient(record, seen, expanded, expected_length - 1), 0U);
+      ASSERT_EQ(expand_transient(record, seen, expanded, expected_length), expected_length);
       EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
           << "offset " << offset << ", release frames " << release_frames;
       EXPECT_FALSE(is_transient_record(expected));  // a CALL packet
@@ -213,9 +214,13 @@ TEST(TracerTransientRecord, TheExpansionReadsBackAsAnAllocationAndItsRelease) {
   std::uintptr_t* frames = transient_frames(ring + 4);
   frames[0] = 0x401000;
   frames[1] = 0x402000;
-  const std::size_t length = write_transient(ring + 4, call, 0, 99, 2, 2);
+  const std::size_t length = write_transient(ring + 4, call, 0, 99, 2, 2, 2);
   EXPECT_GT(length, 0U);
-  const test::TraceDecoder trace = read_back(expand_transient, ring + 4);
+  SharedFrames seen;
+  const test::TraceDecoder trace =
+      decode_after_header([&](PacketEncoder&, char* body, const test::ScratchDir&) {
+        return expand_transient(ring + 4, seen, body, 4096);
+      });
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 2U);
   EXPECT_EQ(trace.calls[0].kind, 2U);
@@ -228,6 +233,86 @@ TEST(TracerTransientRecord, TheExpansionReadsBackAsAnAllocationAndItsRelease) {
   EXPECT_EQ(trace.calls[1].size, 0U);
   EXPECT_EQ(trace.calls[1].id, 0xdef0U);
   EXPECT_EQ(trace.calls[1].frames, trace.calls[0].frames);
+}
+
+// Records that share their outer frames with the previous transient record keep only the
+// others (8 bytes in the ring for a memcpy after a memset in the same function instead of 80),
+// and expand into exactly the bytes of the whole backtrace's packets; the same backtrace again
+// keeps none; another depth, or another outer frame, keeps all; deeper than
+// SharedFrames::kMaxShared always keeps all and shares nothing after it.
+TEST(TracerTransientRecord, KeepsOnlyTheFramesThatDifferFromThePreviousRecord) {
+  alignas(8) static char ring[8192];
+  static char expected[8192];
+  static char expanded[8192];
+  const RtraceCall call = allocation_call("memcpy", 100, 0xabc0);
+  std::vector<std::uintptr_t> deep(SharedFrames::kMaxShared + 1, 0x405000);
+  struct Step {
+    std::vector<std::uintptr_t> frames;
+    std::uint32_t kept;
+  };
+  const std::vector<Step> steps = {
+      {{0x401000, 0x402000, 0x403000}, 3},  // nothing before it
+      {{0x401010, 0x402000, 0x403000}, 1},  // another call site, the same callers
+      {{0x401010, 0x402000, 0x403000}, 0},  // the same backtrace
+      {{0x401010, 0x402010, 0x403000}, 2},
+      {{0x401010, 0x402010, 0x403010}, 3},  // another outer frame
+      {{0x401010, 0x402010}, 2},            // another depth
+      {{}, 0},
+      {{0x401010, 0x402010}, 2},
+      {deep, SharedFrames::kMaxShared + 1},
+      {deep, SharedFrames::kMaxShared + 1},  // too deep to share
+      {{0x401010, 0x402010}, 2},
+      {{0x401020, 0x402010}, 1},
+  };
+  SharedFrames producer;
+  SharedFrames consumer;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::vector<std::uintptr_t>& frames = steps[i].frames;
+    const auto count = static_cast<std::uint32_t>(frames.size());
+    char* record = ring + offset;
+    std::uint32_t kept = 0;
+    if (count <= SharedFrames::kMaxShared) {
+      std::copy(frames.begin(), frames.end(), producer.walked);
+      kept = producer.keep(producer.walked, count, transient_frames(record));
+    } else {
+      std::copy(frames.begin(), frames.end(), transient_frames(record));
+      kept = producer.keep_all(count);
+    }
+    EXPECT_EQ(kept, steps[i].kept) << "step " << i;
+    const std::uint32_t release_frames = i % 2 == 0 ? count : 0;
+    const std::size_t length = write_transient(record, call, 0, 7, count, kept, release_frames);
+    EXPECT_EQ(length, static_cast<std::size_t>(
+                          reinterpret_cast<char*>(transient_frames(record) + kept) - record));
+
+    const CallPackets packets(call, count);
+    packets.write(expected, 0, 7, frames.data());
+    const std::size_t expected_length =
+        append_release(expected, packets.size(), sizeof expected, frames.data(), release_frames);
+    ASSERT_GT(expected_length, packets.size());
+    // Too little room, then the whole record: the same frames both times.
+    EXPECT_EQ(expand_transient(record, consumer, expanded, expected_length - 1), 0U);
+    ASSERT_EQ(expand_transient(record, consumer, expanded, sizeof expanded), expected_length)
+        << "step " << i;
+    EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0) << "step " << i;
+    offset = (offset + length + 3) / 4 * 4;  // the next record where the ring would put it
+  }
+}
+
+// A record that says it shares frames the drain's copy does not have (another depth), or keeps
+// more than it has, expands into nothing rather than into frames it never had.
+TEST(TracerTransientRecord, ARecordThatCannotHaveBeenWrittenExpandsIntoNothing) {
+  alignas(8) static char ring[1024];
+  static char expanded[4096];
+  const RtraceCall call = allocation_call("memset", 8, 0x10);
+  SharedFrames consumer;
+  transient_frames(ring)[0] = 0x401000;
+  write_transient(ring, call, 0, 0, 2, 1, 0);  // shares a frame nothing came before
+  EXPECT_EQ(expand_transient(ring, consumer, expanded, sizeof expanded), 0U);
+  write_transient(ring, call, 0, 0, 1, 2, 0);  // keeps 2 of 1
+  EXPECT_EQ(expand_transient(ring, consumer, expanded, sizeof expanded), 0U);
+  write_transient(ring, call, 0, 0, 1, 1, 0);
+  EXPECT_GT(expand_transient(ring, consumer, expanded, sizeof expanded), 0U);
 }
 
 // An open's record (path_record.h), with paths empty, short, long and beyond a string field's

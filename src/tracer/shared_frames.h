@@ -1,0 +1,91 @@
+// The frames of the last transient record (transient_record.h) of a ring, as each side of the
+// ring knows them: a record keeps only the frames that differ from the previous transient
+// record's in the same ring (the leading ones: its outer frames, the same callers, are not
+// written again), and the drain, which takes a ring's records in order, puts them back from its
+// own copy. Repeated call sites are the rule (the walk memo, walk_memo.h, exists for them): a
+// memcpy after a memset in the same function keeps 1 frame of 10, 8 bytes in the ring instead of
+// 80. The bytes written into ring memory, not the instructions, were what a transfer's record
+// cost the traced thread above an allocation's (bench/RESULTS.md, branch transfer-time).
+//
+// Both copies follow one rule from what each record says (its frame count and how many it
+// kept), so they agree as long as every transient record of the ring passes through both in the
+// same order: the producer's at publication, the drain's at expansion (or when it skips the
+// record). Producer and drain each own their copy; they never touch the other's.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <cstdint>
+
+namespace rtrace::tracer {
+
+struct SharedFrames {
+  // Backtraces deeper than this always keep all their frames (and forget the shared ones).
+  static constexpr std::uint32_t kMaxShared = 32;
+
+  std::uint32_t count = 0;  // frames of the last record; 0: none to share
+  std::uintptr_t frames[kMaxShared] = {};
+  // Producer: where a backtrace of up to kMaxShared frames is walked to when it is not one the
+  // walk memo remembers (capture_backtrace_in_place): thread-private, warm; a frame shared is then
+  // never written to ring memory.
+  std::uintptr_t walked[kMaxShared] = {};
+
+  // Producer: the record at whose frames `record_frames` a backtrace of `walked_count` frames
+  // (at `backtrace`) goes keeps those before the longest run of trailing frames equal to the last
+  // record's; copies them there; returns how many. Then they are the last record's frames.
+  // Inline: on every transfer's path.
+  std::uint32_t keep(const std::uintptr_t* backtrace, std::uint32_t walked_count,
+                     std::uintptr_t* record_frames) {
+    std::uint32_t kept = walked_count;
+    if (walked_count == count) {
+      // Two frames per comparison (the run is most of the backtrace), then the odd one.
+      while (kept >= 2 && same_pair(backtrace + kept - 2, frames + kept - 2)) {
+        kept -= 2;
+      }
+      if (kept > 0 && backtrace[kept - 1] == frames[kept - 1]) {
+        --kept;
+      }
+    }
+    for (std::uint32_t i = 0; i < kept; ++i) {
+      frames[i] = backtrace[i];
+      record_frames[i] = backtrace[i];
+    }
+    count = walked_count;
+    return kept;
+  }
+
+  // Producer: a backtrace deeper than kMaxShared, walked straight into its record, keeps all of
+  // its `walked_count` frames and leaves none to share.
+  std::uint32_t keep_all(std::uint32_t walked_count) {
+    count = 0;
+    return walked_count;
+  }
+
+  // Whether the two words at `a` equal those at `b` (one 16-byte comparison).
+  static bool same_pair(const std::uintptr_t* a, const std::uintptr_t* b) {
+    const __m128i equal = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+    return _mm_movemask_epi8(equal) == 0xffff;
+  }
+
+  // Drain: the whole `record_count` frames of a record that kept `kept` of them at `stored`;
+  // null when the record cannot have been written so (more kept than it has, or frames to share
+  // that this copy does not have). Taking the same record twice gives the same frames.
+  const std::uintptr_t* restore(const std::uintptr_t* stored, std::uint32_t record_count,
+                                std::uint32_t kept) {
+    if (kept > record_count || (kept < record_count && record_count != count)) {
+      return nullptr;
+    }
+    if (record_count > kMaxShared) {
+      count = 0;
+      return stored;
+    }
+    for (std::uint32_t i = 0; i < kept; ++i) {
+      frames[i] = stored[i];
+    }
+    count = record_count;
+    return frames;
+  }
+};
+
+}  // namespace rtrace::tracer
