@@ -79,8 +79,8 @@ void add_piece(const char* data, std::size_t size) {
 
 // A record that stands for packets (transient_record.h, path_record.h, release_record.h) goes
 // out as them (flushing first when the buffer or the queue of pieces is full; a record that
-// cannot be expanded even then is dropped). `expand` writes them into `out` (at most `room` bytes) and
-// gives their length, 0 when they do not fit; it may be called twice for one record.
+// cannot be expanded even then is dropped). `expand` writes them into `out` (at most `room` bytes)
+// and gives their length, 0 when they do not fit; it may be called twice for one record.
 template <typename Expand>
 void add_expanded(Expand expand) {
   for (int attempt = 0; attempt < 2; ++attempt) {
