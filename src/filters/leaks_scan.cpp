@@ -25,7 +25,7 @@ using sprtrace::load_u64;
 using sprtrace::PacketType;
 
 // Each read() asks for this much: large reads into one reused buffer, few system calls.
-constexpr std::size_t kChunk = std::size_t{1} << 21;
+constexpr std::size_t kChunk = std::size_t{1} << 18;
 // The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
 constexpr std::uint64_t kMaxPacket = std::uint64_t{64} << 20;
 // More processes than this: the general path (PidSplit's own limit is 512).
@@ -100,8 +100,9 @@ std::optional<std::size_t> skip_string(const std::uint8_t* data, std::size_t siz
 // live_resources.h (kept in step with it), for every process at once: the key is (process,
 // resource type, resource id). Open addressing with linear probing and backward-shift deletion,
 // at most half full, 24-byte slots. Ids come from the trace, so the home slot comes from a
-// hash keyed with the process's secret seed (two 64x64->128-bit multiplies of key words mixed
-// with secret words; a trace cannot aim its ids at one probe run without knowing the seed).
+// hash keyed with the process's secret seed (the 128-bit product of the id and the other key
+// words, each mixed with a secret word, folded to 64 bits: a trace cannot aim its ids at one probe
+// run without knowing the seed).
 class LiveTable {
  public:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -169,7 +170,8 @@ class LiveTable {
     std::uint32_t candidate = kNone;
     std::uint32_t references = 0;  // 0: the slot is free
   };
-  static constexpr std::size_t kInitialSlots = std::size_t{1} << 12;
+  static constexpr int kInitialBits = 12;
+  static constexpr std::size_t kInitialSlots = std::size_t{1} << kInitialBits;
 
   static std::uint64_t splitmix(std::uint64_t& state) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
@@ -183,8 +185,9 @@ class LiveTable {
   }
   std::size_t home(Address id, std::uint32_t type, std::uint32_t process) const {
     const std::uint64_t other = (std::uint64_t{type} << 32) | process;
-    const std::uint64_t h = mix(id ^ keys_[0], keys_[1]) ^ mix(other ^ keys_[2], keys_[3]);
-    return static_cast<std::size_t>(mix(h, keys_[4])) & (slots_.size() - 1);
+    // The upper bits of a Fibonacci product: every bit of the mix counts.
+    return static_cast<std::size_t>(
+        (mix(id ^ keys_[0], other ^ keys_[1]) * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
   std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
 
@@ -208,6 +211,7 @@ class LiveTable {
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
+    --shift_;
     for (const Slot& slot : old) {
       if (slot.references != 0) {
         std::size_t i = home(slot.id, slot.type, slot.process);
@@ -219,9 +223,10 @@ class LiveTable {
     }
   }
 
-  std::uint64_t keys_[5] = {};
+  std::uint64_t keys_[2] = {};
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
+  int shift_ = 64 - kInitialBits;
 };
 
 class Scanner {
@@ -452,6 +457,7 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
              slot != LiveTable::kNone) {
     occupied_[slot] = false;
     free_slots_.push_back(slot);
+    __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
   }
   return true;
 }
