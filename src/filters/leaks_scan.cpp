@@ -248,13 +248,25 @@ class Scanner {
     std::uint64_t call_length = 0;  // of the CALL packet alone
     std::uint64_t end = 0;
     std::uint64_t index = 0;
-    std::uint32_t slot = kNoSlot;
     bool stubbed = false;
   };
-  static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+  // An allocation or release, for the live table once its call's length is known.
+  struct Event {
+    Address id = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t index = 0;
+    std::uint64_t length = 0;
+    std::uint32_t type = 0;
+    std::uint32_t process = 0;
+    bool alloc = false;
+  };
+  // Events are applied in batches: the live-table slots of a batch are asked for ahead of their
+  // use, so that the cache misses of many calls overlap instead of stalling one by one.
+  static constexpr std::size_t kBatch = 1024;
+  static constexpr std::size_t kPrefetchDistance = 16;
 
   bool read_handshake();
-  void prefetch_ahead();
+  void apply_events();
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
   bool call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size);
@@ -267,11 +279,10 @@ class Scanner {
   bool refcounted(std::uint32_t type) const {
     return !refcounted_.empty() && std::ranges::find(refcounted_, type) != refcounted_.end();
   }
-  std::uint32_t new_slot(const Group& group);
+  std::uint32_t new_slot(const Event& event);
   LeaksScan result();
 
   Window window_;
-  std::uint64_t ahead_ = 0;  // file offset of the next packet prefetch_ahead() looks at
   std::uint64_t max_kept_;
   std::uint64_t kept_bytes_ = 0;
   std::uint8_t pointer_size_ = 8;
@@ -287,6 +298,9 @@ class Scanner {
 
   bool pending_ = false;  // a call whose ARGS and BTRC may follow
   Group group_;
+  bool event_pending_ = false;  // the pending call allocates or releases: event_
+  Event event_;
+  std::vector<Event> events_;
   bool have_last_ = false;  // group_ is the last call before the current packet
 
   LiveTable live_;
@@ -324,7 +338,6 @@ std::optional<LeaksScan> Scanner::run() {
     if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
       return std::nullopt;
     }
-    prefetch_ahead();
     const std::uint8_t* bytes = window_.data();
     if (!packet(type, bytes + sprtrace::kPacketHeaderSize,
                 static_cast<std::size_t>(total) - sprtrace::kPacketHeaderSize, window_.offset())) {
@@ -333,41 +346,8 @@ std::optional<LeaksScan> Scanner::run() {
     window_.consume(static_cast<std::size_t>(total));
   }
   close_group();
+  apply_events();
   return result();
-}
-
-// Most calls miss the cache in the live table (millions of allocations alive at random
-// places): the slots of the calls a few kilobytes ahead are asked for early, so that their
-// misses overlap instead of stalling one by one. Only a hint: whatever does not parse is left
-// to the main loop.
-void Scanner::prefetch_ahead() {
-  constexpr std::uint64_t kAhead = 4096;
-  const std::uint64_t start = window_.offset();
-  const std::uint8_t* bytes = window_.data();
-  const std::size_t available = window_.available();
-  ahead_ = std::max(ahead_, start);
-  while (ahead_ - start < kAhead) {
-    const std::size_t at = static_cast<std::size_t>(ahead_ - start);
-    if (at > available || available - at < sprtrace::kPacketHeaderSize) {
-      return;
-    }
-    const std::uint8_t* head = bytes + at;
-    const std::size_t size = load_u32(head + 4, false);
-    if (size > available - at - sprtrace::kPacketHeaderSize) {
-      return;
-    }
-    if (load_u32(head, false) == type_of(PacketType::FunctionCall) && size >= 16) {
-      const std::uint8_t* data = head + sprtrace::kPacketHeaderSize;
-      const std::optional<std::size_t> after_name = skip_string(data, size, 16);
-      if (after_name && size - *after_name >= 4 + std::size_t{pointer_size_}) {
-        const std::uint8_t* id_field = data + *after_name + 4;
-        const Address id =
-            pointer_size_ == 8 ? load_u64(id_field, false) : load_u32(id_field, false);
-        live_.prefetch(id, effective_resource_type(load_u32(data, false)), current_);
-      }
-    }
-    ahead_ += sprtrace::kPacketHeaderSize + size;
-  }
 }
 
 // As the reader checks it; only version 2.0 in the machine's byte order is scanned.
@@ -448,18 +428,37 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
   if (!process) {
     return false;
   }
-  const std::uint32_t type = effective_resource_type(resource_type);
-  if (kind == sprtrace::kCallAlloc) {
-    if (std::uint32_t* slot = live_.allocate(id, type, *process, refcounted(type))) {
-      *slot = group_.slot = new_slot(group_);
-    }
-  } else if (const std::uint32_t slot = live_.release(id, type, *process, refcounted(type));
-             slot != LiveTable::kNone) {
-    occupied_[slot] = false;
-    free_slots_.push_back(slot);
-    __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
-  }
+  event_ = Event{.id = id,
+                 .offset = offset,
+                 .index = group_.index,
+                 .type = effective_resource_type(resource_type),
+                 .process = *process,
+                 .alloc = kind == sprtrace::kCallAlloc};
+  event_pending_ = true;
   return true;
+}
+
+// The leaks stage's rule on a batch of allocations and releases, in call order.
+void Scanner::apply_events() {
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    if (i + kPrefetchDistance < events_.size()) {
+      const Event& ahead = events_[i + kPrefetchDistance];
+      live_.prefetch(ahead.id, ahead.type, ahead.process);
+    }
+    const Event& e = events_[i];
+    if (e.alloc) {
+      if (std::uint32_t* slot = live_.allocate(e.id, e.type, e.process, refcounted(e.type))) {
+        *slot = new_slot(e);
+      }
+    } else if (const std::uint32_t slot =
+                   live_.release(e.id, e.type, e.process, refcounted(e.type));
+               slot != LiveTable::kNone) {
+      occupied_[slot] = false;
+      free_slots_.push_back(slot);
+      __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
+    }
+  }
+  events_.clear();
 }
 
 // ARGS and BTRC of the pending call: checked as the reader reads them, their contents skipped.
@@ -522,10 +521,15 @@ bool Scanner::other(std::uint32_t type, const std::uint8_t* data, std::size_t si
 }
 
 void Scanner::close_group() {
-  if (pending_ && group_.slot != kNoSlot) {
-    slots_[group_.slot].length = group_.end - group_.offset;
+  if (pending_ && event_pending_) {
+    event_.length = group_.end - group_.offset;
+    events_.push_back(event_);
+    if (events_.size() == kBatch) {
+      apply_events();
+    }
   }
   pending_ = false;
+  event_pending_ = false;
 }
 
 void Scanner::stub(Group& group) {
@@ -558,8 +562,8 @@ std::optional<std::uint32_t> Scanner::process_of(std::uint32_t pid) {
   return current_;
 }
 
-std::uint32_t Scanner::new_slot(const Group& group) {
-  const Candidate candidate{.offset = group.offset, .index = group.index};
+std::uint32_t Scanner::new_slot(const Event& event) {
+  const Candidate candidate{.offset = event.offset, .index = event.index, .length = event.length};
   if (!free_slots_.empty()) {
     const std::uint32_t slot = free_slots_.back();
     free_slots_.pop_back();
