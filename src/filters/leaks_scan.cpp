@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <thread>
 #include <utility>
 
 #include "filters/live_resources.h"
@@ -229,6 +233,72 @@ class LiveTable {
   int shift_ = 64 - kInitialBits;
 };
 
+// Applies batches of events on a thread of its own while the scan reads and parses the next
+// batch: the reading (a kernel copy of the whole file) and the live table (cache misses) overlap
+// on two cores. One batch is in hand at a time; the scan waits when the worker is behind.
+template <typename Batch>
+class BatchWorker {
+ public:
+  explicit BatchWorker(std::function<void(Batch&)> apply)
+      : apply_(std::move(apply)), thread_([this] { run(); }) {}
+  BatchWorker(const BatchWorker&) = delete;
+  BatchWorker& operator=(const BatchWorker&) = delete;
+  ~BatchWorker() { finish(); }
+
+  // Hands `batch` over and gives back an empty one (with its capacity).
+  void hand_over(Batch& batch) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !full_; });
+    std::swap(batch, in_hand_);
+    batch.clear();
+    full_ = true;
+    changed_.notify_all();
+  }
+
+  // Waits for the batches handed over; false when applying one failed.
+  bool finish() {
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return !full_; });
+      done_ = true;
+      changed_.notify_all();
+    }
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+    return !failed_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [this] { return full_ || done_; });
+      if (!full_) {
+        return;
+      }
+      lock.unlock();
+      try {
+        apply_(in_hand_);
+      } catch (const std::exception&) {
+        failed_ = true;  // read under the mutex after the join
+      }
+      lock.lock();
+      full_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  std::function<void(Batch&)> apply_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  Batch in_hand_;
+  bool full_ = false;
+  bool done_ = false;
+  bool failed_ = false;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
 class Scanner {
  public:
   Scanner(int fd, std::uint64_t max_kept_bytes) : window_(fd), max_kept_(max_kept_bytes) {}
@@ -266,7 +336,7 @@ class Scanner {
   static constexpr std::size_t kPrefetchDistance = 16;
 
   bool read_handshake();
-  void apply_events();
+  void apply_events(std::vector<Event>& events);
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
   bool call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size);
@@ -300,8 +370,8 @@ class Scanner {
   Group group_;
   bool event_pending_ = false;  // the pending call allocates or releases: event_
   Event event_;
-  std::vector<Event> events_;
-  bool have_last_ = false;  // group_ is the last call before the current packet
+  std::vector<Event> events_;  // the batch being filled
+  bool have_last_ = false;     // group_ is the last call before the current packet
 
   LiveTable live_;
   std::vector<std::uint32_t> processes_;  // pids, by the number the table keys them with
@@ -309,6 +379,8 @@ class Scanner {
   std::vector<Candidate> slots_;
   std::vector<bool> occupied_;
   std::vector<std::uint32_t> free_slots_;
+  // Declared last: destroyed (joined) first, before the tables it works on.
+  BatchWorker<std::vector<Event>> worker_{[this](std::vector<Event>& e) { apply_events(e); }};
 };
 
 std::optional<LeaksScan> Scanner::run() {
@@ -346,7 +418,10 @@ std::optional<LeaksScan> Scanner::run() {
     window_.consume(static_cast<std::size_t>(total));
   }
   close_group();
-  apply_events();
+  worker_.hand_over(events_);
+  if (!worker_.finish()) {
+    return std::nullopt;
+  }
   return result();
 }
 
@@ -438,14 +513,14 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
   return true;
 }
 
-// The leaks stage's rule on a batch of allocations and releases, in call order.
-void Scanner::apply_events() {
-  for (std::size_t i = 0; i < events_.size(); ++i) {
-    if (i + kPrefetchDistance < events_.size()) {
-      const Event& ahead = events_[i + kPrefetchDistance];
+// The leaks stage's rule on a batch of allocations and releases, in call order (on the worker).
+void Scanner::apply_events(std::vector<Event>& events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (i + kPrefetchDistance < events.size()) {
+      const Event& ahead = events[i + kPrefetchDistance];
       live_.prefetch(ahead.id, ahead.type, ahead.process);
     }
-    const Event& e = events_[i];
+    const Event& e = events[i];
     if (e.alloc) {
       if (std::uint32_t* slot = live_.allocate(e.id, e.type, e.process, refcounted(e.type))) {
         *slot = new_slot(e);
@@ -458,7 +533,6 @@ void Scanner::apply_events() {
       __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
     }
   }
-  events_.clear();
 }
 
 // ARGS and BTRC of the pending call: checked as the reader reads them, their contents skipped.
@@ -525,7 +599,7 @@ void Scanner::close_group() {
     event_.length = group_.end - group_.offset;
     events_.push_back(event_);
     if (events_.size() == kBatch) {
-      apply_events();
+      worker_.hand_over(events_);
     }
   }
   pending_ = false;
