@@ -9,9 +9,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <memory>
+#include <exception>
 #include <mutex>
-#include <span>
 #include <thread>
 #include <utility>
 

@@ -6,7 +6,8 @@
 // order: the handshake, every packet that is not part of a call, and the calls that matter.
 //
 // It applies the leaks stage's rule (live_resources.h, filters/leaks_filter.h) per process, as
-// PidSplit gives every process its own leaks stage. Whatever the general path would treat
+// PidSplit gives every process its own leaks stage, in batches on a second thread while the file
+// is read and parsed on the caller's. Whatever the general path would treat
 // specially (damage, a truncated end, a second handshake, a protocol other than 2.0 in the
 // machine's byte order, a resource type made refcounted after the first call, too many processes,
 // more than `max_kept_bytes` to decode) makes it give up: the caller then reads the trace the
