@@ -130,8 +130,9 @@ TEST(FastLeaks, GeneratedTracesGiveTheGeneralPathsOutput) {
   }
 }
 
-// Late maps, a refcounted resource type, arguments, heap information and trace ends between
-// the calls of two processes, and calls before any process: what the stubs keep in order.
+// Late maps, a refcounted resource type, arguments, command lines, heap information and a trace
+// end between the calls of two processes, and calls before any process: what the stubs keep in
+// order.
 std::string mixed_trace() {
   return test::write_bytes([](TraceSink& w) {
     TraceHeader header;
@@ -164,6 +165,11 @@ std::string mixed_trace() {
         ProcessInfo process;
         process.pid = pid;
         process.name = "p" + std::to_string(pid);
+        if (round == 0) {
+          // Both with a command line; only 200 ends its trace: 100 is incomplete (a warning at
+          // the end of the file).
+          process.command_line = CommandLine{.arguments = {process.name, "-x"}};
+        }
         w.process(process);
         if (round == 0) {
           w.mapping({.from = 0x400000 + pid, .to = 0x500000, .path = "/bin/p", .pid = pid});
@@ -197,6 +203,8 @@ TEST(FastLeaks, LateMapsAndSeveralProcessesGiveTheGeneralPathsOutput) {
   const auto trace = dir / "mixed.raw";
   test::write_file(trace, mixed_trace());
   ASSERT_TRUE(cli::prepare_fast_leaks(trace.string(), "t"));
+  const auto r = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+  EXPECT_NE(r.err.find("trace incomplete"), std::string::npos) << r.err;
   for (const std::string& options : kLeakOptions) {
     expect_same(options + " -i " + quote(trace));
   }
