@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/fast_leaks.h"
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "exports/export_registry.h"
@@ -70,11 +71,13 @@ std::uint64_t position(const InputStream& input) {
 }
 
 // A trace that broke off (CompletenessCheck) is a warning at the end of the input: its calls are
-// all there is, but the process went on after them.
+// all there is, but the process went on after them. `end` is where the input ended, when the
+// fast leaks path read it instead of `input`.
 std::function<void(std::uint32_t)> warn_incomplete(const InputStream& input,
-                                                   Diagnostics& diagnostics) {
-  return [&input, &diagnostics](std::uint32_t pid) {
-    diagnostics.warning(input.name(), position(input),
+                                                   Diagnostics& diagnostics,
+                                                   std::optional<std::uint64_t> end = {}) {
+  return [&input, &diagnostics, end](std::uint32_t pid) {
+    diagnostics.warning(input.name(), end.value_or(position(input)),
                         fmt::format("{} (process {})", kIncompleteTrace, pid));
   };
 }
@@ -89,17 +92,25 @@ int process(const ProcessOptions& o) {
       o.output.empty() || to_directory ? OutputStream() : OutputStream(o.output, {o.input});
   PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
+  // -l on a binary file: the calls that cannot leak are never decoded (cli/fast_leaks.h).
+  const std::optional<FastLeaksInput> fast =
+      fast_leaks_applies(o) ? prepare_fast_leaks(o.input, input->name()) : std::nullopt;
   // Without late maps the stage would only pass every record on: it is left out.
-  std::vector<Mapping> late_maps = late_maps_of(o.input);
+  std::vector<Mapping> late_maps = fast ? fast_late_maps(*fast) : late_maps_of(o.input);
   std::optional<LateMapsFirst> late_maps_first;
   if (!late_maps.empty()) {
     late_maps_first.emplace(split, std::move(late_maps));
   }
-  CompletenessCheck check(late_maps_first ? static_cast<TraceSink&>(*late_maps_first) : split,
-                          warn_incomplete(*input, diagnostics));
+  CompletenessCheck check(
+      late_maps_first ? static_cast<TraceSink&>(*late_maps_first) : split,
+      warn_incomplete(*input, diagnostics, fast ? std::optional(fast->file_size) : std::nullopt));
   std::optional<InputError> damage;
   try {
-    read_trace(*input, check, diagnostics);
+    if (fast) {
+      read_fast_leaks(*fast, check, diagnostics);
+    } else {
+      read_trace(*input, check, diagnostics);
+    }
   } catch (const InputError& error) {
     damage = error;
   } catch (const TooManyProcesses& error) {

@@ -1,0 +1,694 @@
+#include "filters/leaks_scan.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "filters/live_resources.h"
+#include "formats/sprtrace_binary/packet_cursor.h"
+#include "formats/sprtrace_binary/protocol.h"
+#include "model/seeded_hash.h"
+
+namespace rtrace {
+namespace {
+
+using sprtrace::load_u16;
+using sprtrace::load_u32;
+using sprtrace::load_u64;
+using sprtrace::PacketType;
+
+// Each read() asks for this much: large reads into one reused buffer, few system calls.
+constexpr std::size_t kChunk = std::size_t{1} << 18;
+// The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
+constexpr std::uint64_t kMaxPacket = std::uint64_t{64} << 20;
+// More processes than this: the general path (PidSplit's own limit is 512).
+constexpr std::size_t kMaxProcesses = 256;
+
+constexpr std::uint32_t type_of(PacketType type) {
+  return static_cast<std::uint32_t>(type);
+}
+
+// Reads the file from its start in large pieces; a packet is always whole in the window.
+class Window {
+ public:
+  explicit Window(int fd) : fd_(fd), buffer_(kChunk) {}
+
+  // At least `n` bytes from the current position, or fewer at the end of the file; false on a
+  // read error.
+  bool fill(std::size_t n) {
+    if (end_ - begin_ >= n) {
+      return true;
+    }
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    base_ += begin_;
+    begin_ = 0;
+    if (buffer_.size() < n) {
+      buffer_.resize(n);
+    }
+    while (end_ < n) {
+      const ssize_t got = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      if (got < 0) {
+        return false;
+      }
+      if (got == 0) {
+        break;
+      }
+      end_ += static_cast<std::size_t>(got);
+    }
+    return true;
+  }
+
+  std::size_t available() const { return end_ - begin_; }
+  const std::uint8_t* data() const { return buffer_.data() + begin_; }
+  std::uint64_t offset() const { return base_ + begin_; }
+  void consume(std::size_t n) { begin_ += n; }
+
+ private:
+  int fd_;
+  std::vector<std::uint8_t> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  std::uint64_t base_ = 0;  // file offset of buffer_[0]
+};
+
+// Where a string field of a packet ends, as PacketCursor::string() reads it; nothing when it
+// does not fit.
+std::optional<std::size_t> skip_string(const std::uint8_t* data, std::size_t size,
+                                       std::size_t pos) {
+  if (size - pos < 2) {
+    return std::nullopt;
+  }
+  const std::size_t length = load_u16(data + pos, false);
+  if (size - pos < 2 + length) {
+    return std::nullopt;
+  }
+  return std::min((pos + 2 + length + 3) & ~std::size_t{3}, size);
+}
+
+// The allocations alive at the moment, each with its candidate slot, under the rule of
+// live_resources.h (kept in step with it), for every process at once: the key is (process,
+// resource type, resource id). Open addressing with linear probing and backward-shift deletion,
+// at most half full, 24-byte slots. Ids come from the trace, so the home slot comes from a
+// hash keyed with the process's secret seed (the 128-bit product of the id and the other key
+// words, each mixed with a secret word, folded to 64 bits: a trace cannot aim its ids at one probe
+// run without knowing the seed).
+class LiveTable {
+ public:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  LiveTable() : slots_(kInitialSlots) {
+    std::uint64_t state = hash_seed();
+    for (std::uint64_t& key : keys_) {
+      key = splitmix(state);
+    }
+  }
+
+  // An allocation: where to store the new block's candidate, or nullptr when it only added a
+  // reference to a live block of a refcounted type.
+  std::uint32_t* allocate(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
+    if ((size_ + 1) * 2 > slots_.size()) {
+      grow();
+    }
+    for (std::size_t i = home(id, type, process);; i = next(i)) {
+      Slot& slot = slots_[i];
+      if (slot.references == 0) {
+        slot =
+            Slot{.id = id, .type = type, .process = process, .candidate = kNone, .references = 1};
+        ++size_;
+        return &slot.candidate;
+      }
+      if (slot.id == id && slot.type == type && slot.process == process) {
+        if (refcounted) {
+          ++slot.references;
+          return nullptr;
+        }
+        slot.references = 1;
+        return &slot.candidate;
+      }
+    }
+  }
+
+  // Asks the cache for the slot where a lookup of this key starts.
+  void prefetch(Address id, std::uint32_t type, std::uint32_t process) const {
+    __builtin_prefetch(&slots_[home(id, type, process)]);
+  }
+
+  // A release: the candidate of the block it ends, or kNone (unknown, or references remain).
+  std::uint32_t release(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
+    for (std::size_t i = home(id, type, process);; i = next(i)) {
+      Slot& slot = slots_[i];
+      if (slot.references == 0) {
+        return kNone;
+      }
+      if (slot.id == id && slot.type == type && slot.process == process) {
+        if (--slot.references > 0 && refcounted) {
+          return kNone;
+        }
+        const std::uint32_t candidate = slot.candidate;
+        erase_at(i);
+        return candidate;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    Address id = 0;
+    std::uint32_t type = 0;
+    std::uint32_t process = 0;
+    std::uint32_t candidate = kNone;
+    std::uint32_t references = 0;  // 0: the slot is free
+  };
+  static constexpr int kInitialBits = 12;
+  static constexpr std::size_t kInitialSlots = std::size_t{1} << kInitialBits;
+
+  static std::uint64_t splitmix(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  static std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+    const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+  }
+  std::size_t home(Address id, std::uint32_t type, std::uint32_t process) const {
+    const std::uint64_t other = (std::uint64_t{type} << 32) | process;
+    // The upper bits of a Fibonacci product: every bit of the mix counts.
+    return static_cast<std::size_t>(
+        (mix(id ^ keys_[0], other ^ keys_[1]) * 0x9E3779B97F4A7C15ULL) >> shift_);
+  }
+  std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
+
+  void erase_at(std::size_t hole) {
+    for (std::size_t i = next(hole);; i = next(i)) {
+      const Slot& slot = slots_[i];
+      if (slot.references == 0) {
+        break;
+      }
+      const std::size_t want = home(slot.id, slot.type, slot.process);
+      const bool movable = hole <= i ? (want <= hole || want > i) : (want <= hole && want > i);
+      if (movable) {
+        slots_[hole] = slot;
+        hole = i;
+      }
+    }
+    slots_[hole].references = 0;
+    --size_;
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    --shift_;
+    for (const Slot& slot : old) {
+      if (slot.references != 0) {
+        std::size_t i = home(slot.id, slot.type, slot.process);
+        while (slots_[i].references != 0) {
+          i = next(i);
+        }
+        slots_[i] = slot;
+      }
+    }
+  }
+
+  std::uint64_t keys_[2] = {};
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  int shift_ = 64 - kInitialBits;
+};
+
+// Applies batches of events on a thread of its own while the scan reads and parses the next
+// batch: the reading (a kernel copy of the whole file) and the live table (cache misses) overlap
+// on two cores. One batch is in hand at a time; the scan waits when the worker is behind.
+template <typename Batch>
+class BatchWorker {
+ public:
+  explicit BatchWorker(std::function<void(Batch&)> apply)
+      : apply_(std::move(apply)), thread_([this] { run(); }) {}
+  BatchWorker(const BatchWorker&) = delete;
+  BatchWorker& operator=(const BatchWorker&) = delete;
+  ~BatchWorker() { finish(); }
+
+  // Hands `batch` over and gives back an empty one (with its capacity).
+  void hand_over(Batch& batch) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !full_; });
+    std::swap(batch, in_hand_);
+    batch.clear();
+    full_ = true;
+    changed_.notify_all();
+  }
+
+  // Waits for the batches handed over; false when applying one failed.
+  bool finish() {
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return !full_; });
+      done_ = true;
+      changed_.notify_all();
+    }
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+    return !failed_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [this] { return full_ || done_; });
+      if (!full_) {
+        return;
+      }
+      lock.unlock();
+      try {
+        apply_(in_hand_);
+      } catch (const std::exception&) {
+        failed_ = true;  // read under the mutex after the join
+      }
+      lock.lock();
+      full_ = false;
+      changed_.notify_all();
+    }
+  }
+
+  std::function<void(Batch&)> apply_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  Batch in_hand_;
+  bool full_ = false;
+  bool done_ = false;
+  bool failed_ = false;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
+class Scanner {
+ public:
+  Scanner(int fd, std::uint64_t max_kept_bytes) : window_(fd), max_kept_(max_kept_bytes) {}
+
+  std::optional<LeaksScan> run();
+
+ private:
+  // An allocation whose resource may still be alive at the end.
+  struct Candidate {
+    std::uint64_t offset = 0;
+    std::uint64_t index = 0;
+    std::uint64_t length = 0;
+  };
+  // The call whose ARGS and BTRC packets may follow.
+  struct Group {
+    std::uint64_t offset = 0;
+    std::uint64_t call_length = 0;  // of the CALL packet alone
+    std::uint64_t end = 0;
+    std::uint64_t index = 0;
+    bool stubbed = false;
+  };
+  // An allocation or release, for the live table once its call's length is known.
+  struct Event {
+    Address id = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t index = 0;
+    std::uint64_t length = 0;
+    std::uint32_t type = 0;
+    std::uint32_t process = 0;
+    bool alloc = false;
+  };
+  // Events are applied in batches: the live-table slots of a batch are asked for ahead of their
+  // use, so that the cache misses of many calls overlap instead of stalling one by one.
+  static constexpr std::size_t kBatch = 1024;
+  static constexpr std::size_t kPrefetchDistance = 16;
+
+  bool read_handshake();
+  void apply_events(std::vector<Event>& events);
+  bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
+  bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
+  bool call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size);
+  bool other(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset,
+             std::uint64_t length);
+  void close_group();
+  void stub(Group& group);
+  bool keep(LeaksScanPiece piece);
+  std::optional<std::uint32_t> process_of(std::uint32_t pid);
+  bool refcounted(std::uint32_t type) const {
+    return !refcounted_.empty() && std::ranges::find(refcounted_, type) != refcounted_.end();
+  }
+  std::uint32_t new_slot(const Event& event);
+  LeaksScan result();
+
+  Window window_;
+  std::uint64_t max_kept_;
+  std::uint64_t kept_bytes_ = 0;
+  std::uint8_t pointer_size_ = 8;
+  std::vector<LeaksScanPiece> pieces_;
+  std::vector<LeaksScanPiece> stubs_;
+
+  std::uint64_t calls_ = 0;
+  std::uint32_t pid_ = 0;  // of the last PINF, as the reader gives it to calls
+  std::optional<std::uint32_t> first_pid_;
+  bool after_process_info_ = false;
+  std::optional<std::uint32_t> previous_call_pid_;
+  std::vector<std::uint32_t> refcounted_;  // resource types, as effective_resource_type()
+
+  bool pending_ = false;  // a call whose ARGS and BTRC may follow
+  Group group_;
+  bool event_pending_ = false;  // the pending call allocates or releases: event_
+  Event event_;
+  std::vector<Event> events_;  // the batch being filled
+  bool have_last_ = false;     // group_ is the last call before the current packet
+
+  LiveTable live_;
+  std::vector<std::uint32_t> processes_;  // pids, by the number the table keys them with
+  std::uint32_t current_ = 0;             // the process of the call before
+  std::vector<Candidate> slots_;
+  std::vector<bool> occupied_;
+  std::vector<std::uint32_t> free_slots_;
+  // Declared last: destroyed (joined) first, before the tables it works on.
+  BatchWorker<std::vector<Event>> worker_{[this](std::vector<Event>& e) { apply_events(e); }};
+};
+
+std::optional<LeaksScan> Scanner::run() {
+  if (!read_handshake()) {
+    return std::nullopt;
+  }
+  for (;;) {
+    if (!window_.fill(sprtrace::kPacketHeaderSize)) {
+      return std::nullopt;
+    }
+    const std::size_t available = window_.available();
+    if (available == 0) {
+      break;
+    }
+    if (available < sprtrace::kPacketHeaderSize) {
+      return std::nullopt;  // a truncated end: the general path warns of it
+    }
+    const std::uint8_t* head = window_.data();
+    if (head[0] == sprtrace::kHandshakeId) {
+      return std::nullopt;  // a second trace: the general path warns and stops
+    }
+    const std::uint32_t type = load_u32(head, false);
+    const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
+    if (total > kMaxPacket) {
+      return std::nullopt;
+    }
+    if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
+      return std::nullopt;
+    }
+    const std::uint8_t* bytes = window_.data();
+    if (!packet(type, bytes + sprtrace::kPacketHeaderSize,
+                static_cast<std::size_t>(total) - sprtrace::kPacketHeaderSize, window_.offset())) {
+      return std::nullopt;
+    }
+    window_.consume(static_cast<std::size_t>(total));
+  }
+  close_group();
+  worker_.hand_over(events_);
+  if (!worker_.finish()) {
+    return std::nullopt;
+  }
+  return result();
+}
+
+// As the reader checks it; only version 2.0 in the machine's byte order is scanned.
+bool Scanner::read_handshake() {
+  if (!window_.fill(2) || window_.available() < 2 || window_.data()[0] != sprtrace::kHandshakeId) {
+    return false;
+  }
+  const std::size_t total = 2 + std::size_t{window_.data()[1]};
+  if (!window_.fill(total) || window_.available() < total) {
+    return false;
+  }
+  const std::uint8_t* bytes = window_.data();
+  const std::size_t arch_length = bytes[4];
+  if (5 + arch_length + 2 > total) {
+    return false;
+  }
+  const std::uint8_t order = bytes[5 + arch_length];
+  const std::uint8_t pointer_size = bytes[6 + arch_length];
+  const bool little = std::endian::native == std::endian::little;
+  if (bytes[2] != sprtrace::kWrittenMajor || bytes[3] != sprtrace::kWrittenMinor ||
+      order != (little ? 0 : 1) || (pointer_size != 4 && pointer_size != 8)) {
+    return false;
+  }
+  pointer_size_ = pointer_size;
+  window_.consume(total);
+  return keep({.offset = 0, .length = total});
+}
+
+bool Scanner::packet(std::uint32_t type, const std::uint8_t* data, std::size_t size,
+                     std::uint64_t offset) {
+  const std::uint64_t length = size + sprtrace::kPacketHeaderSize;
+  if (type == type_of(PacketType::FunctionCall)) {
+    after_process_info_ = false;
+    return call(data, size, offset, length);
+  }
+  if (pending_ &&
+      (type == type_of(PacketType::FunctionArgs) || type == type_of(PacketType::Backtrace))) {
+    group_.end = offset + length;
+    return call_part(type, data, size);
+  }
+  return other(type, data, size, offset, length);
+}
+
+// CALL (2.0): resource type, context, timestamp, kind, name, size, resource id.
+bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t offset,
+                   std::uint64_t length) {
+  close_group();
+  const bool first_after_process = std::exchange(after_process_info_, false);
+  if (size < 16) {
+    return false;
+  }
+  const std::optional<std::size_t> after_name = skip_string(data, size, 16);
+  if (!after_name || size - *after_name < 4 + std::size_t{pointer_size_}) {
+    return false;
+  }
+  const std::uint32_t resource_type = load_u32(data, false);
+  const std::uint32_t kind = load_u32(data + 12, false);
+  const std::uint8_t* id_field = data + *after_name + 4;
+  const Address id = pointer_size_ == 8 ? load_u64(id_field, false) : load_u32(id_field, false);
+
+  const std::uint32_t pid = pid_ != 0 ? pid_ : first_pid_.value_or(0);  // as PidSplit routes
+  group_ =
+      Group{.offset = offset, .call_length = length, .end = offset + length, .index = ++calls_};
+  pending_ = true;
+  have_last_ = true;
+  if (first_after_process || previous_call_pid_ != pid) {
+    stub(group_);
+    if (kept_bytes_ > max_kept_) {
+      return false;
+    }
+  }
+  previous_call_pid_ = pid;
+
+  if (kind != sprtrace::kCallAlloc && kind != sprtrace::kCallFree) {
+    return true;
+  }
+  const std::optional<std::uint32_t> process = process_of(pid);
+  if (!process) {
+    return false;
+  }
+  event_ = Event{.id = id,
+                 .offset = offset,
+                 .index = group_.index,
+                 .type = effective_resource_type(resource_type),
+                 .process = *process,
+                 .alloc = kind == sprtrace::kCallAlloc};
+  event_pending_ = true;
+  return true;
+}
+
+// The leaks stage's rule on a batch of allocations and releases, in call order (on the worker).
+void Scanner::apply_events(std::vector<Event>& events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (i + kPrefetchDistance < events.size()) {
+      const Event& ahead = events[i + kPrefetchDistance];
+      live_.prefetch(ahead.id, ahead.type, ahead.process);
+    }
+    const Event& e = events[i];
+    if (e.alloc) {
+      if (std::uint32_t* slot = live_.allocate(e.id, e.type, e.process, refcounted(e.type))) {
+        *slot = new_slot(e);
+      }
+    } else if (const std::uint32_t slot =
+                   live_.release(e.id, e.type, e.process, refcounted(e.type));
+               slot != LiveTable::kNone) {
+      occupied_[slot] = false;
+      free_slots_.push_back(slot);
+      __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
+    }
+  }
+}
+
+// ARGS and BTRC of the pending call: checked as the reader reads them, their contents skipped.
+bool Scanner::call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size) {
+  if (size < 4) {
+    return false;
+  }
+  const std::uint32_t count = load_u32(data, false);
+  if (type == type_of(PacketType::Backtrace)) {
+    return std::uint64_t{count} * pointer_size_ <= size - 4;
+  }
+  if (std::uint64_t{count} * 4 > size - 4) {
+    return false;
+  }
+  std::size_t pos = 4;
+  for (std::uint64_t i = 0; i < std::uint64_t{count} * 2; ++i) {
+    const std::optional<std::size_t> next = skip_string(data, size, pos);
+    if (!next) {
+      return false;
+    }
+    pos = *next;
+  }
+  return true;
+}
+
+// Any packet that is not part of a call is decoded by the second pass; the scan only follows
+// the processes and the refcounted resource types.
+bool Scanner::other(std::uint32_t type, const std::uint8_t* data, std::size_t size,
+                    std::uint64_t offset, std::uint64_t length) {
+  close_group();
+  after_process_info_ = false;
+  if (have_last_ && !group_.stubbed) {
+    stub(group_);
+  }
+  have_last_ = false;
+  if (type == type_of(PacketType::ProcessInfo)) {
+    if (size < 4) {
+      return false;
+    }
+    pid_ = load_u32(data, false);
+    first_pid_ = first_pid_.value_or(pid_);
+    after_process_info_ = true;
+  } else if (type == type_of(PacketType::ResourceRegistry)) {
+    if (size < 8) {
+      return false;
+    }
+    ResourceType resource;
+    resource.id = load_u32(data, false);
+    resource.flags = load_u32(data + 4, false);
+    if (resource.refcounted()) {
+      // A type that becomes refcounted after calls of it could make the leaks stage drop an
+      // allocation the scan keeps (it sees fewer calls): the general path decides.
+      if (calls_ != 0) {
+        return false;
+      }
+      refcounted_.push_back(effective_resource_type(resource.id));
+    }
+  }
+  return keep({.offset = offset, .length = length});
+}
+
+void Scanner::close_group() {
+  if (pending_ && event_pending_) {
+    event_.length = group_.end - group_.offset;
+    events_.push_back(event_);
+    if (events_.size() == kBatch) {
+      worker_.hand_over(events_);
+    }
+  }
+  pending_ = false;
+  event_pending_ = false;
+}
+
+void Scanner::stub(Group& group) {
+  group.stubbed = true;
+  kept_bytes_ += group.call_length;
+  stubs_.push_back({.offset = group.offset,
+                    .length = group.call_length,
+                    .call_index = group.index,
+                    .stub = true});
+}
+
+bool Scanner::keep(LeaksScanPiece piece) {
+  kept_bytes_ += piece.length;
+  pieces_.push_back(piece);
+  return kept_bytes_ <= max_kept_;
+}
+
+std::optional<std::uint32_t> Scanner::process_of(std::uint32_t pid) {
+  if (current_ < processes_.size() && processes_[current_] == pid) {
+    return current_;
+  }
+  const auto found = std::ranges::find(processes_, pid);
+  if (found == processes_.end() && processes_.size() == kMaxProcesses) {
+    return std::nullopt;
+  }
+  current_ = static_cast<std::uint32_t>(found - processes_.begin());
+  if (found == processes_.end()) {
+    processes_.push_back(pid);
+  }
+  return current_;
+}
+
+std::uint32_t Scanner::new_slot(const Event& event) {
+  const Candidate candidate{.offset = event.offset, .index = event.index, .length = event.length};
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = candidate;
+    occupied_[slot] = true;
+    return slot;
+  }
+  slots_.push_back(candidate);
+  occupied_.push_back(true);
+  return static_cast<std::uint32_t>(slots_.size() - 1);
+}
+
+// The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the stubs
+// that are not survivors, in file order.
+LeaksScan Scanner::result() {
+  LeaksScan scan{.file_size = window_.offset(), .pieces = {}};
+  scan.pieces = std::move(pieces_);
+  std::vector<LeaksScanPiece> calls = std::move(stubs_);
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
+    if (occupied_[slot]) {
+      const Candidate& c = slots_[slot];
+      calls.push_back({.offset = c.offset, .length = c.length, .call_index = c.index});
+    }
+  }
+  // A survivor that is also a stub is delivered whole, once.
+  std::ranges::sort(calls, [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
+    return a.offset != b.offset ? a.offset < b.offset : !a.stub && b.stub;
+  });
+  const auto duplicates = std::ranges::unique(
+      calls, [](const LeaksScanPiece& a, const LeaksScanPiece& b) { return a.offset == b.offset; });
+  calls.erase(duplicates.begin(), duplicates.end());
+  std::vector<LeaksScanPiece> merged(scan.pieces.size() + calls.size());
+  std::ranges::merge(scan.pieces, calls, merged.begin(), {}, &LeaksScanPiece::offset,
+                     &LeaksScanPiece::offset);
+  scan.pieces = std::move(merged);
+  return scan;
+}
+
+}  // namespace
+
+std::optional<LeaksScan> scan_binary_leaks(int fd, std::uint64_t max_kept_bytes) {
+  std::optional<LeaksScan> scan = Scanner(fd, max_kept_bytes).run();
+  if (scan) {
+    std::uint64_t kept = 0;
+    for (const LeaksScanPiece& piece : scan->pieces) {
+      kept += piece.length;
+    }
+    if (kept > max_kept_bytes) {
+      return std::nullopt;
+    }
+  }
+  return scan;
+}
+
+}  // namespace rtrace

@@ -1,0 +1,45 @@
+// The first pass of the fast leaks path (`rtrace process -l` on an sp-rtrace binary file, see
+// cli/fast_leaks.h): walks the packets reading only what decides which allocations are still
+// alive at the end (a CALL's kind, resource type, resource id and process; the refcount flag of
+// the resource types) and skips every ARGS and BTRC body after checking it as the reader does.
+// What it returns is the list of stretches of the file that the second pass decodes, in file
+// order: the handshake, every packet that is not part of a call, and the calls that matter.
+//
+// It applies the leaks stage's rule (live_resources.h, filters/leaks_filter.h) per process, as
+// PidSplit gives every process its own leaks stage, in batches on a second thread while the file
+// is read and parsed on the caller's. Whatever the general path would treat
+// specially (damage, a truncated end, a second handshake, a protocol other than 2.0 in the
+// machine's byte order, a resource type made refcounted after the first call, too many processes,
+// more than `max_kept_bytes` to decode) makes it give up: the caller then reads the trace the
+// general way, which reports it exactly as before. Sizes read from the file only ever bound what
+// is read, checked against what the packet holds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace rtrace {
+
+// One stretch of the file for the second pass.
+struct LeaksScanPiece {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  // For a call: its index (1-based position among the trace's calls); 0 for anything else.
+  std::uint64_t call_index = 0;
+  // A call that cannot leak but is delivered (its CALL packet only) so that every stage before
+  // the leaks stage sees the same processes in the same order: the first call, the first after
+  // each PINF, one whose process differs from the call before, and the last before any other
+  // packet (PidSplit routes heap info and attachments to the branch of the record before them).
+  bool stub = false;
+};
+
+struct LeaksScan {
+  std::uint64_t file_size = 0;
+  std::vector<LeaksScanPiece> pieces;  // in file order, the handshake first
+};
+
+// Scans the regular file open as `fd` from its start; nothing when the fast path does not apply.
+std::optional<LeaksScan> scan_binary_leaks(int fd, std::uint64_t max_kept_bytes);
+
+}  // namespace rtrace

@@ -1,0 +1,265 @@
+// The fast path of `rtrace process -l` (cli/fast_leaks.h) against the general path, as real
+// processes on real files: the same standard output, standard error and exit status for every
+// fixture, for generated traces, for traces with late maps and several processes, for damaged and
+// truncated files and for a pipe; and the general path chosen where the fast one cannot decide.
+#include "cli/fast_leaks.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "formats/sprtrace_binary/binary_test_support.h"
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+using test::run_command;
+using test::ScratchDir;
+
+std::string quote(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
+
+std::string bin(const std::string& name) {
+  return (test::build_dir() / "bin" / name).string();
+}
+
+// `rtrace process ARGS` by the fast path where it applies, and with it turned off: the same.
+void expect_same(const std::string& args) {
+  const auto fast = run_command(bin("rtrace") + " process " + args);
+  const auto general = run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + " process " + args);
+  EXPECT_EQ(fast.status, general.status) << args;
+  EXPECT_EQ(fast.err, general.err) << args;
+  EXPECT_TRUE(fast.out == general.out) << args << ": outputs differ";
+}
+
+bool is_binary_trace(const std::filesystem::path& path) {
+  const std::string bytes = test::read_file(path);
+  return !bytes.empty() && bytes[0] == '\xF0';
+}
+
+std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
+                               const std::string& options) {
+  const auto path = dir / name;
+  const auto r = run_command(bin("rtrace-gen-trace") + " " + options + " -o " + quote(path));
+  EXPECT_EQ(r.status, 0) << r.err;
+  return path;
+}
+
+const std::vector<std::string> kLeakOptions = {
+    "-l", "-lc", "-lc -s size", "-lc -s count-asc", "-l -b 2 -a", "-l --to binary", "-lq --strict"};
+
+TEST(FastLeaks, OptionsThatDropCallsBeforeTheLeaksStageTakeTheGeneralPath) {
+  cli::ProcessOptions o;
+  EXPECT_FALSE(cli::fast_leaks_applies(o));
+  o.leaks = true;
+  o.compress = true;
+  o.backtrace_depth = 3;
+  EXPECT_TRUE(cli::fast_leaks_applies(o));
+  for (int drop = 0; drop < 5; ++drop) {
+    cli::ProcessOptions d = o;
+    (drop == 0   ? d.context_mask
+     : drop == 1 ? d.resource_mask
+     : drop == 2 ? d.include_file
+     : drop == 3 ? d.exclude_file
+                 : d.call_address) = "1";
+    EXPECT_FALSE(cli::fast_leaks_applies(d)) << drop;
+  }
+  ::setenv("RTRACE_NO_FAST_PATH", "1", 1);
+  EXPECT_FALSE(cli::fast_leaks_applies(o));
+  ::unsetenv("RTRACE_NO_FAST_PATH");
+}
+
+TEST(FastLeaks, OnlyUndamagedBinaryFilesTakeTheFastPath) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir dir;
+  const auto raw = test::fixture("sp-rtrace/memory/memory.raw");
+  EXPECT_TRUE(cli::prepare_fast_leaks(raw.string(), "t"));
+  EXPECT_FALSE(cli::prepare_fast_leaks("-", "t"));
+  EXPECT_FALSE(cli::prepare_fast_leaks(test::fixture("sp-rtrace/memory/memory.txt").string(), "t"));
+  ASSERT_EQ(run_command("gzip -c " + quote(raw) + " > " + quote(dir / "gz")).status, 0);
+  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "gz").string(), "t"));
+  const std::string bytes = test::read_file(raw);
+  test::write_file(dir / "cut", bytes.substr(0, bytes.size() - 3));
+  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "cut").string(), "t"));
+  std::string corrupt = bytes;
+  corrupt[corrupt.size() / 2] = '\xFF';  // somewhere in the calls
+  corrupt[corrupt.size() / 2 + 1] = '\xFF';
+  corrupt[corrupt.size() / 2 + 2] = '\xFF';
+  corrupt[corrupt.size() / 2 + 3] = '\xFF';
+  test::write_file(dir / "corrupt", corrupt);
+  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "corrupt").string(), "t"));
+}
+
+TEST(FastLeaks, EveryFixtureGivesTheGeneralPathsOutput) {
+  RTRACE_NEEDS_FIXTURES();
+  int binary = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(test::fixture("sp-rtrace").parent_path())) {
+    if (!entry.is_regular_file()) {
+      continue;
+    }
+    const std::string input = "-i " + quote(entry.path());
+    if (!is_binary_trace(entry.path())) {
+      expect_same("-l " + input);
+      continue;
+    }
+    ++binary;
+    EXPECT_TRUE(cli::prepare_fast_leaks(entry.path().string(), "t")) << entry.path();
+    for (const std::string& options : kLeakOptions) {
+      expect_same(options + " " + input);
+    }
+  }
+  EXPECT_GE(binary, 4);  // memory, fd, shmsysv, context
+}
+
+TEST(FastLeaks, GeneratedTracesGiveTheGeneralPathsOutput) {
+  const ScratchDir dir;
+  const std::vector<std::string> shapes = {
+      "--calls 20000 --depth 10 --stacks 300", "--calls 20000 --depth 3 --stacks 50 --live 10",
+      "--calls 50000 --depth 20 --stacks 2000 --live 100000 --seed 7", "--calls 1 --depth 1"};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto trace = generate(dir, "g" + std::to_string(i), shapes[i]);
+    for (const std::string& options : kLeakOptions) {
+      expect_same(options + " -i " + quote(trace));
+    }
+  }
+}
+
+// Late maps, a refcounted resource type, arguments, command lines, heap information and a trace
+// end between the calls of two processes, and calls before any process: what the stubs keep in
+// order.
+std::string mixed_trace() {
+  return test::write_bytes([](TraceSink& w) {
+    TraceHeader header;
+    header.arch = "x86_64";
+    w.header(header);
+    w.resource_type({.id = 1, .flags = 0, .type = "memory", .description = "bytes"});
+    w.resource_type(
+        {.id = 2, .flags = ResourceType::kRefcount, .type = "fd", .description = "fds"});
+    std::uint64_t index = 0;
+    const Frame frames[] = {{.address = 0x401000}, {.address = 0x402000}};
+    const Argument arguments[] = {{.name = "path", .value = "/tmp/x"}};
+    const auto call = [&](CallKind kind, std::uint32_t type, Address id, bool with_args) {
+      CallRecord r;
+      r.call.index = ++index;
+      r.call.kind = kind;
+      r.call.resource_type = type;
+      r.call.resource_id = id;
+      r.call.size = id & 0xFF;
+      r.function = kind == CallKind::Alloc ? "malloc" : kind == CallKind::Free ? "free" : "other";
+      r.frames = frames;
+      if (with_args) {
+        r.arguments = arguments;
+      }
+      w.call(r);
+    };
+    call(CallKind::Alloc, 1, 0x10, false);  // before any process
+    call(CallKind::Free, 1, 0x10, false);
+    for (std::uint32_t round = 0; round < 3; ++round) {
+      for (const std::uint32_t pid : {100u, 200u}) {
+        ProcessInfo process;
+        process.pid = pid;
+        process.name = "p" + std::to_string(pid);
+        if (round == 0) {
+          // Both with a command line; only 200 ends its trace: 100 is incomplete (a warning at
+          // the end of the file).
+          process.command_line = CommandLine{.arguments = {process.name, "-x"}};
+        }
+        w.process(process);
+        if (round == 0) {
+          w.mapping({.from = 0x400000 + pid, .to = 0x500000, .path = "/bin/p", .pid = pid});
+        }
+        for (Address id = 1; id < 40; ++id) {
+          call(CallKind::Alloc, 1, id * 16 + round, id % 5 == 0);
+          call(CallKind::Alloc, 2, id % 4, true);  // refcounted: repeats add references
+          call(CallKind::Other, 1, 0, false);
+          if (id % 3 != 0) {
+            call(CallKind::Free, 1, id * 16 + round, false);
+          }
+          if (id % 2 == 0) {
+            call(CallKind::Free, 2, id % 4, false);
+          }
+          if (id == 20) {
+            w.mapping({.from = 0x700000 + round, .to = 0x800000, .path = "/lib/late", .pid = pid});
+          }
+        }
+        w.heap_info(HeapInfo{.heap_bottom = 1, .heap_top = 2});
+        if (round == 1 && pid == 100) {
+          w.trace_end({.pid = 200, .reason = EndReason::Exit});
+        }
+      }
+    }
+    w.finish();
+  });
+}
+
+TEST(FastLeaks, LateMapsAndSeveralProcessesGiveTheGeneralPathsOutput) {
+  const ScratchDir dir;
+  const auto trace = dir / "mixed.raw";
+  test::write_file(trace, mixed_trace());
+  ASSERT_TRUE(cli::prepare_fast_leaks(trace.string(), "t"));
+  const auto r = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+  EXPECT_NE(r.err.find("trace incomplete"), std::string::npos) << r.err;
+  for (const std::string& options : kLeakOptions) {
+    expect_same(options + " -i " + quote(trace));
+  }
+  std::filesystem::create_directory(dir / "fast");
+  std::filesystem::create_directory(dir / "general");
+  const std::string args = " process -lc -i " + quote(trace) + " -o ";
+  ASSERT_EQ(run_command(bin("rtrace") + args + quote(dir / "fast")).status, 0);
+  ASSERT_EQ(
+      run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + args + quote(dir / "general")).status,
+      0);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "general")) {
+    ++files;
+    EXPECT_EQ(test::read_file(dir / "fast" / entry.path().filename()),
+              test::read_file(entry.path()));
+  }
+  EXPECT_EQ(files, 3);  // the calls before any process, 100 and 200
+}
+
+TEST(FastLeaks, DamagedInputGivesTheSameErrorAndPartialResult) {
+  const ScratchDir dir;
+  const std::string bytes =
+      test::read_file(generate(dir, "g", "--calls 3000 --depth 4 --stacks 40 --live 50"));
+  const auto damaged = dir / "damaged";
+  std::vector<std::size_t> cuts = {1, 2, 5, 15, 40, 80, 123, 1000, 4097, bytes.size() - 1};
+  for (std::size_t cut = 997; cut < bytes.size(); cut += bytes.size() / 23) {
+    cuts.push_back(cut);
+  }
+  for (const std::size_t cut : cuts) {
+    test::write_file(damaged, bytes.substr(0, cut));
+    expect_same("-lc -i " + quote(damaged));
+  }
+  // Impossible sizes and counts in packet headers and in calls, at spread offsets.
+  for (std::size_t at = 301; at + 4 < bytes.size(); at += bytes.size() / 17) {
+    std::string corrupt = bytes;
+    corrupt.replace(at, 4, "\xFF\xFF\xFF\x7F");
+    test::write_file(damaged, corrupt);
+    expect_same("-lc -i " + quote(damaged));
+    expect_same("-l --strict -i " + quote(damaged));
+  }
+}
+
+TEST(FastLeaks, APipeIsReadTheGeneralWay) {
+  const ScratchDir dir;
+  const auto trace = dir / "mixed.raw";
+  test::write_file(trace, mixed_trace());
+  for (const char* options : {"-l", "-lc"}) {
+    const std::string command = std::string(" process ") + options + " < " + quote(trace);
+    const auto fast = run_command(bin("rtrace") + command);
+    const auto general = run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + command);
+    EXPECT_EQ(fast.status, 0) << fast.err;
+    EXPECT_EQ(fast.out, general.out);
+    EXPECT_EQ(fast.err, general.err);
+  }
+}
+
+}  // namespace
+}  // namespace rtrace
