@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
