@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,6 +107,7 @@ class BinaryReader {
   friend std::vector<Mapping> rtrace::read_late_maps(InputStream& input);
   bool wanted_for_late_maps(std::uint32_t type) const;
   std::size_t skip_unwanted(std::span<const std::uint8_t> bytes, std::size_t pos) const;
+  std::size_t skip_unwanted_native(std::span<const std::uint8_t> bytes, std::size_t pos) const;
   void collect_late_map(std::uint32_t type, PacketCursor& packet);
   bool read_handshake();
   void read_packets();
@@ -311,6 +313,9 @@ void BinaryReader::read_packets() {
 // instructions.
 std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
                                         std::size_t pos) const {
+  if (type_first_ && !layout_.swap && !handshake_.big_endian) {
+    return skip_unwanted_native(bytes, pos);
+  }
   const std::uint64_t counted_header = type_first_ ? 0 : 4;  // as read_packet()
   while (bytes.size() - pos >= sprtrace::kPacketHeaderSize &&
          bytes[pos] != sprtrace::kHandshakeId) {
@@ -323,6 +328,33 @@ std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
     }
     const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
     if (total > kMaxPacket || total > bytes.size() - pos) {
+      break;
+    }
+    pos += static_cast<std::size_t>(total);
+  }
+  return pos;
+}
+
+// skip_unwanted() for the usual trace (2.0, written in this machine's byte order, so that
+// canonical_type() keeps every type as it stands): the raw type words are compared, in half the
+// instructions a packet.
+std::size_t BinaryReader::skip_unwanted_native(std::span<const std::uint8_t> bytes,
+                                               std::size_t pos) const {
+  constexpr auto kMap = static_cast<std::uint32_t>(PacketType::MemoryMap);
+  constexpr auto kProcess = static_cast<std::uint32_t>(PacketType::ProcessInfo);
+  // After the first call, no packet type equals the call's type in this comparison.
+  const std::uint32_t call =
+      seen_call_ ? kMap : static_cast<std::uint32_t>(PacketType::FunctionCall);
+  const std::uint8_t* data = bytes.data();
+  const std::size_t size = bytes.size();
+  while (size - pos >= sprtrace::kPacketHeaderSize && data[pos] != sprtrace::kHandshakeId) {
+    std::uint32_t type = 0;
+    std::uint32_t field = 0;
+    std::memcpy(&type, data + pos, sizeof type);
+    std::memcpy(&field, data + pos + 4, sizeof field);
+    const std::uint64_t total = sprtrace::kPacketHeaderSize + std::uint64_t{field};
+    if (type == kMap || type == kProcess || type == call || total > kMaxPacket ||
+        total > size - pos) {
       break;
     }
     pos += static_cast<std::size_t>(total);

@@ -52,6 +52,11 @@ std::uint32_t call_kind_code(CallKind kind) {
 
 // Appends packets straight to the output buffer, in the byte order and pointer size of the
 // trace's handshake. A packet is begun, filled, and then its size field is patched in.
+//
+// Fields are stored through a cursor into room made ahead (kRoom bytes at a time, one resize for
+// a whole call and its three packets) instead of one resize per field, which cost a capacity
+// check and a length update per dword; commit() gives the buffer back its true length, before
+// anything else looks at it.
 class BinaryWriter::Encoder {
  public:
   explicit Encoder(std::string& out) : out_(out) {}
@@ -59,6 +64,7 @@ class BinaryWriter::Encoder {
   bool has_handshake() const { return has_handshake_; }
 
   void handshake(const sprtrace::Handshake& h) {
+    commit();
     has_handshake_ = true;
     swap_ = h.big_endian != (std::endian::native == std::endian::big);
     pointer_size_ = h.pointer_size == 4 ? 4 : 8;
@@ -78,13 +84,22 @@ class BinaryWriter::Encoder {
 
   void begin(PacketType type) {
     dword(static_cast<std::uint32_t>(type));
-    size_at_ = out_.size();
+    size_at_ = written();
     dword(0);
   }
 
   void end() {
-    const auto size = static_cast<std::uint32_t>(out_.size() - size_at_ - 4);
-    store(size_at_, swap_ ? __builtin_bswap32(size) : size);
+    const auto size = static_cast<std::uint32_t>(written() - size_at_ - 4);
+    const std::uint32_t field = swap_ ? __builtin_bswap32(size) : size;
+    std::memcpy(out_.data() + size_at_, &field, sizeof field);
+  }
+
+  // The buffer's length is what was written; the room made ahead is dropped.
+  void commit() {
+    if (cursor_ != nullptr) {
+      out_.resize(written());
+      cursor_ = limit_ = nullptr;
+    }
   }
 
   void dword(std::uint32_t value) { append(swap_ ? __builtin_bswap32(value) : value); }
@@ -104,24 +119,44 @@ class BinaryWriter::Encoder {
     const std::size_t length = sprtrace::padded_string_length(text.size());
     const auto length16 = static_cast<std::uint16_t>(length);
     append(swap_ ? static_cast<std::uint16_t>((length16 >> 8) | (length16 << 8)) : length16);
-    out_.append(text);
-    out_.append(length - text.size(), '\0');
+    make_room(length);
+    std::memcpy(cursor_, text.data(), text.size());
+    std::memset(cursor_ + text.size(), 0, length - text.size());
+    cursor_ += length;
   }
 
  private:
-  template <typename T>
-  void append(T value) {
-    const std::size_t at = out_.size();
-    out_.resize(at + sizeof value);
-    store(at, value);
+  // Room made at a time: a call and a backtrace of 16 frames fit.
+  static constexpr std::size_t kRoom = 256;
+
+  std::size_t written() const {
+    return cursor_ != nullptr ? static_cast<std::size_t>(cursor_ - out_.data()) : out_.size();
+  }
+
+  void make_room(std::size_t n) {
+    if (static_cast<std::size_t>(limit_ - cursor_) < n) {
+      grow(n);
+    }
+  }
+
+  // Out of line, so that every field's store inlines into the packet that writes it.
+  [[gnu::noinline]] void grow(std::size_t n) {
+    const std::size_t at = written();
+    out_.resize(at + std::max(n, kRoom));
+    cursor_ = out_.data() + at;
+    limit_ = out_.data() + out_.size();
   }
 
   template <typename T>
-  void store(std::size_t at, T value) {
-    std::memcpy(out_.data() + at, &value, sizeof value);
+  void append(T value) {
+    make_room(sizeof value);
+    std::memcpy(cursor_, &value, sizeof value);
+    cursor_ += sizeof value;
   }
 
   std::string& out_;
+  char* cursor_ = nullptr;  // where the next byte goes, while room is made ahead
+  char* limit_ = nullptr;   // the end of that room
   bool has_handshake_ = false;
   bool swap_ = false;
   std::uint8_t pointer_size_ = 8;
@@ -228,6 +263,7 @@ void BinaryWriter::resource_type(const ResourceType& type) {
 void BinaryWriter::call(const CallRecord& record) {
   start_record();
   write_call(record);
+  encoder_->commit();
   out_.maybe_flush();
 }
 
@@ -288,6 +324,7 @@ void BinaryWriter::attachment(const Attachment& attachment) {
 
 void BinaryWriter::finish() {
   start_record();  // even an empty trace gets its handshake
+  encoder_->commit();
   out_.flush();
 }
 
@@ -304,6 +341,7 @@ void BinaryWriter::start_record() {
 
 void BinaryWriter::end_record() {
   encoder_->end();
+  encoder_->commit();
   out_.maybe_flush();
 }
 
