@@ -396,6 +396,10 @@ void output_move_from(int fd) {
   }
 }
 
+bool output_copies_records() {
+  return g_compact;
+}
+
 void output_append(const char* data, std::size_t size) {
   if (g_compact) {
     compact_transcode(data, size);

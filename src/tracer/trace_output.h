@@ -29,6 +29,9 @@ void output_forget_after_fork();
 // The program wants descriptor `fd`: if it is ours, move to another number.
 void output_move_from(int fd);
 
+// Whether output_add_piece copies (transcodes) what it is given at once, so that the memory may be
+// reused as soon as it returns (the compact format); otherwise it must stay until output_flush.
+bool output_copies_records();
 void output_append(const char* data, std::size_t size);
 // Queues `size` bytes at `data` to be written as they are; they must stay put until the next
 // output_flush. Returns false when the queue is full (flush first).
