@@ -16,15 +16,16 @@ namespace rtrace {
 namespace {
 
 namespace fs = std::filesystem;
+using test::files_in;
 using test::read_file;
 using test::run_command;
 using test::ScratchDir;
 
 std::string quote(const fs::path& p) {
-  return "'" + p.string() + "'";
+  return test::quoted(p);
 }
 std::string bin(const std::string& name) {
-  return quote(test::build_dir() / "bin" / name);
+  return test::built_tool(name);
 }
 
 struct WhileRunning {
@@ -53,14 +54,6 @@ WhileRunning record_waiting(const ScratchDir& out, const fs::path& traces,
     program_pid.pop_back();
   }
   return {r.status, r.err, program_pid, read_file(fds)};
-}
-
-std::vector<fs::path> files_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    files.push_back(entry.path());
-  }
-  return files;
 }
 
 TEST(TraceFilePassing, TheProcessWritesTheRecordersFileItself) {
