@@ -48,6 +48,9 @@ class OutputStream {
   // For in_directory(): names the file `<prefix><n><suffix>` with the smallest n that does not
   // exist yet (never replacing a file) and returns that path.
   std::string commit_numbered(const std::string& prefix, const std::string& suffix);
+  // The descriptor written (for in_directory(): the temporary, which another process may be
+  // given to write; the stream must not have buffered anything then).
+  int fd() const { return fd_; }
 
  private:
   static constexpr std::size_t kFlushAt = std::size_t{1} << 20;

@@ -24,6 +24,8 @@ class PacketStream {
 
   // The stream came from rtrace's tracer (it has RCMD) and did not end with REND.
   bool broke_off() const { return saw_command_line_ && !saw_trace_end_; }
+  // The stream came from rtrace's tracer (it has RCMD, near its start).
+  bool has_command_line() const { return saw_command_line_; }
 
  private:
   enum class State : std::uint8_t { HandshakeHead, Handshake, PacketHeader, Payload, Opaque };

@@ -1,28 +1,133 @@
 #include "recorder/raw_trace_handler.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
-#include "io/output_stream.h"
 #include "pipeline/completeness_check.h"
 #include "recorder/packet_stream.h"
 #include "recorder/pid_sniffer.h"
+#include "recorder/trace_file_passing.h"
+#include "tracer/file_from_recorder.h"
 
 namespace rtrace::recorder {
+namespace {
+
+std::uint64_t file_size(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    throw std::runtime_error(std::string("a trace file: ") + std::strerror(errno));
+  }
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+// Reads the start of a trace file the process wrote into `sniffer` and `packets`: its pid and
+// whether it has RCMD, both near the start (at most the sniffer's limit is read).
+void read_head(int fd, std::uint64_t size, PidSniffer& sniffer, PacketStream& packets) {
+  std::vector<std::uint8_t> buffer(std::size_t{1} << 16);
+  std::string ignored;
+  const std::uint64_t limit = std::min<std::uint64_t>(size, PidSniffer::kGiveUpAfter);
+  for (std::uint64_t at = 0; at < limit;) {
+    if (sniffer.pid() && packets.has_command_line()) {
+      return;
+    }
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), limit - at));
+    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;
+    }
+    const std::span<const std::uint8_t> bytes(buffer.data(), static_cast<std::size_t>(n));
+    sniffer.feed(bytes);
+    ignored.clear();
+    packets.feed(bytes, ignored);
+    at += static_cast<std::uint64_t>(n);
+  }
+}
+
+}  // namespace
 
 bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
+  // A tracer that asks for its file says so first; any other first byte is its stream's (an
+  // older tracer's, which does not know the option).
+  std::uint8_t first = 0;
+  try {
+    if (read_some(fd, &first, 1) == 0) {
+      return true;  // the process is gone before it wrote anything: no file, as below
+    }
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
+    return false;
+  }
+  if (first != static_cast<std::uint8_t>(tracer::file_from_recorder::kAskForFile)) {
+    return record_copied(fd, peer_pid, {&first, 1});
+  }
+  std::optional<OutputStream> out;
+  try {
+    if (!strip_extensions_) {
+      out.emplace(OutputStream::in_directory(directory_));
+    }
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): record_copied says it
+  }
+  if (!send_trace_file(fd, out ? out->fd() : -1)) {
+    return true;  // gone before it wrote anything
+  }
+  return out ? record_passed(fd, peer_pid, *out) : record_copied(fd, peer_pid, {});
+}
+
+bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, OutputStream& out) {
+  try {
+    std::uint64_t shown = 0;
+    const std::function<void()> show_progress = [&] {
+      const std::uint64_t size = file_size(out.fd());
+      progress_.advance(size > shown ? size - shown : 0);
+      shown = std::max(shown, size);
+    };
+    const bool closed = wait_for_trace_close(
+        fd, Progress::shown_on_stderr(quiet_) ? show_progress : std::function<void()>());
+    const std::uint64_t size = file_size(out.fd());
+    progress_.advance(size > shown ? size - shown : 0);
+    if (size == 0) {
+      return true;  // the temporary is removed with `out`
+    }
+    PidSniffer sniffer;
+    PacketStream packets(false);
+    read_head(out.fd(), size, sniffer, packets);
+    return commit(out, sniffer.pid().value_or(peer_pid), packets.has_command_line() && !closed);
+  } catch (const std::exception& error) {
+    progress_.interrupt();
+    fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
+    drain(fd);
+    return false;
+  }
+}
+
+bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid,
+                                    std::span<const std::uint8_t> read_already) {
   try {
     OutputStream out = OutputStream::in_directory(directory_);
     PidSniffer sniffer;
     PacketStream packets(strip_extensions_);
     std::vector<std::uint8_t> buffer(std::size_t{1} << 16);
+    std::copy(read_already.begin(), read_already.end(), buffer.begin());
     std::string kept;
     std::uint64_t total = 0;
-    while (const std::size_t n = read_some(fd, buffer.data(), buffer.size())) {
+    std::size_t held = read_already.size();
+    while (const std::size_t n = held + read_some(fd, buffer.data() + held, buffer.size() - held)) {
+      held = 0;
       const std::span<const std::uint8_t> bytes(buffer.data(), n);
       sniffer.feed(bytes);
       kept.clear();
@@ -35,25 +140,28 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
     if (total == 0) {
       return true;
     }
-    const std::uint32_t pid = sniffer.pid().value_or(peer_pid);
-    const std::string path = out.commit_numbered(fmt::format("{}-", pid), ".rtrace");
-    if (!quiet_) {
-      progress_.interrupt();
-      fmt::print(stderr, "rtrace: created {}\n", path);
-    }
-    if (packets.broke_off()) {
-      // Not quiet: a trace that looks whole and is not must never go unnoticed.
-      progress_.interrupt();
-      fmt::print(stderr, "rtrace: {}: warning: {}\n", path, kIncompleteTrace);
-      return false;
-    }
-    return true;
+    return commit(out, sniffer.pid().value_or(peer_pid), packets.broke_off());
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
     drain(fd);
     return false;
   }
+}
+
+bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, bool broke_off) {
+  const std::string path = out.commit_numbered(fmt::format("{}-", pid), ".rtrace");
+  if (!quiet_) {
+    progress_.interrupt();
+    fmt::print(stderr, "rtrace: created {}\n", path);
+  }
+  if (broke_off) {
+    // Not quiet: a trace that looks whole and is not must never go unnoticed.
+    progress_.interrupt();
+    fmt::print(stderr, "rtrace: {}: warning: {}\n", path, kIncompleteTrace);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace rtrace::recorder

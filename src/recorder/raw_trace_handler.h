@@ -4,10 +4,16 @@
 // recorded in full. With `strip_extensions` (sp-rtrace) rtrace's extension packets are left
 // out, so that the file holds the original protocol only. On a terminal (without --quiet) a
 // progress line shows the bytes recorded by all connections together and the rate.
+// A process that asks for its file (file-from-recorder=1) is given the file's descriptor and
+// writes it itself (trace_file_passing.h): the file's name and content are the same. Not with
+// `strip_extensions`, which needs the stream.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 
+#include "io/output_stream.h"
 #include "io/progress.h"
 #include "recorder/trace_handler.h"
 
@@ -23,6 +29,14 @@ class RawTraceHandler final : public TraceHandler {
   bool record(int fd, std::uint32_t peer_pid) override;
 
  private:
+  // The process writes `out`'s temporary itself; the handler names the file at the end.
+  bool record_passed(int fd, std::uint32_t peer_pid, OutputStream& out);
+  // The stream comes through the connection and is copied into the file.
+  // `read_already`: its first bytes, read before.
+  bool record_copied(int fd, std::uint32_t peer_pid, std::span<const std::uint8_t> read_already);
+  // Names the file <pid>-<n>.rtrace and says so; false (with a warning) when it broke off.
+  bool commit(OutputStream& out, std::uint32_t pid, bool broke_off);
+
   std::string directory_;
   bool quiet_;
   bool strip_extensions_;

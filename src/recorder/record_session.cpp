@@ -139,6 +139,9 @@ RecordResult record(const RecordRequest& request) {
   const PrivateSocket socket;
   TracerSettings tracer = request.tracer;
   tracer.attachments = directory;  // beside the traces (the current directory for -o stdout)
+  // The process writes its trace file itself unless the recorder transforms the stream: -P, or the
+  // sp-rtrace command's stripping of rtrace's packets (trace_file_passing.h).
+  tracer.file_from_recorder = !request.convert && !request.original_protocol;
   const std::vector<EnvironmentChange> environment =
       tracer_environment(request, tracer, &socket.path());
   const std::unique_ptr<TraceHandler> handler = make_handler(request, directory, socket);

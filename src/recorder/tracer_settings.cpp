@@ -40,6 +40,9 @@ std::string format_tracer_options(const TracerSettings& s) {
       text += fmt::format(",{}={}", key::kCompress, s.compress_level);
     }
   }
+  if (s.file_from_recorder) {
+    text += fmt::format(",{}=1", key::kFileFromRecorder);
+  }
   if (!s.audit_patterns.empty()) {
     if (s.audit_patterns.find(',') != std::string::npos) {
       throw std::invalid_argument("--audit '" + s.audit_patterns +

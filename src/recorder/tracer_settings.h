@@ -27,6 +27,10 @@ struct TracerSettings {
   // pagemap module); managed mode uses `managed`.
   std::optional<std::string> attachments;
   std::string audit_patterns;  // --audit: globs separated by ':' (the audit module)
+  // The recorder passes each traced process the descriptor of its trace file, which the process
+  // writes itself (no copy through the connection): when the recorder need not transform the
+  // stream (RawTraceHandler without the sp-rtrace command's stripping)
+  bool file_from_recorder = false;
 };
 
 // The RTRACE_OPTIONS value: comma-separated key=value pairs. Throws std::invalid_argument when a

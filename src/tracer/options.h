@@ -27,6 +27,7 @@ inline constexpr char kAttachments[] = "attachments";
 inline constexpr char kCompact[] = "compact";
 inline constexpr char kCompress[] = "compress";
 inline constexpr char kAudit[] = "audit";
+inline constexpr char kFileFromRecorder[] = "file-from-recorder";
 }  // namespace option_key
 
 struct TracerOptions {
@@ -46,6 +47,10 @@ struct TracerOptions {
   bool compact = false;    // compact=1: the compact format, not sp-rtrace's
   // compress=N: the compact trace as one zstd frame at level N (1..19; 0: uncompressed)
   int compress_level = 0;
+  // file-from-recorder=1: the recorder answers each connection with the descriptor of the file
+  // the trace goes to, and the tracer writes it itself (trace_output.cpp); the connection only
+  // says when the trace ended
+  bool file_from_recorder = false;
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

@@ -91,7 +91,7 @@ std::size_t collect_arguments(const char* first, va_list& list, char** argv, std
 constexpr std::size_t kMaxExecArguments = 4096;
 
 bool is_connection(int fd) {
-  return fd >= 0 && fd == rtrace::tracer::session_connection_fd();
+  return rtrace::tracer::session_owns_descriptor(fd);
 }
 
 // quick_exit's end: the C library calls its own _exit, which we never see.
@@ -235,19 +235,25 @@ RTRACE_EXPORT int close(int fd) {
 }
 
 RTRACE_EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
-  const int fd = rtrace::tracer::session_connection_fd();
-  if (fd < 0 || static_cast<unsigned int>(fd) < first || static_cast<unsigned int>(fd) > last) {
-    return real().close_range(first, last, flags);
-  }
-  const auto own = static_cast<unsigned int>(fd);
+  int own[2];
+  const int count = rtrace::tracer::session_descriptors(own);
+  // The ranges between the trace's descriptors (ascending), each closed on its own.
+  unsigned int from = first;
   int result = 0;
-  if (own > first) {
-    result = real().close_range(first, own - 1, flags);
+  for (int i = 0; i < count && result == 0; ++i) {
+    const auto fd = static_cast<unsigned int>(own[i]);
+    if (fd < from || fd > last) {
+      continue;
+    }
+    if (fd > from) {
+      result = real().close_range(from, fd - 1, flags);
+    }
+    if (fd == last) {
+      return result;
+    }
+    from = fd + 1;
   }
-  if (result == 0 && own < last) {
-    result = real().close_range(own + 1, last, flags);
-  }
-  return result;
+  return result == 0 ? real().close_range(from, last, flags) : result;
 }
 
 RTRACE_EXPORT void closefrom(int lowest) {

@@ -70,6 +70,17 @@ void flush_pieces() {
   }
 }
 
+// Gives `cursor`'s records taken so far back to its ring and wakes the threads waiting for room.
+// Only where nothing refers to them any more: the compact format's transcoder copies each record
+// as it is added (output_copies_records).
+void give_back(const Cursor& cursor) {
+  cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
+  cursor.ring->tail.store(cursor.position, std::memory_order_release);
+  g_merges.fetch_add(1, std::memory_order_seq_cst);
+  ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+            nullptr, 0);
+}
+
 void add_piece(const char* data, std::size_t size) {
   if (!output_add_piece(data, size)) {
     flush_pieces();
@@ -113,6 +124,7 @@ void add_record(EventRing& ring, const char* record, std::size_t length) {
 
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
+  const bool copies = output_copies_records();
   while (cursor.seq < limit) {
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
     if (entry.length > 0) {
@@ -126,6 +138,15 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     cursor.payload_position += entry.skip + entry.length;
     ++cursor.position;
     load_entry(cursor);
+    // A thread whose ring is full waits for room (ring_producer.cpp): without this it waited for
+    // the end of the whole pass, as long as filling the ring had taken it, and a single-threaded
+    // program spent about half its added wall time so (bench/RESULTS.md, record-wall).
+    // Every 4096 records (a quarter of a ring of the churn's calls with 10 frames, ~0.3 ms of the
+    // writer): a few records at a time would have the producer fill them at once and wait again.
+    if (copies && (cursor.position & 4095) == 0 &&
+        g_room_waiters.load(std::memory_order_relaxed) > 0) {
+      give_back(cursor);
+    }
   }
 }
 

@@ -217,8 +217,12 @@ void session_resume_after_exec() {
   }
 }
 
-int session_connection_fd() {
-  return output_fd();
+int session_descriptors(int (&fds)[2]) {
+  return output_descriptors(fds);
+}
+
+bool session_owns_descriptor(int fd) {
+  return output_owns(fd);
 }
 
 void session_move_connection_from(int fd) {

@@ -14,6 +14,7 @@
 #include "tracer/clock.h"
 #include "tracer/compact_transcoder.h"
 #include "tracer/decimal.h"
+#include "tracer/file_from_recorder.h"
 #include "tracer/trace_compressor.h"
 
 namespace rtrace::tracer {
@@ -24,8 +25,14 @@ constexpr int kHighFd = 1000;
 constexpr int kMaxPieces = 512;
 constexpr int kSendBuffer = 8 << 20;
 
+// Where the bytes go: the trace file (managed mode, or the file the recorder passed us) or the
+// recorder's connection.
 int g_fd = -1;
 bool g_fd_is_socket = false;
+// With a file from the recorder (file-from-recorder=1): the connection, kept open without being
+// written until the trace ends, so that the recorder knows when the file is whole (a byte says
+// the trace was closed, not broken off; EOF alone: the process died).
+int g_connection = -1;
 unsigned g_managed_index = 0;
 bool g_broken = false;
 // The compact format (compact_transcoder.h): everything written is transcoded into g_buffer.
@@ -56,12 +63,24 @@ void close_descriptor(int fd) {
   ::syscall(SYS_close, fd);
 }
 
-// The connection broke: nothing more can be written.
-void drop_connection() {
+// Closes the trace's descriptors; `closed` says so to the recorder when it passed us the file.
+void close_descriptors(bool closed) {
   if (g_fd >= 0) {
     close_descriptor(g_fd);
     g_fd = -1;
   }
+  if (g_connection >= 0) {
+    if (closed) {
+      ::send(g_connection, &file_from_recorder::kTraceClosed, 1, MSG_NOSIGNAL);
+    }
+    close_descriptor(g_connection);
+    g_connection = -1;
+  }
+}
+
+// The connection broke: nothing more can be written.
+void drop_connection() {
+  close_descriptors(false);
   g_broken = true;
 }
 
@@ -122,6 +141,70 @@ int connect_recorder(const char* socket_path) {
     }
   }
   return fd;
+}
+
+// file-from-recorder=1: asks the recorder for the trace's file (file_from_recorder.h). Returns the
+// descriptor, -1 when the trace goes through the connection after all, -2 when the connection
+// broke.
+int receive_trace_file(int connection) {
+  const char ask = file_from_recorder::kAskForFile;
+  ssize_t sent = 0;
+  do {
+    sent = ::send(connection, &ask, 1, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent != 1) {
+    return -2;
+  }
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t received = 0;
+  do {
+    received = ::recvmsg(connection, &message, MSG_CMSG_CLOEXEC);
+  } while (received < 0 && errno == EINTR);
+  int file = -1;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+       header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS &&
+        header->cmsg_len == CMSG_LEN(sizeof(int)) && file < 0) {
+      std::memcpy(&file, CMSG_DATA(header), sizeof file);
+    }
+  }
+  if (received != 1) {
+    if (file >= 0) {
+      close_descriptor(file);
+    }
+    return -2;
+  }
+  return file;
+}
+
+// Connects to the recorder; with file-from-recorder=1 takes the file it passes. False when there
+// is no connection to be had.
+bool open_recorder_output(const TracerOptions& options, const char* socket_path) {
+  const int connection = connect_recorder(socket_path);
+  if (connection < 0) {
+    return false;
+  }
+  const int file = options.file_from_recorder ? receive_trace_file(connection) : -1;
+  if (file == -2) {
+    close_descriptor(connection);
+    return false;
+  }
+  if (file < 0) {
+    g_fd = move_to_high_fd(connection);
+    g_fd_is_socket = true;
+    return true;
+  }
+  g_connection = move_to_high_fd(connection);
+  g_fd = move_to_high_fd(file);
+  g_fd_is_socket = false;
+  return true;
 }
 
 // Writes pieces[0..count), resuming after short writes; false when the connection broke.
@@ -212,13 +295,16 @@ bool write_buffer(bool must, bool end = false) {
 }  // namespace
 
 bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid) {
-  g_fd_is_socket = !options.managed();
-  const int fd =
-      g_fd_is_socket ? connect_recorder(socket_path) : open_managed_file(options.managed_dir, pid);
-  if (fd < 0) {
+  if (options.managed()) {
+    const int fd = open_managed_file(options.managed_dir, pid);
+    if (fd < 0) {
+      return false;
+    }
+    g_fd = move_to_high_fd(fd);
+    g_fd_is_socket = false;
+  } else if (!open_recorder_output(options, socket_path)) {
     return false;
   }
-  g_fd = move_to_high_fd(fd);
   g_broken = false;
   g_compact = options.compact;
   g_compress_level = options.compress_level;
@@ -235,12 +321,31 @@ bool output_is_open() {
   return g_fd >= 0;
 }
 
-int output_fd() {
-  return g_fd;
+int output_descriptors(int (&fds)[2]) {
+  int count = 0;
+  const int own[2] = {g_fd, g_connection};
+  for (const int fd : own) {
+    if (fd >= 0) {
+      fds[count++] = fd;
+    }
+  }
+  if (count == 2 && fds[0] > fds[1]) {
+    const int first = fds[1];
+    fds[1] = fds[0];
+    fds[0] = first;
+  }
+  return count;
 }
 
-void output_close() {
+bool output_owns(int fd) {
+  return fd >= 0 && (fd == g_fd || fd == g_connection);
+}
+
+namespace {
+
+void close_output(bool closed) {
   if (g_fd < 0) {
+    close_descriptors(false);
     return;
   }
   // Compact bytes may wait for a batch (batch_due) even uncompressed.
@@ -258,10 +363,13 @@ void output_close() {
     }
     g_compression = Compression::Off;
   }
-  if (g_fd >= 0) {
-    close_descriptor(g_fd);
-    g_fd = -1;
-  }
+  close_descriptors(closed && g_fd >= 0);
+}
+
+}  // namespace
+
+void output_close() {
+  close_output(true);
 }
 
 void output_forget_after_fork() {
@@ -271,18 +379,25 @@ void output_forget_after_fork() {
   g_note_pending = false;
   g_buffered = 0;
   g_piece_count = 0;
-  output_close();
+  close_output(false);
   g_managed_index = 0;
 }
 
 void output_move_from(int fd) {
-  if (fd >= 0 && fd == g_fd) {
-    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd + 1);
-    if (moved >= 0) {
-      g_fd = moved;
-      close_descriptor(fd);
+  int* const owned[2] = {&g_fd, &g_connection};
+  for (int* own : owned) {
+    if (fd >= 0 && fd == *own) {
+      const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd + 1);
+      if (moved >= 0) {
+        *own = moved;
+        close_descriptor(fd);
+      }
     }
   }
+}
+
+bool output_copies_records() {
+  return g_compact;
 }
 
 void output_append(const char* data, std::size_t size) {

@@ -110,9 +110,11 @@ void session_finish(FinishReason reason, int signal_number = 0);
 // After a failed exec: trace again (a new connection, as a new trace).
 void session_resume_after_exec();
 
-// The file descriptor of the trace connection, -1 when none; the process must not close it.
-int session_connection_fd();
-// Moves the connection away from `fd` (the program wants that number for itself).
+// The descriptors the trace holds (its output, and the recorder's connection when that is not the
+// output), ascending; returns how many (0 to 2). The process must not close them.
+int session_descriptors(int (&fds)[2]);
+bool session_owns_descriptor(int fd);
+// Moves the trace's descriptor away from `fd` (the program wants that number for itself).
 void session_move_connection_from(int fd);
 
 }  // namespace rtrace::tracer

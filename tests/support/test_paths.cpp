@@ -48,6 +48,22 @@ std::filesystem::path source_dir() {
   return RTRACE_SOURCE_DIR;
 }
 
+std::string quoted(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
+}
+
+std::string built_tool(const std::string& name) {
+  return quoted(build_dir() / "bin" / name);
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    files.push_back(entry.path());
+  }
+  return files;
+}
+
 ScratchDir::ScratchDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "rtrace-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {

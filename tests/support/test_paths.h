@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace rtrace::test {
 
@@ -19,6 +20,12 @@ void write_file(const std::filesystem::path& path, const std::string& bytes);
 // The build directory (for built tools such as bin/rtrace).
 std::filesystem::path build_dir();
 std::filesystem::path source_dir();
+// `path` in single quotes, for run_command (the test paths hold no quote).
+std::string quoted(const std::filesystem::path& path);
+// The built tool bin/<name>, quoted.
+std::string built_tool(const std::string& name);
+// The entries of `directory`, in no particular order.
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& directory);
 
 // A fresh private directory (mkdtemp, mode 0700) removed when the object goes away.
 class ScratchDir {
