@@ -53,6 +53,8 @@ class ModuleSymbols {
   // instruction): a small number, the same for the same address, looked up once, and the same
   // for addresses whose answers say the same (so callers describe each answer once).
   std::uint32_t lookup(std::uint64_t address);
+  // Whether lookup(address) has been called (its answer is kept).
+  bool looked_up(std::uint64_t address) const { return by_address_.contains(address); }
   // Writes answer `index` into `info` (reusing its storage).
   void describe(std::uint32_t index, Symbol& symbol) const;
 
