@@ -113,12 +113,16 @@ std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
     Module& module = *region->module;
     const std::uint64_t address = return_address - 1 - region->bias;
     if (!module.prefetched.contains(address) && !module.symbols->looked_up(address)) {
-      pending.push_back({&module, address, {}});
+      pending.push_back({&module, address, module.symbols->part_of(address), {}});
     }
   }
-  // Module by module, by address: neighbouring addresses share compile units and functions.
+  // Module by module, compile unit by compile unit (whose code is not always in one piece: cold
+  // parts sit together at the end), by address: a thread's share then touches few units.
   const auto before = [](const Pending& a, const Pending& b) {
-    return a.module != b.module ? a.module->on_disk < b.module->on_disk : a.address < b.address;
+    if (a.module != b.module) {
+      return a.module->on_disk < b.module->on_disk;
+    }
+    return a.part != b.part ? a.part < b.part : a.address < b.address;
   };
   std::sort(pending.begin(), pending.end(), before);
   pending.erase(std::unique(pending.begin(), pending.end(),

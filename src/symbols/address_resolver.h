@@ -63,6 +63,7 @@ class AddressResolver {
   struct Pending {
     Module* module = nullptr;
     std::uint64_t address = 0;  // module address of the call instruction
+    std::size_t part = 0;       // ModuleSymbols::part_of(address)
     AnswerKey answer;
   };
   // A contiguous piece of one module's pending addresses and the handles that look them up.
