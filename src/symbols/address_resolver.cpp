@@ -28,6 +28,7 @@ AddressResolver::Module& AddressResolver::module(const std::string& path) {
     }
     slot->unreadable.module = path;
     slot->on_disk = on_disk;
+    slot->number = modules_.size() - 1;
   }
   return *slot;
 }
@@ -120,7 +121,7 @@ std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
   // parts sit together at the end), by address: a thread's share then touches few units.
   const auto before = [](const Pending& a, const Pending& b) {
     if (a.module != b.module) {
-      return a.module->on_disk < b.module->on_disk;
+      return a.module->number < b.module->number;
     }
     return a.part != b.part ? a.part < b.part : a.address < b.address;
   };

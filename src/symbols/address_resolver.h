@@ -54,6 +54,7 @@ class AddressResolver {
     std::unique_ptr<ModuleSymbols> symbols;  // null: the file cannot be opened
     Symbol unreadable;                       // only the module for every address then
     std::string on_disk;                     // the file under the sysroot
+    std::size_t number = 0;                  // order of first mention in the trace
     // Handles for prefetch's other threads (thread i > 0 uses copies[i - 1]), opened on demand.
     std::vector<std::unique_ptr<ModuleSymbols>> copies;
     // Answers found by prefetch, by module address (the call instruction's).
