@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <iterator>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -158,10 +159,18 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
     }
   };
   std::vector<std::thread> workers;
+  std::vector<std::size_t> not_started;  // no thread to be had: their shares run here
   for (std::size_t thread = 1; thread < threads; ++thread) {
-    workers.emplace_back(run, thread);
+    try {
+      workers.emplace_back(run, thread);
+    } catch (const std::system_error&) {
+      not_started.push_back(thread);
+    }
   }
   run(0);
+  for (const std::size_t thread : not_started) {
+    run(thread);
+  }
   for (std::thread& worker : workers) {
     worker.join();
   }

@@ -19,6 +19,8 @@ class CallBatch {
 
   bool empty() const { return calls_.empty(); }
   std::size_t frame_count() const { return frames_.size(); }
+  std::size_t call_count() const { return calls_.size(); }
+  std::size_t text_size() const { return text_.size(); }
   // Every held frame, in call order.
   std::span<const Frame> frames() const { return frames_; }
 

@@ -103,7 +103,8 @@ class ResolveStage final : public ForwardingSink {
       return;
     }
     batch_.add(record);
-    if (batch_.frame_count() >= kBatchFrames) {
+    if (batch_.frame_count() >= kBatchFrames || batch_.call_count() >= kBatchCalls ||
+        batch_.text_size() >= kBatchText) {
       flush();
     }
   }
@@ -113,6 +114,9 @@ class ResolveStage final : public ForwardingSink {
   // Frames per batch: enough distinct addresses to share among the threads, little memory
   // (16 bytes a frame, plus the calls' names and arguments).
   static constexpr std::size_t kBatchFrames = 1U << 18;
+  // Calls without frames, or with long arguments, must not make a batch grow without bound.
+  static constexpr std::size_t kBatchCalls = 1U << 16;
+  static constexpr std::size_t kBatchText = 16U << 20;
 
   void flush() {
     if (batch_.empty()) {

@@ -223,5 +223,24 @@ TEST(ResolveStageThreads, OptimisedCxxTheSameOnSeveralThreads) {
   EXPECT_EQ(resolve_many(probe, with_jobs(3)), alone);
 }
 
+// Held calls go on before the end when there are many of them, even without frames: memory
+// stays bounded whatever the trace.
+TEST(ResolveStageThreads, HeldCallsGoOnBeforeTheEnd) {
+  test::RecordingSink sink;
+  const std::unique_ptr<TraceSink> stage = make_resolve_stage(sink, with_jobs(2));
+  stage->header(TraceHeader{});
+  CallRecord record;
+  record.function = "malloc";
+  for (std::uint64_t index = 1; index <= 200'000; ++index) {
+    record.call.index = index;
+    stage->call(record);
+  }
+  EXPECT_GE(sink.lines().size(), 100'000U);
+  EXPECT_LT(sink.lines().size(), 200'001U);
+  stage->finish();
+  EXPECT_EQ(sink.lines().size(), 200'001U);
+  EXPECT_EQ(sink.lines().back().substr(0, 12), "call #200000");
+}
+
 }  // namespace
 }  // namespace rtrace::symbols
