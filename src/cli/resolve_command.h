@@ -15,6 +15,7 @@ struct ResolveCommandOptions {
   bool full_path = false;
   bool keep_resolved = false;
   bool quiet = false;
+  unsigned jobs = 0;  // threads that look addresses up; 0: one per core
   // The original's operation modes and lookup methods. Every mode runs the same cached
   // resolver; the method decides the form of the frames (see ResolveMethod).
   std::string mode = "full-cache";

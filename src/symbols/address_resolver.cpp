@@ -2,7 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <exception>
 #include <iterator>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 namespace rtrace::symbols {
@@ -24,6 +28,8 @@ AddressResolver::Module& AddressResolver::module(const std::string& path) {
       slot->symbols = ModuleSymbols::open(on_disk, path, search_, options_);
     }
     slot->unreadable.module = path;
+    slot->on_disk = on_disk;
+    slot->number = modules_.size() - 1;
   }
   return *slot;
 }
@@ -61,24 +67,162 @@ namespace {
 constexpr std::uint32_t kUnreadable = 0xffffffff;
 }  // namespace
 
+const AddressResolver::Region* AddressResolver::region_at(Address call_address) const {
+  auto after = regions_.upper_bound(call_address);
+  if (after == regions_.begin()) {
+    return nullptr;
+  }
+  const Region& region = std::prev(after)->second;
+  return call_address < region.end ? &region : nullptr;
+}
+
 AddressResolver::AnswerKey AddressResolver::lookup(Address return_address) {
   if (return_address == 0) {
     return {};
   }
   const Address call_address = return_address - 1;
-  auto after = regions_.upper_bound(call_address);
-  if (after == regions_.begin()) {
+  const Region* region = region_at(call_address);
+  if (region == nullptr) {
     return {};
   }
-  const Region& region = std::prev(after)->second;
-  if (call_address >= region.end) {
-    return {};
+  if (!region->module->symbols) {
+    return {region->module, kUnreadable};
   }
-  if (!region.module->symbols) {
-    return {region.module, kUnreadable};
+  Module& module = *region->module;
+  const std::uint64_t address = call_address - region->bias;
+  if (!module.prefetched.empty()) {
+    if (auto found = module.prefetched.find(address); found != module.prefetched.end()) {
+      return found->second;
+    }
   }
-  ModuleSymbols* symbols = region.module->symbols.get();
-  return {symbols, symbols->lookup(call_address - region.bias)};
+  return {module.symbols.get(), module.symbols->lookup(address)};
+}
+
+namespace {
+// Fewer distinct addresses than this per thread are looked up on the calling thread: starting
+// a thread and reading a file's tables once more would cost more than they save.
+constexpr std::size_t kFewestPerThread = 256;
+}  // namespace
+
+std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
+    std::span<const Address> return_addresses) const {
+  std::vector<Pending> pending;
+  for (const Address return_address : return_addresses) {
+    const Region* region = return_address != 0 ? region_at(return_address - 1) : nullptr;
+    if (region == nullptr || !region->module->symbols) {
+      continue;
+    }
+    Module& module = *region->module;
+    const std::uint64_t address = return_address - 1 - region->bias;
+    if (!module.prefetched.contains(address) && !module.symbols->looked_up(address)) {
+      pending.push_back({&module, address, module.symbols->part_of(address), {}});
+    }
+  }
+  // Module by module, compile unit by compile unit (whose code is not always in one piece: cold
+  // parts sit together at the end), by address: a thread's share then touches few units.
+  const auto before = [](const Pending& a, const Pending& b) {
+    if (a.module != b.module) {
+      return a.module->number < b.module->number;
+    }
+    return a.part != b.part ? a.part < b.part : a.address < b.address;
+  };
+  std::sort(pending.begin(), pending.end(), before);
+  pending.erase(std::unique(pending.begin(), pending.end(),
+                            [](const Pending& a, const Pending& b) {
+                              return a.module == b.module && a.address == b.address;
+                            }),
+                pending.end());
+  return pending;
+}
+
+void AddressResolver::prefetch(std::span<const Address> return_addresses) {
+  if (options_.jobs <= 1) {
+    return;
+  }
+  std::vector<Pending> pending = distinct_new(return_addresses);
+  const std::size_t threads =
+      std::min<std::size_t>(options_.jobs, pending.size() / kFewestPerThread);
+  if (threads <= 1) {
+    return;
+  }
+  const std::vector<std::vector<Share>> shares = share_out(pending, threads);
+  std::vector<std::exception_ptr> failures(threads);
+  const auto run = [&](std::size_t thread) {
+    try {
+      for (const Share& share : shares[thread]) {
+        for (Pending& entry : share.symbols != nullptr ? share.addresses : std::span<Pending>()) {
+          entry.answer = {share.symbols, share.symbols->lookup(entry.address)};
+        }
+      }
+    } catch (...) {
+      failures[thread] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  std::vector<std::size_t> not_started;  // no thread to be had: their shares run here
+  for (std::size_t thread = 1; thread < threads; ++thread) {
+    try {
+      workers.emplace_back(run, thread);
+    } catch (const std::system_error&) {
+      not_started.push_back(thread);
+    }
+  }
+  run(0);
+  for (const std::size_t thread : not_started) {
+    run(thread);
+  }
+  for (std::thread& worker : workers) {
+    worker.join();
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) {
+      std::rethrow_exception(failure);
+    }
+  }
+  for (const Pending& entry : pending) {
+    if (entry.answer.source != nullptr) {
+      entry.module->prefetched.emplace(entry.address, entry.answer);
+    }
+  }
+}
+
+// Each module's addresses are cut into contiguous pieces, one per thread where there are enough
+// of them (the cost of an address differs much from file to file), whole small modules in turn
+// otherwise. The handles are opened here, on the calling thread; each thread then uses only its
+// own.
+std::vector<std::vector<AddressResolver::Share>> AddressResolver::share_out(
+    std::vector<Pending>& pending, std::size_t threads) {
+  std::vector<std::vector<Share>> shares(threads);
+  std::size_t next_thread = 0;
+  for (auto first = pending.begin(); first != pending.end();) {
+    const auto last = std::find_if(
+        first, pending.end(), [&](const Pending& entry) { return entry.module != first->module; });
+    const auto count = static_cast<std::size_t>(last - first);
+    const std::size_t parts = std::clamp<std::size_t>(count / kFewestPerThread, 1, threads);
+    for (std::size_t part = 0; part < parts; ++part) {
+      const std::size_t thread = (next_thread + part) % threads;
+      const std::size_t begin = count * part / parts;
+      const std::span<Pending> piece(&*first + begin, count * (part + 1) / parts - begin);
+      shares[thread].push_back({piece, handles_for(*first->module, static_cast<unsigned>(thread))});
+    }
+    next_thread = (next_thread + parts) % threads;
+    first = last;
+  }
+  return shares;
+}
+
+ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
+  if (thread == 0) {
+    return module.symbols.get();
+  }
+  if (module.copies.size() < thread) {
+    module.copies.resize(thread);
+  }
+  std::unique_ptr<ModuleSymbols>& copy = module.copies[thread - 1];
+  if (!copy) {
+    copy = ModuleSymbols::open(module.on_disk, module.unreadable.module, search_, options_);
+  }
+  return copy.get();
 }
 
 const Symbol& AddressResolver::describe(AnswerKey key) {

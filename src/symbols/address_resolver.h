@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "model/records.h"
 #include "symbols/module_symbols.h"
@@ -41,10 +43,34 @@ class AddressResolver {
 
   const Symbol& resolve(Address return_address) { return describe(lookup(return_address)); }
 
+  // Looks up, on up to options.jobs threads, the return addresses among `return_addresses`
+  // that no lookup has seen yet, so that their lookup() afterwards only fetches the answer.
+  // Each thread takes a contiguous share of the distinct addresses in module and address order
+  // (so mostly its own compile units) and reads the files through its own handles.
+  void prefetch(std::span<const Address> return_addresses);
+
  private:
   struct Module {
     std::unique_ptr<ModuleSymbols> symbols;  // null: the file cannot be opened
     Symbol unreadable;                       // only the module for every address then
+    std::string on_disk;                     // the file under the sysroot
+    std::size_t number = 0;                  // order of first mention in the trace
+    // Handles for prefetch's other threads (thread i > 0 uses copies[i - 1]), opened on demand.
+    std::vector<std::unique_ptr<ModuleSymbols>> copies;
+    // Answers found by prefetch, by module address (the call instruction's).
+    std::unordered_map<std::uint64_t, AnswerKey> prefetched;
+  };
+  // One distinct address for prefetch: where it belongs and, once looked up, its answer.
+  struct Pending {
+    Module* module = nullptr;
+    std::uint64_t address = 0;  // module address of the call instruction
+    std::size_t part = 0;       // ModuleSymbols::part_of(address)
+    AnswerKey answer;
+  };
+  // A contiguous piece of one module's pending addresses and the handles that look them up.
+  struct Share {
+    std::span<Pending> addresses;
+    ModuleSymbols* symbols = nullptr;  // null: the file could not be opened again
   };
   struct Region {
     Address end = 0;
@@ -53,6 +79,15 @@ class AddressResolver {
   };
 
   Module& module(const std::string& path);
+  // The region mapping `call_address`, or null.
+  const Region* region_at(Address call_address) const;
+  // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
+  // by module and address.
+  std::vector<Pending> distinct_new(std::span<const Address> return_addresses) const;
+  // What each of `threads` threads looks up.
+  std::vector<std::vector<Share>> share_out(std::vector<Pending>& pending, std::size_t threads);
+  // The handles thread `thread` of prefetch uses for `module`.
+  ModuleSymbols* handles_for(Module& module, unsigned thread);
 
   ResolveOptions options_;
   DebugSearch search_;

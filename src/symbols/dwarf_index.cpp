@@ -294,7 +294,7 @@ DwarfIndex::DwarfIndex(Dwarf* dwarf, Dwarf_Addr bias) : dwarf_(dwarf), bias_(bia
 
 DwarfIndex::~DwarfIndex() = default;
 
-DwarfIndex::Unit* DwarfIndex::unit_at(std::uint64_t dwarf_address) {
+const DwarfIndex::UnitRange* DwarfIndex::range_at(std::uint64_t dwarf_address) const {
   auto after = std::upper_bound(
       ranges_.begin(), ranges_.end(), dwarf_address,
       [](std::uint64_t value, const UnitRange& range) { return value < range.low; });
@@ -302,10 +302,17 @@ DwarfIndex::Unit* DwarfIndex::unit_at(std::uint64_t dwarf_address) {
     return nullptr;
   }
   const UnitRange& range = *std::prev(after);
-  if (dwarf_address >= range.high) {
-    return nullptr;
-  }
-  return &units_[range.unit];
+  return dwarf_address < range.high ? &range : nullptr;
+}
+
+DwarfIndex::Unit* DwarfIndex::unit_at(std::uint64_t dwarf_address) {
+  const UnitRange* range = range_at(dwarf_address);
+  return range != nullptr ? &units_[range->unit] : nullptr;
+}
+
+std::optional<std::size_t> DwarfIndex::unit_number(std::uint64_t address) const {
+  const UnitRange* range = range_at(address - bias_);
+  return range != nullptr ? std::optional<std::size_t>(range->unit) : std::nullopt;
 }
 
 const std::string& DwarfIndex::function_name(Dwarf_Die* die) {

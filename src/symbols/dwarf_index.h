@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,10 @@ class DwarfIndex {
   // (a walk of the whole unit, once), instead of taking the address for padding.
   bool lookup(std::uint64_t address, bool in_some_function, std::vector<SourceFrame>& frames);
 
+  // The number of the compile unit whose ranges hold `address` (a module address, as for
+  // lookup), or none: lookups of addresses of one unit share its line table and functions.
+  std::optional<std::size_t> unit_number(std::uint64_t address) const;
+
  private:
   class ScopeTree;
   class UnitScopes;
@@ -56,6 +61,7 @@ class DwarfIndex {
   };
 
   Unit* unit_at(std::uint64_t dwarf_address);
+  const UnitRange* range_at(std::uint64_t dwarf_address) const;
   // Display name of a function DIE, demangled once per distinct name.
   const std::string& function_name(Dwarf_Die* die);
   const std::string& own_function_name(Dwarf_Die* die);  // without the origin cache

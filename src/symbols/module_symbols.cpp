@@ -2,6 +2,7 @@
 
 #include <gelf.h>
 
+#include <limits>
 #include <utility>
 
 namespace rtrace::symbols {
@@ -158,14 +159,7 @@ ModuleSymbols::Answer ModuleSymbols::answer(std::uint64_t address) {
 
 // The debug-info form, when DWARF has a line for the address and some name for its function.
 bool ModuleSymbols::source_answer(std::uint64_t address, Answer& answer) {
-  if (!dwarf_loaded_) {
-    dwarf_loaded_ = true;
-    Dwarf_Addr bias = 0;
-    if (Dwarf* dwarf = dwfl_module_getdwarf(module_, &bias)) {
-      dwarf_ = std::make_unique<DwarfIndex>(dwarf, bias);
-    }
-  }
-  if (!dwarf_) {
+  if (dwarf() == nullptr) {
     return false;
   }
   const bool in_some_function = !function_from_symbols(address)->empty();
@@ -194,6 +188,25 @@ bool ModuleSymbols::source_answer(std::uint64_t address, Answer& answer) {
                         static_cast<std::uint32_t>(frames_[i].line)});
   }
   return true;
+}
+
+DwarfIndex* ModuleSymbols::dwarf() {
+  if (!dwarf_loaded_) {
+    dwarf_loaded_ = true;
+    Dwarf_Addr bias = 0;
+    if (Dwarf* dwarf = dwfl_module_getdwarf(module_, &bias)) {
+      dwarf_ = std::make_unique<DwarfIndex>(dwarf, bias);
+    }
+  }
+  return dwarf_.get();
+}
+
+std::size_t ModuleSymbols::part_of(std::uint64_t address) {
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  if (options_.method != ResolveMethod::DebugInfo || dwarf() == nullptr) {
+    return kNone;
+  }
+  return dwarf_->unit_number(address).value_or(kNone);
 }
 
 const std::string* ModuleSymbols::function_from_symbols(std::uint64_t address) {

@@ -53,6 +53,12 @@ class ModuleSymbols {
   // instruction): a small number, the same for the same address, looked up once, and the same
   // for addresses whose answers say the same (so callers describe each answer once).
   std::uint32_t lookup(std::uint64_t address);
+  // Whether lookup(address) has been called (its answer is kept).
+  bool looked_up(std::uint64_t address) const { return by_address_.contains(address); }
+  // Which part of the debug information `address` belongs to (its compile unit's number, the
+  // largest number for none): addresses of one part are best looked up by one thread, which
+  // then decodes that part once. Reads the module's DWARF index on first use.
+  std::size_t part_of(std::uint64_t address);
   // Writes answer `index` into `info` (reusing its storage).
   void describe(std::uint32_t index, Symbol& symbol) const;
 
@@ -78,6 +84,7 @@ class ModuleSymbols {
   // The index of an answer equal to `answer` given before, or of `answer` added now.
   std::uint32_t intern(const Answer& answer);
   bool source_answer(std::uint64_t address, Answer& answer);
+  DwarfIndex* dwarf();  // null: no DWARF
   const std::string* function_from_symbols(std::uint64_t address);
   const std::string* function_from_own_symbols(std::uint64_t address);
   const std::string* source_file(const SourceFrame& frame);

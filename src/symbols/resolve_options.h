@@ -18,6 +18,10 @@ struct ResolveOptions {
   bool full_path = false;
   // Keep frames that arrive already resolved (resolved text input) instead of resolving again.
   bool keep_resolved = false;
+  // Threads that look addresses up at once (each with its own handles on the files, as libdw's
+  // handles must not be shared between threads); 1: everything on the calling thread, in
+  // stream order. The answers, and so the output, are the same for every count.
+  unsigned jobs = 1;
 };
 
 }  // namespace rtrace::symbols

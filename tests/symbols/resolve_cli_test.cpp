@@ -50,6 +50,9 @@ TEST(ResolveCli, DebugInfoFormIsTheDefault) {
   const std::string expected =
       with_true_libc_frames(read_file(fixture("sp-rtrace/memory/memory.lc.resolve-default.txt")));
   expect_output(tool("rtrace") + " resolve -i " + input + root_option(), expected);
+  // The number of threads changes nothing in the output.
+  expect_output(tool("rtrace") + " resolve -j 1 -i " + input + root_option(), expected);
+  expect_output(tool("rtrace") + " resolve --jobs 4 -i " + input + root_option(), expected);
   expect_output(tool("sp-rtrace-resolve") + " -i " + input + root_option(), expected);
   expect_output(
       tool("sp-rtrace-resolve") + " -t bfd -i " + input + root_option(),
@@ -148,6 +151,8 @@ TEST(ResolveCli, DamagedInput) {
 TEST(ResolveCli, BadOptionsAndInputs) {
   EXPECT_EQ(run_command(tool("sp-rtrace-resolve") + " -t nonsense -i /dev/null").status, 2);
   EXPECT_EQ(run_command(tool("sp-rtrace-resolve") + " -m nonsense -i /dev/null").status, 2);
+  EXPECT_EQ(run_command(tool("sp-rtrace-resolve") + " -j -1 -i /dev/null").status, 2);
+  EXPECT_EQ(run_command(tool("rtrace") + " resolve -j many -i /dev/null").status, 2);
   const CommandResult missing = run_command(tool("sp-rtrace-resolve") + " -i /nonexistent/trace");
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.err.find("/nonexistent/trace"), std::string::npos) << missing.err;

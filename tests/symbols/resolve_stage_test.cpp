@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "probe_output.h"
@@ -142,6 +145,101 @@ TEST_F(ResolveStageTest, FollowsTheMapWhenItChanges) {
   EXPECT_TRUE(
       lines[2].ends_with(fmt::format("bt=[{:#x}< in /nonexistent/replacement.so>]", frame.address)))
       << lines[2];
+}
+
+ResolveOptions with_jobs(unsigned jobs) {
+  ResolveOptions options;
+  options.jobs = jobs;
+  return options;
+}
+
+// Every record the stage passes on for a trace that asks about many distinct addresses (every
+// 3rd byte of each code mapping, 1,500 at most per mapping: enough for several threads), with
+// the other records between its calls: a group, a symbol-only frame, a map that changes.
+std::vector<std::string> resolve_many(const test::ProbeOutput& probe,
+                                      const ResolveOptions& options) {
+  test::RecordingSink sink;
+  const std::unique_ptr<TraceSink> stage = make_resolve_stage(sink, options);
+  stage->header(TraceHeader{});
+  for (const Mapping& mapping : probe.maps) {
+    stage->mapping(mapping);
+  }
+  std::vector<Frame> frames;
+  for (const Mapping& mapping : probe.maps) {
+    for (Address address = mapping.from; address < mapping.to && address < mapping.from + 4500;
+         address += 3) {
+      frames.push_back({.address = address});
+    }
+  }
+  Symbol named;
+  named.where.function = "alloc_node";
+  stage->symbol(3, named);
+  // The reader's buffers are reused from call to call: the stage must copy what it holds.
+  std::string function;
+  std::string value;
+  std::uint64_t index = 0;
+  const auto call = [&](std::span<const Frame> backtrace) {
+    ++index;
+    function = fmt::format("malloc{}", index % 3);
+    value = fmt::format("{}", index);
+    const Argument argument{"size", value};
+    CallRecord record;
+    record.call.index = index;
+    record.function = function;
+    record.arguments = std::span<const Argument>(&argument, 1);
+    record.frames = backtrace;
+    stage->call(record);
+    function.assign(function.size(), '?');
+    value.assign(value.size(), '?');
+  };
+  const std::size_t half = frames.size() / 2;
+  for (std::size_t i = 0; i + 8 <= half; i += 8) {
+    call(std::span<const Frame>(frames).subspan(i, 8));
+  }
+  stage->group(CallGroup{.call_count = 2, .block_count = 2, .total_size = 64});
+  const Frame symbol_only{.address = 0, .symbol = 3};
+  call(std::span<const Frame>(&symbol_only, 1));
+  call(std::span<const Frame>(frames).subspan(0, 4));
+  stage->mapping({frames.front().address, frames.front().address + 0x100, "/nonexistent/new.so"});
+  for (std::size_t i = half; i + 8 <= frames.size(); i += 8) {
+    call(std::span<const Frame>(frames).subspan(i, 8));
+  }
+  call(std::span<const Frame>(frames).subspan(0, 4));
+  stage->finish();
+  return sink.lines();
+}
+
+// Looking addresses up on several threads changes neither the answers nor their order.
+TEST_F(ResolveStageTest, SeveralThreadsGiveTheSameRecords) {
+  const std::vector<std::string> alone = resolve_many(output_, with_jobs(1));
+  ASSERT_GT(alone.size(), 400U);
+  EXPECT_EQ(resolve_many(output_, with_jobs(2)), alone);
+  EXPECT_EQ(resolve_many(output_, with_jobs(5)), alone);
+}
+
+TEST(ResolveStageThreads, OptimisedCxxTheSameOnSeveralThreads) {
+  const test::ProbeOutput probe = test::run_probe(RESOLVE_CXX_O2);
+  const std::vector<std::string> alone = resolve_many(probe, with_jobs(1));
+  EXPECT_EQ(resolve_many(probe, with_jobs(3)), alone);
+}
+
+// Held calls go on before the end when there are many of them, even without frames: memory
+// stays bounded whatever the trace.
+TEST(ResolveStageThreads, HeldCallsGoOnBeforeTheEnd) {
+  test::RecordingSink sink;
+  const std::unique_ptr<TraceSink> stage = make_resolve_stage(sink, with_jobs(2));
+  stage->header(TraceHeader{});
+  CallRecord record;
+  record.function = "malloc";
+  for (std::uint64_t index = 1; index <= 200'000; ++index) {
+    record.call.index = index;
+    stage->call(record);
+  }
+  EXPECT_GE(sink.lines().size(), 100'000U);
+  EXPECT_LT(sink.lines().size(), 200'001U);
+  stage->finish();
+  EXPECT_EQ(sink.lines().size(), 200'001U);
+  EXPECT_EQ(sink.lines().back().substr(0, 12), "call #200000");
 }
 
 }  // namespace
