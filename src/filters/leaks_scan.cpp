@@ -3,21 +3,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
-#include <exception>
 #include <mutex>
 #include <thread>
 #include <utility>
 
 #include "filters/live_resources.h"
+#include "filters/resource_map.h"
 #include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_binary/protocol.h"
-#include "model/seeded_hash.h"
 
 namespace rtrace {
 namespace {
@@ -100,136 +99,66 @@ std::optional<std::size_t> skip_string(const std::uint8_t* data, std::size_t siz
 }
 
 // The allocations alive at the moment, each with its candidate slot, under the rule of
-// live_resources.h (kept in step with it), for every process at once: the key is (process,
-// resource type, resource id). Open addressing with linear probing and backward-shift deletion,
-// at most half full, 24-byte slots. Ids come from the trace, so the home slot comes from a
-// hash keyed with the process's secret seed (the 128-bit product of the id and the other key
-// words, each mixed with a secret word, folded to 64 bits: a trace cannot aim its ids at one probe
-// run without knowing the seed).
+// live_resources.h (kept in step with it): one ResourceMap (keyed with the process's secret seed,
+// as every table of what a trace holds) per process of the scan, by the number it gives them.
 class LiveTable {
  public:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  LiveTable() : slots_(kInitialSlots) {
-    std::uint64_t state = hash_seed();
-    for (std::uint64_t& key : keys_) {
-      key = splitmix(state);
-    }
-  }
-
   // An allocation: where to store the new block's candidate, or nullptr when it only added a
   // reference to a live block of a refcounted type.
   std::uint32_t* allocate(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
-    if ((size_ + 1) * 2 > slots_.size()) {
-      grow();
+    ResourceMap<Live>& blocks = of(process);
+    const auto [position, added] = blocks.insert({.id = id, .type = type}, Live{});
+    Live& live = blocks.at(position);
+    if (!added && refcounted) {
+      ++live.references;
+      return nullptr;
     }
-    for (std::size_t i = home(id, type, process);; i = next(i)) {
-      Slot& slot = slots_[i];
-      if (slot.references == 0) {
-        slot =
-            Slot{.id = id, .type = type, .process = process, .candidate = kNone, .references = 1};
-        ++size_;
-        return &slot.candidate;
-      }
-      if (slot.id == id && slot.type == type && slot.process == process) {
-        if (refcounted) {
-          ++slot.references;
-          return nullptr;
-        }
-        slot.references = 1;
-        return &slot.candidate;
-      }
-    }
+    live = Live{.candidate = kNone, .references = 1};
+    return &live.candidate;
   }
 
   // Asks the cache for the slot where a lookup of this key starts.
   void prefetch(Address id, std::uint32_t type, std::uint32_t process) const {
-    __builtin_prefetch(&slots_[home(id, type, process)]);
+    if (process < processes_.size()) {
+      processes_[process].prefetch({.id = id, .type = type});
+    }
   }
 
   // A release: the candidate of the block it ends, or kNone (unknown, or references remain).
   std::uint32_t release(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
-    for (std::size_t i = home(id, type, process);; i = next(i)) {
-      Slot& slot = slots_[i];
-      if (slot.references == 0) {
-        return kNone;
-      }
-      if (slot.id == id && slot.type == type && slot.process == process) {
-        if (--slot.references > 0 && refcounted) {
-          return kNone;
-        }
-        const std::uint32_t candidate = slot.candidate;
-        erase_at(i);
-        return candidate;
-      }
+    if (process >= processes_.size()) {
+      return kNone;
     }
+    ResourceMap<Live>& blocks = processes_[process];
+    const std::size_t position = blocks.find({.id = id, .type = type});
+    if (position == ResourceMap<Live>::kNone) {
+      return kNone;
+    }
+    Live& live = blocks.at(position);
+    if (--live.references > 0 && refcounted) {
+      return kNone;
+    }
+    const std::uint32_t candidate = live.candidate;
+    blocks.erase_at(position);
+    return candidate;
   }
 
  private:
-  struct Slot {
-    Address id = 0;
-    std::uint32_t type = 0;
-    std::uint32_t process = 0;
+  struct Live {
     std::uint32_t candidate = kNone;
-    std::uint32_t references = 0;  // 0: the slot is free
+    std::uint32_t references = 0;
   };
-  static constexpr int kInitialBits = 12;
-  static constexpr std::size_t kInitialSlots = std::size_t{1} << kInitialBits;
 
-  static std::uint64_t splitmix(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  static std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-    const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
-    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
-  }
-  std::size_t home(Address id, std::uint32_t type, std::uint32_t process) const {
-    const std::uint64_t other = (std::uint64_t{type} << 32) | process;
-    // The upper bits of a Fibonacci product: every bit of the mix counts.
-    return static_cast<std::size_t>(
-        (mix(id ^ keys_[0], other ^ keys_[1]) * 0x9E3779B97F4A7C15ULL) >> shift_);
-  }
-  std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
-
-  void erase_at(std::size_t hole) {
-    for (std::size_t i = next(hole);; i = next(i)) {
-      const Slot& slot = slots_[i];
-      if (slot.references == 0) {
-        break;
-      }
-      const std::size_t want = home(slot.id, slot.type, slot.process);
-      const bool movable = hole <= i ? (want <= hole || want > i) : (want <= hole && want > i);
-      if (movable) {
-        slots_[hole] = slot;
-        hole = i;
-      }
+  ResourceMap<Live>& of(std::uint32_t process) {
+    if (process >= processes_.size()) {
+      processes_.resize(std::size_t{process} + 1);
     }
-    slots_[hole].references = 0;
-    --size_;
+    return processes_[process];
   }
 
-  void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    --shift_;
-    for (const Slot& slot : old) {
-      if (slot.references != 0) {
-        std::size_t i = home(slot.id, slot.type, slot.process);
-        while (slots_[i].references != 0) {
-          i = next(i);
-        }
-        slots_[i] = slot;
-      }
-    }
-  }
-
-  std::uint64_t keys_[2] = {};
-  std::vector<Slot> slots_;
-  std::size_t size_ = 0;
-  int shift_ = 64 - kInitialBits;
+  std::vector<ResourceMap<Live>> processes_;
 };
 
 // Applies batches of events on a thread of its own while the scan reads and parses the next
