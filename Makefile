@@ -9,7 +9,8 @@
 #                      fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
 #   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize), then
 #                      make check-tsan
-#   make check-tsan    the tracer's ring/merge unit tests built with ThreadSanitizer (build-tsan)
+#   make check-tsan    the tracer's ring/merge tests and the fast leaks scan's worker thread,
+#                      built with ThreadSanitizer (build-tsan)
 #   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -19,8 +20,8 @@ FUZZ_RUNS ?=
 FUZZ_CPU_SECONDS ?=
 SANITIZE_BUILD ?= build-sanitize
 TSAN_BUILD ?= build-tsan
-# The tests of the tracer's cross-thread ordering (cmake/ThreadSanitize.cmake).
-TSAN_TESTS = record_merge_test tracer_core_test
+# The tests of the code that runs on several threads (cmake/ThreadSanitize.cmake), by folder.
+TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test filters/leaks_scan_test
 # Extra configuration of the sanitizer build (CI: -DRTRACE_REQUIRE_FIXTURES=ON).
 SANITIZE_FLAGS ?=
 
@@ -86,13 +87,13 @@ check-sanitize: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 	$(MAKE) check-tsan
 
-# TSan cannot share a process with ASan: its own build, of the ordering tests only.
+# TSan cannot share a process with ASan: its own build, of the multi-threaded code's tests only.
 check-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DRTRACE_TSAN=ON -DRTRACE_BUILD_BENCH=OFF \
 	      $(SANITIZE_FLAGS)
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(notdir $(TSAN_TESTS))
 	for test in $(TSAN_TESTS); do \
-	  TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/tracer/$$test || exit 1; \
+	  TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/$$test || exit 1; \
 	done
 
 bench: build
