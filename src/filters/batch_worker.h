@@ -73,7 +73,7 @@ class BatchWorker {
     return !error_;  // the thread, if any, is joined
   }
 
-  // What applying a batch threw, or nothing.
+  // What applying a batch threw, or nothing; read it after finish().
   std::exception_ptr error() const { return error_; }
 
  private:

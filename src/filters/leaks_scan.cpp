@@ -6,6 +6,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <utility>
 
@@ -265,6 +266,7 @@ class Scanner {
   static constexpr std::size_t kPrefetchDistance = 16;
 
   bool read_handshake();
+  bool scan_packets();
   void apply_events(std::vector<Event>& events);
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
@@ -312,44 +314,52 @@ class Scanner {
   BatchWorker<std::vector<Event>> worker_{[this](std::vector<Event>& e) { apply_events(e); }};
 };
 
+// What applying a batch threw on the worker (out of memory for the live table) is thrown here,
+// as if the scan ran on one thread: the tool reports it instead of reading the trace again.
 std::optional<LeaksScan> Scanner::run() {
-  if (!read_handshake()) {
+  const bool scanned =
+      read_handshake() && scan_packets() && close_group() && worker_.hand_over(events_);
+  if (!worker_.finish()) {
+    std::rethrow_exception(worker_.error());
+  }
+  if (!scanned) {
     return std::nullopt;
   }
+  return result();
+}
+
+// Every packet after the handshake; false when the general path must read the trace.
+bool Scanner::scan_packets() {
   for (;;) {
     if (!window_.fill(sprtrace::kPacketHeaderSize)) {
-      return std::nullopt;
+      return false;
     }
     const std::size_t available = window_.available();
     if (available == 0) {
-      break;
+      return true;
     }
     if (available < sprtrace::kPacketHeaderSize) {
-      return std::nullopt;  // a truncated end: the general path warns of it
+      return false;  // a truncated end: the general path warns of it
     }
     const std::uint8_t* head = window_.data();
     if (head[0] == sprtrace::kHandshakeId) {
-      return std::nullopt;  // a second trace: the general path warns and stops
+      return false;  // a second trace: the general path warns and stops
     }
     const std::uint32_t type = load_u32(head, false);
     const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
     if (total > kMaxPacket) {
-      return std::nullopt;
+      return false;
     }
     if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
-      return std::nullopt;
+      return false;
     }
     const std::uint8_t* bytes = window_.data();
     if (!packet(type, bytes + sprtrace::kPacketHeaderSize,
                 static_cast<std::size_t>(total) - sprtrace::kPacketHeaderSize, window_.offset())) {
-      return std::nullopt;
+      return false;
     }
     window_.consume(static_cast<std::size_t>(total));
   }
-  if (!close_group() || !worker_.hand_over(events_) || !worker_.finish()) {
-    return std::nullopt;
-  }
-  return result();
 }
 
 // As the reader checks it; only version 2.0 in the machine's byte order is scanned.
