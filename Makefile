@@ -9,8 +9,9 @@
 #                      fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
 #   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize), then
 #                      make check-tsan
-#   make check-tsan    the tracer's ring/merge unit tests and the resolver's tests built with
-#                      ThreadSanitizer (build-tsan)
+#   make check-tsan    the code that runs on several threads, built with ThreadSanitizer
+#                      (build-tsan): the tracer's ring/merge tests, the fast leaks scan's worker
+#                      thread and the resolver's threads
 #   make screenshot  the README's picture of the demo's HTML report (headless Chromium)
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -20,9 +21,9 @@ FUZZ_RUNS ?=
 FUZZ_CPU_SECONDS ?=
 SANITIZE_BUILD ?= build-sanitize
 TSAN_BUILD ?= build-tsan
-# The tests of the tracer's cross-thread ordering and of the resolver's threads
-# (cmake/ThreadSanitize.cmake).
-TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test symbols/symbols_test
+# The tests of the code that runs on several threads (cmake/ThreadSanitize.cmake), by folder.
+TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test filters/leaks_scan_test \
+             symbols/symbols_test
 # Extra configuration of the sanitizer build (CI: -DRTRACE_REQUIRE_FIXTURES=ON).
 SANITIZE_FLAGS ?=
 
@@ -88,7 +89,7 @@ check-sanitize: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 	$(MAKE) check-tsan
 
-# TSan cannot share a process with ASan: its own build, of the ordering tests only.
+# TSan cannot share a process with ASan: its own build, of the multi-threaded code's tests only.
 check-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DRTRACE_TSAN=ON -DRTRACE_BUILD_BENCH=OFF \
 	      $(SANITIZE_FLAGS)

@@ -4,15 +4,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <limits>
-#include <mutex>
-#include <thread>
 #include <utility>
 
+#include "filters/batch_worker.h"
 #include "filters/live_resources.h"
 #include "filters/resource_map.h"
 #include "formats/sprtrace_binary/packet_cursor.h"
@@ -161,72 +158,6 @@ class LiveTable {
   std::vector<ResourceMap<Live>> processes_;
 };
 
-// Applies batches of events on a thread of its own while the scan reads and parses the next
-// batch: the reading (a kernel copy of the whole file) and the live table (cache misses) overlap
-// on two cores. One batch is in hand at a time; the scan waits when the worker is behind.
-template <typename Batch>
-class BatchWorker {
- public:
-  explicit BatchWorker(std::function<void(Batch&)> apply)
-      : apply_(std::move(apply)), thread_([this] { run(); }) {}
-  BatchWorker(const BatchWorker&) = delete;
-  BatchWorker& operator=(const BatchWorker&) = delete;
-  ~BatchWorker() { finish(); }
-
-  // Hands `batch` over and gives back an empty one (with its capacity).
-  void hand_over(Batch& batch) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return !full_; });
-    std::swap(batch, in_hand_);
-    batch.clear();
-    full_ = true;
-    changed_.notify_all();
-  }
-
-  // Waits for the batches handed over; false when applying one failed.
-  bool finish() {
-    {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [this] { return !full_; });
-      done_ = true;
-      changed_.notify_all();
-    }
-    if (thread_.joinable()) {
-      thread_.join();
-    }
-    return !failed_;
-  }
-
- private:
-  void run() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      changed_.wait(lock, [this] { return full_ || done_; });
-      if (!full_) {
-        return;
-      }
-      lock.unlock();
-      try {
-        apply_(in_hand_);
-      } catch (const std::exception&) {
-        failed_ = true;  // read under the mutex after the join
-      }
-      lock.lock();
-      full_ = false;
-      changed_.notify_all();
-    }
-  }
-
-  std::function<void(Batch&)> apply_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  Batch in_hand_;
-  bool full_ = false;
-  bool done_ = false;
-  bool failed_ = false;
-  std::thread thread_;  // last: starts once the members it uses exist
-};
-
 class Scanner {
  public:
   Scanner(int fd, std::uint64_t max_kept_bytes) : window_(fd), max_kept_(max_kept_bytes) {}
@@ -264,13 +195,14 @@ class Scanner {
   static constexpr std::size_t kPrefetchDistance = 16;
 
   bool read_handshake();
+  bool scan_packets();
   void apply_events(std::vector<Event>& events);
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
   bool call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size);
   bool other(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset,
              std::uint64_t length);
-  void close_group();
+  bool close_group();
   void stub(Group& group);
   bool keep(LeaksScanPiece piece);
   std::optional<std::uint32_t> process_of(std::uint32_t pid);
@@ -311,46 +243,52 @@ class Scanner {
   BatchWorker<std::vector<Event>> worker_{[this](std::vector<Event>& e) { apply_events(e); }};
 };
 
+// What applying a batch threw on the worker (out of memory for the live table) is thrown here,
+// as if the scan ran on one thread: the tool reports it instead of reading the trace again.
 std::optional<LeaksScan> Scanner::run() {
-  if (!read_handshake()) {
+  const bool scanned =
+      read_handshake() && scan_packets() && close_group() && worker_.hand_over(events_);
+  if (!worker_.finish()) {
+    std::rethrow_exception(worker_.error());
+  }
+  if (!scanned) {
     return std::nullopt;
   }
+  return result();
+}
+
+// Every packet after the handshake; false when the general path must read the trace.
+bool Scanner::scan_packets() {
   for (;;) {
     if (!window_.fill(sprtrace::kPacketHeaderSize)) {
-      return std::nullopt;
+      return false;
     }
     const std::size_t available = window_.available();
     if (available == 0) {
-      break;
+      return true;
     }
     if (available < sprtrace::kPacketHeaderSize) {
-      return std::nullopt;  // a truncated end: the general path warns of it
+      return false;  // a truncated end: the general path warns of it
     }
     const std::uint8_t* head = window_.data();
     if (head[0] == sprtrace::kHandshakeId) {
-      return std::nullopt;  // a second trace: the general path warns and stops
+      return false;  // a second trace: the general path warns and stops
     }
     const std::uint32_t type = load_u32(head, false);
     const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
     if (total > kMaxPacket) {
-      return std::nullopt;
+      return false;
     }
     if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
-      return std::nullopt;
+      return false;
     }
     const std::uint8_t* bytes = window_.data();
     if (!packet(type, bytes + sprtrace::kPacketHeaderSize,
                 static_cast<std::size_t>(total) - sprtrace::kPacketHeaderSize, window_.offset())) {
-      return std::nullopt;
+      return false;
     }
     window_.consume(static_cast<std::size_t>(total));
   }
-  close_group();
-  worker_.hand_over(events_);
-  if (!worker_.finish()) {
-    return std::nullopt;
-  }
-  return result();
 }
 
 // As the reader checks it; only version 2.0 in the machine's byte order is scanned.
@@ -397,7 +335,9 @@ bool Scanner::packet(std::uint32_t type, const std::uint8_t* data, std::size_t s
 // CALL (2.0): resource type, context, timestamp, kind, name, size, resource id.
 bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t offset,
                    std::uint64_t length) {
-  close_group();
+  if (!close_group()) {
+    return false;
+  }
   const bool first_after_process = std::exchange(after_process_info_, false);
   if (size < 16) {
     return false;
@@ -490,7 +430,9 @@ bool Scanner::call_part(std::uint32_t type, const std::uint8_t* data, std::size_
 // the processes and the refcounted resource types.
 bool Scanner::other(std::uint32_t type, const std::uint8_t* data, std::size_t size,
                     std::uint64_t offset, std::uint64_t length) {
-  close_group();
+  if (!close_group()) {
+    return false;
+  }
   after_process_info_ = false;
   if (have_last_ && !group_.stubbed) {
     stub(group_);
@@ -522,16 +464,19 @@ bool Scanner::other(std::uint32_t type, const std::uint8_t* data, std::size_t si
   return keep({.offset = offset, .length = length});
 }
 
-void Scanner::close_group() {
-  if (pending_ && event_pending_) {
+// False once the worker failed: the scan gives up (the general path decides).
+bool Scanner::close_group() {
+  const bool event = pending_ && event_pending_;
+  pending_ = false;
+  event_pending_ = false;
+  if (event) {
     event_.length = group_.end - group_.offset;
     events_.push_back(event_);
     if (events_.size() == kBatch) {
-      worker_.hand_over(events_);
+      return worker_.hand_over(events_);
     }
   }
-  pending_ = false;
-  event_pending_ = false;
+  return true;
 }
 
 void Scanner::stub(Group& group) {

@@ -7,7 +7,8 @@
 //
 // It applies the leaks stage's rule (live_resources.h, filters/leaks_filter.h) per process, as
 // PidSplit gives every process its own leaks stage, in batches on a second thread while the file
-// is read and parsed on the caller's. Whatever the general path would treat
+// is read and parsed on the caller's (filters/batch_worker.h); what the worker throws (out of
+// memory) is thrown to the caller, as on one thread. Whatever the general path would treat
 // specially (damage, a truncated end, a second handshake, a protocol other than 2.0 in the
 // machine's byte order, a resource type made refcounted after the first call, too many processes,
 // more than `max_kept_bytes` to decode) makes it give up: the caller then reads the trace the

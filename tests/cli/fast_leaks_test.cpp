@@ -247,6 +247,25 @@ TEST(FastLeaks, DamagedInputGivesTheSameErrorAndPartialResult) {
   }
 }
 
+// A second thread that cannot be started is no error: the scan applies its batches on the
+// caller's thread (batch_worker.h). Here every new thread's stack, sized by RLIMIT_STACK, is 1 TiB,
+// more than the kernel's overcommit heuristic grants (vm.overcommit_memory 0, as on these
+// machines): pthread_create fails with EAGAIN, and `rtrace process -l` used to stop with
+// "rtrace: Resource temporarily unavailable".
+TEST(FastLeaks, WithoutASecondThreadTheOutputIsTheGeneralPaths) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "g", "--calls 20000 --depth 3 --stacks 50 --live 100");
+  const std::string no_thread = "prlimit --stack=" + std::to_string(std::uint64_t{1} << 40) + " ";
+  for (const char* options : {"-l", "-lc"}) {
+    const std::string args = std::string(" process ") + options + " -i " + quote(trace);
+    const auto fast = run_command(no_thread + bin("rtrace") + args);
+    const auto general = run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + args);
+    EXPECT_EQ(fast.status, 0) << fast.err;
+    EXPECT_EQ(fast.err, general.err);
+    EXPECT_TRUE(fast.out == general.out) << options << ": outputs differ";
+  }
+}
+
 TEST(FastLeaks, APipeIsReadTheGeneralWay) {
   const ScratchDir dir;
   const auto trace = dir / "mixed.raw";

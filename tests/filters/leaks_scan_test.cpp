@@ -1,0 +1,168 @@
+// The first pass of the fast leaks path (filters/leaks_scan.h) and the worker that applies its
+// batches (filters/batch_worker.h), on their two threads: run by `make check-tsan` under
+// ThreadSanitizer as well as in the ordinary suite. The scan's surviving calls are checked
+// against the general path's leaks stage (LeaksFilter over the ordinary reader) on the fixtures
+// and on generated traces of many batches.
+#include "filters/leaks_scan.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "filters/batch_worker.h"
+#include "filters/leaks_filter.h"
+#include "formats/sprtrace_binary/binary_reader.h"
+#include "io/diagnostics.h"
+#include "io/input_stream.h"
+#include "io/memory_source.h"
+#include "support/test_paths.h"
+
+namespace rtrace {
+namespace {
+
+using test::run_command;
+using test::ScratchDir;
+
+constexpr std::uint64_t kNoLimit = std::uint64_t{1} << 40;
+
+// The indices of the calls that reach it, and the processes of the trace.
+class CallIndices final : public TraceSink {
+ public:
+  void process(const ProcessInfo& info) override { pids.push_back(info.pid); }
+  void call(const CallRecord& record) override { indices.push_back(record.call.index); }
+  void finish() override {}
+
+  std::vector<std::uint64_t> indices;
+  std::vector<std::uint32_t> pids;
+};
+
+// The general path: the calls the leaks stage keeps (one process: PidSplit gives it one stage).
+std::vector<std::uint64_t> general_survivors(const std::filesystem::path& path) {
+  CallIndices survivors;
+  LeaksFilter leaks(survivors);
+  InputStream input(std::make_unique<MemorySource>(test::read_file(path)), path.string());
+  CollectingDiagnostics diagnostics;
+  read_sprtrace_binary(input, leaks, diagnostics);
+  EXPECT_LE(survivors.pids.size(), 1u) << path;
+  return survivors.indices;
+}
+
+// The fast path's first pass: the calls it keeps whole (a stub is only a CALL packet).
+std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0) << path;
+  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, kNoLimit);
+  ::close(fd);
+  if (!scan) {
+    return std::nullopt;
+  }
+  std::vector<std::uint64_t> survivors;
+  for (const LeaksScanPiece& piece : scan->pieces) {
+    if (piece.call_index != 0 && !piece.stub) {
+      survivors.push_back(piece.call_index);
+    }
+  }
+  return survivors;
+}
+
+std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
+                               const std::string& options) {
+  const auto path = dir / name;
+  const auto r = run_command((test::build_dir() / "bin" / "rtrace-gen-trace").string() + " " +
+                             options + " -o '" + path.string() + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  return path;
+}
+
+TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
+  const ScratchDir dir;
+  // 1024 events a batch: about 200 and 60 batches, with many and with few blocks alive at once.
+  const std::vector<std::string> shapes = {
+      "--calls 200000 --depth 2 --stacks 50 --live 30000 --seed 3",
+      "--calls 60000 --depth 1 --stacks 10 --live 20 --seed 5"};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto trace = generate(dir, "g" + std::to_string(i), shapes[i]);
+    const std::vector<std::uint64_t> expected = general_survivors(trace);
+    EXPECT_GT(expected.size(), 10u) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace), expected) << shapes[i];
+  }
+}
+
+TEST(LeaksScan, FixturesKeepTheGeneralPathsLeaks) {
+  RTRACE_NEEDS_FIXTURES();
+  int binary = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(test::fixture("sp-rtrace").parent_path())) {
+    if (!entry.is_regular_file() || test::read_file(entry.path()).substr(0, 1) != "\xF0") {
+      continue;
+    }
+    ++binary;
+    EXPECT_EQ(scan_survivors(entry.path()), general_survivors(entry.path())) << entry.path();
+  }
+  EXPECT_GE(binary, 4);  // memory, fd, shmsysv, context
+}
+
+TEST(BatchWorker, AppliesEveryBatchInOrderOnItsThread) {
+  std::vector<int> applied;  // the worker's alone until finish()
+  BatchWorker<std::vector<int>> worker(
+      [&](std::vector<int>& batch) { applied.insert(applied.end(), batch.begin(), batch.end()); });
+  std::vector<int> batch;
+  for (int i = 0; i < 100000; ++i) {
+    batch.push_back(i);
+    if (batch.size() == 64) {
+      ASSERT_TRUE(worker.hand_over(batch));
+      EXPECT_TRUE(batch.empty());
+    }
+  }
+  ASSERT_TRUE(worker.hand_over(batch));
+  ASSERT_TRUE(worker.finish());
+  ASSERT_EQ(applied.size(), 100000u);
+  for (int i = 0; i < 100000; ++i) {
+    ASSERT_EQ(applied[static_cast<std::size_t>(i)], i);
+  }
+}
+
+// Whatever a batch throws is kept, not thrown at the thread's top (std::terminate), and no later
+// batch is applied to the state the failed one left half updated; the caller learns it at its
+// next hand-over and stops.
+TEST(BatchWorker, AFailedBatchStopsTheWorkAndIsReported) {
+  for (const bool standard : {true, false}) {
+    int applied = 0;
+    BatchWorker<std::vector<int>> worker([&](std::vector<int>& batch) {
+      if (batch.front() == 3) {
+        if (standard) {
+          throw std::runtime_error("batch 3");
+        }
+        throw 3;  // not a std::exception
+      }
+      ++applied;
+    });
+    int handed = 0;
+    for (int i = 0; i < 50; ++i) {
+      std::vector<int> batch{i};
+      if (!worker.hand_over(batch)) {
+        break;
+      }
+      ++handed;
+    }
+    EXPECT_FALSE(worker.finish());
+    EXPECT_EQ(applied, 3) << standard;  // batches 0, 1 and 2
+    EXPECT_EQ(handed, 4) << standard;   // batch 3 is handed; the next hand-over waits for it
+    ASSERT_TRUE(worker.error());
+    if (standard) {
+      EXPECT_THROW(std::rethrow_exception(worker.error()), std::runtime_error);
+    } else {
+      EXPECT_THROW(std::rethrow_exception(worker.error()), int);
+    }
+    EXPECT_FALSE(worker.finish());  // again, as the destructor does: no wait, no hang
+  }
+}
+
+}  // namespace
+}  // namespace rtrace
