@@ -95,7 +95,7 @@ class ReportBuilder final : public TraceSink {
   void release(const CallRecord& record, const ResourceKey& key);
   std::uint32_t function_id(std::string_view function);
   void finish_mismatches();
-  FrameDetail frame_detail(const Frame& frame) const;
+  void fill_detail(const Frame& frame, FrameDetail& detail) const;
   const Mapping* mapping_of(Address address) const;
   const Symbol* symbol_of(const Frame& frame) const;
   std::string frame_name(const Frame& frame) const;
