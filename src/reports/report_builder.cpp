@@ -199,19 +199,31 @@ const Mapping* ReportBuilder::mapping_of(Address address) const {
   return nullptr;
 }
 
+// A mapping's path, copied once into the report's module paths at its first use.
+std::string_view ReportBuilder::path_of(const Mapping& mapping) {
+  const auto index = static_cast<std::size_t>(&mapping - mappings_.data());
+  if (mapping_paths_.size() < mappings_.size()) {
+    mapping_paths_.resize(mappings_.size(), nullptr);
+  }
+  if (mapping_paths_[index] == nullptr) {
+    mapping_paths_[index] = &module_paths_->emplace_back(mapping.path);
+  }
+  return *mapping_paths_[index];
+}
+
 // Fills `detail` in place (it lives in the description deque): every distinct frame of a trace
 // is described, and building a FrameDetail to move it there moved each of its strings again.
-void ReportBuilder::fill_detail(const Frame& frame, FrameDetail& detail) const {
+void ReportBuilder::fill_detail(const Frame& frame, FrameDetail& detail) {
   detail.address = frame.address;
   const Symbol* s = symbol_of(frame);
   if (s != nullptr) {
     detail.symbol = *s;
   }
   if (const Mapping* m = frame.address == 0 ? nullptr : mapping_of(frame.address)) {
-    detail.module = m->path;
+    detail.module = path_of(*m);
     detail.offset = frame.address - m->from;
   } else if (s != nullptr) {
-    detail.module = s->module;
+    detail.module = detail.symbol.module;
   }
 }
 
@@ -360,6 +372,7 @@ void ReportBuilder::finish() {
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
   data_.frame_descriptions = descriptions_;
+  data_.module_paths = module_paths_;
   // The builder's per-call state is no longer needed; the report keeps the descriptions.
   described_ = {};
   site_of_ = {};
