@@ -7,7 +7,7 @@
 namespace rtrace::reports {
 namespace {
 
-std::string position_text(const SourcePosition& where, const std::string& module) {
+std::string position_text(const SourcePosition& where, std::string_view module) {
   std::string text = where.qualified_name();
   if (!where.file.empty()) {
     text += fmt::format(" at {}", where.file);
@@ -20,10 +20,10 @@ std::string position_text(const SourcePosition& where, const std::string& module
   return text;
 }
 
-LogicalFrame resolved_frame(const SourcePosition& where, const std::string& module, bool inlined) {
+LogicalFrame resolved_frame(const SourcePosition& where, std::string_view module, bool inlined) {
   LogicalFrame frame{.label = position_text(where, module),
                      .function = where.function,
-                     .module = module,
+                     .module = std::string(module),
                      .inlined = inlined};
   frame.key = frame.label + (inlined ? " [inlined]" : "");
   if (inlined) {
@@ -51,7 +51,7 @@ bool resolved(const FrameDetail& frame) {
 std::vector<LogicalFrame> logical_frames(const FrameDetail& frame) {
   if (!resolved(frame)) {
     const std::string label = unresolved_label(frame);
-    return {LogicalFrame{.label = label, .module = frame.module, .key = label}};
+    return {LogicalFrame{.label = label, .module = std::string(frame.module), .key = label}};
   }
   const Symbol& symbol = frame.symbol;
   std::vector<LogicalFrame> frames{

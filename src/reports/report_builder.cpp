@@ -199,39 +199,61 @@ const Mapping* ReportBuilder::mapping_of(Address address) const {
   return nullptr;
 }
 
-FrameDetail ReportBuilder::frame_detail(const Frame& frame) const {
-  FrameDetail detail{.address = frame.address};
-  if (const Symbol* s = symbol_of(frame)) {
+// A mapping's path, copied once into the report's module paths at its first use.
+std::string_view ReportBuilder::path_of(const Mapping& mapping) {
+  const auto index = static_cast<std::size_t>(&mapping - mappings_.data());
+  if (mapping_paths_.size() < mappings_.size()) {
+    mapping_paths_.resize(mappings_.size(), nullptr);
+  }
+  if (mapping_paths_[index] == nullptr) {
+    mapping_paths_[index] = &module_paths_->emplace_back(mapping.path);
+  }
+  return *mapping_paths_[index];
+}
+
+// Fills `detail` in place (it lives in the description deque): every distinct frame of a trace
+// is described, and building a FrameDetail to move it there moved each of its strings again.
+void ReportBuilder::fill_detail(const Frame& frame, FrameDetail& detail) {
+  detail.address = frame.address;
+  const Symbol* s = symbol_of(frame);
+  if (s != nullptr) {
     detail.symbol = *s;
-    detail.module = s->module;
   }
   if (const Mapping* m = frame.address == 0 ? nullptr : mapping_of(frame.address)) {
-    detail.module = m->path;
+    detail.module = path_of(*m);
     detail.offset = frame.address - m->from;
+  } else if (s != nullptr) {
+    detail.module = detail.symbol.module;
   }
-  return detail;
 }
 
 namespace {
 
-// `0x<address>`, as fmt's "{:#x}" prints it.
-std::string hex_address(Address address) {
+// `0x<address>`, as fmt's "{:#x}" prints it, in a buffer of the caller's (18 characters do not
+// fit a short string: as a std::string it was an allocation of its own).
+struct HexAddress {
   std::array<char, 2 + 16> text{'0', 'x'};
-  char* end = std::to_chars(text.data() + 2, text.data() + text.size(), address, 16).ptr;
-  return std::string(text.data(), end);
-}
+  std::size_t size = 0;
+  explicit HexAddress(Address address)
+      : size(static_cast<std::size_t>(
+            std::to_chars(text.data() + 2, text.data() + text.size(), address, 16).ptr -
+            text.data())) {}
+  std::string_view view() const { return {text.data(), size}; }
+};
 
 // `head` followed by each of `tails`, in one allocation.
-std::string joined(std::string head, std::initializer_list<std::string_view> tails) {
+std::string joined(std::string_view head, std::initializer_list<std::string_view> tails) {
   std::size_t size = head.size();
   for (const std::string_view tail : tails) {
     size += tail.size();
   }
-  head.reserve(size);
+  std::string text;
+  text.reserve(size);
+  text += head;
   for (const std::string_view tail : tails) {
-    head += tail;
+    text += tail;
   }
-  return head;
+  return text;
 }
 
 }  // namespace
@@ -240,29 +262,29 @@ std::string joined(std::string head, std::initializer_list<std::string_view> tai
 // Put together by hand rather than by fmt::format: every distinct frame of the trace is named
 // (tens of thousands in a large trace), and formatting them was a fifth of `rtrace report`.
 std::string ReportBuilder::frame_name(const Frame& frame) const {
+  const HexAddress address(frame.address);
   if (const Symbol* s = symbol_of(frame)) {
     if (s->unknown()) {
-      return joined(hex_address(frame.address), {" in ??"});
+      return joined(address.view(), {" in ??"});
     }
-    std::string name = hex_address(frame.address);
     const std::string function = s->where.qualified_name();
-    if (!function.empty()) {
-      name = joined(std::move(name), {" ", function});
-    }
+    const std::string_view space = function.empty() ? "" : " ";
     if (!s->where.file.empty()) {
-      name = joined(std::move(name), {" at ", s->where.file});
       if (s->where.line != 0) {
-        name = joined(std::move(name), {":", std::to_string(s->where.line)});
+        const std::string line = std::to_string(s->where.line);
+        return joined(address.view(), {space, function, " at ", s->where.file, ":", line});
       }
-    } else if (!s->module.empty()) {
-      name = joined(std::move(name), {" from ", s->module});
+      return joined(address.view(), {space, function, " at ", s->where.file});
     }
-    return name;
+    if (!s->module.empty()) {
+      return joined(address.view(), {space, function, " from ", s->module});
+    }
+    return joined(address.view(), {space, function});
   }
   if (const Mapping* m = mapping_of(frame.address)) {
-    return joined(hex_address(frame.address), {" in ", m->path});
+    return joined(address.view(), {" in ", m->path});
   }
-  return hex_address(frame.address);
+  return std::string(address.view());
 }
 
 std::size_t ReportBuilder::FrameHash::operator()(const Frame& frame) const {
@@ -273,8 +295,10 @@ std::size_t ReportBuilder::FrameHash::operator()(const Frame& frame) const {
 const FrameDescription& ReportBuilder::describe(const Frame& frame) {
   const auto [found, added] = described_.try_emplace(frame, nullptr);
   if (added) {
-    found->second = &descriptions_->emplace_back(
-        FrameDescription{.name = frame_name(frame), .detail = frame_detail(frame)});
+    FrameDescription& description = descriptions_->emplace_back();
+    description.name = frame_name(frame);
+    fill_detail(frame, description.detail);
+    found->second = &description;
   }
   return *found->second;
 }
@@ -348,6 +372,7 @@ void ReportBuilder::finish() {
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
   data_.frame_descriptions = descriptions_;
+  data_.module_paths = module_paths_;
   // The builder's per-call state is no longer needed; the report keeps the descriptions.
   described_ = {};
   site_of_ = {};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -95,7 +96,8 @@ class ReportBuilder final : public TraceSink {
   void release(const CallRecord& record, const ResourceKey& key);
   std::uint32_t function_id(std::string_view function);
   void finish_mismatches();
-  FrameDetail frame_detail(const Frame& frame) const;
+  void fill_detail(const Frame& frame, FrameDetail& detail);
+  std::string_view path_of(const Mapping& mapping);
   const Mapping* mapping_of(Address address) const;
   const Symbol* symbol_of(const Frame& frame) const;
   std::string frame_name(const Frame& frame) const;
@@ -136,6 +138,11 @@ class ReportBuilder final : public TraceSink {
   };
   std::shared_ptr<FrameDescriptions> descriptions_ = std::make_shared<FrameDescriptions>();
   std::unordered_map<Frame, const FrameDescription*, FrameHash> described_;
+  // The paths of the mappings frames lie in, copied at their first use (a deque: they keep their
+  // addresses), and by index in mappings_ the copy made (null: none yet).
+  std::shared_ptr<std::deque<std::string>> module_paths_ =
+      std::make_shared<std::deque<std::string>>();
+  std::vector<const std::string*> mapping_paths_;
 };
 
 }  // namespace rtrace::reports

@@ -43,7 +43,10 @@ struct TypeTotals {
 // named it (empty when it did not).
 struct FrameDetail {
   Address address = 0;
-  std::string module{};             // the mapping's path, else the symbol's module; may be empty
+  // The mapping's path (kept in ReportData::module_paths), else the symbol's module (a view of
+  // `symbol.module`); may be empty. A view: most frames lie in a few modules, and a copy of the
+  // path per distinct frame was an allocation each.
+  std::string_view module{};
   std::optional<Address> offset{};  // from the start of the mapping holding the address
   Symbol symbol{};                  // where, and the calls that inlined it
 };
@@ -101,6 +104,8 @@ struct ReportData {
   std::vector<SiteStats> sites;   // in order of first allocation
   // What the sites' and mismatched releases' frame names and details point to; shared by copies.
   std::shared_ptr<const FrameDescriptions> frame_descriptions;
+  // What the frame details' modules point to; shared by copies.
+  std::shared_ptr<const std::deque<std::string>> module_paths;
   std::uint64_t suppressed_blocks = 0;
   std::uint64_t suppressed_bytes = 0;
   std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release
