@@ -139,6 +139,17 @@ class TextReader {
 
   // Returns false when reading must stop.
   bool handle(std::string_view line) {
+    // Most lines of a trace are the backtrace lines of the record being read: they take the
+    // shortest way. (While a record is pending no process is held and no heap block is open:
+    // both start only after finish_pending(), and end at the line after.)
+    if (pending() && line.starts_with('\t')) [[likely]] {
+      add_record_line(line);
+      return true;
+    }
+    return handle_other(line);
+  }
+
+  [[gnu::noinline]] bool handle_other(std::string_view line) {
     if (held_process_) {
       CommandLine command_line;
       if (line.starts_with("## command line") && parse_command_line_line(line, command_line)) {
@@ -148,9 +159,9 @@ class TextReader {
       }
       deliver_process();
     }
-    // Record lines are not held; `# ` lines are dropped (but leak summaries, counted there); a
-    // call line resets the count.
-    if (!(pending() && line.starts_with('\t')) && !line.starts_with("# ")) {
+    // Record lines are not held (handle() took them); `# ` lines are dropped (but leak
+    // summaries, counted there); a call line resets the count.
+    if (!line.starts_with("# ")) {
       count_held_line(line);
     }
     if (heap_field_ != kNoHeapBlock && continue_heap_block(line)) {
@@ -166,11 +177,7 @@ class TextReader {
     }
     switch (line.front()) {
       case '\t':
-        if (pending()) {
-          add_record_line(line);
-          return true;
-        }
-        break;
+        break;  // not a record's line: handle() took those
       case '#':
         if (line.starts_with("# ")) {
           summary_line(line);
