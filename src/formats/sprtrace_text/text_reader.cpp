@@ -146,6 +146,19 @@ class TextReader {
       add_record_line(line);
       return true;
     }
+    // Then the call lines and the blank lines that end records, when nothing else is going on.
+    if (!held_process_ && heap_field_ == kNoHeapBlock) {
+      if (line.empty() && pending()) {
+        count_held_line(line);
+        deliver();
+        return true;
+      }
+      if (classify_call_line(line)) {  // digits and a dot: none of the cases below
+        count_held_line(line);
+        add_call_line(line);
+        return true;
+      }
+    }
     return handle_other(line);
   }
 
