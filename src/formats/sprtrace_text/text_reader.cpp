@@ -139,6 +139,30 @@ class TextReader {
 
   // Returns false when reading must stop.
   bool handle(std::string_view line) {
+    // Most lines of a trace are the backtrace lines of the record being read: they take the
+    // shortest way. (While a record is pending no process is held and no heap block is open:
+    // both start only after finish_pending(), and end at the line after.)
+    if (pending() && line.starts_with('\t')) [[likely]] {
+      add_record_line(line);
+      return true;
+    }
+    // Then the call lines and the blank lines that end records, when nothing else is going on.
+    if (!held_process_ && heap_field_ == kNoHeapBlock) {
+      if (line.empty() && pending()) {
+        count_held_line(line);
+        deliver();
+        return true;
+      }
+      if (classify_call_line(line)) {  // digits and a dot: none of the cases below
+        count_held_line(line);
+        add_call_line(line);
+        return true;
+      }
+    }
+    return handle_other(line);
+  }
+
+  [[gnu::noinline]] bool handle_other(std::string_view line) {
     if (held_process_) {
       CommandLine command_line;
       if (line.starts_with("## command line") && parse_command_line_line(line, command_line)) {
@@ -148,9 +172,9 @@ class TextReader {
       }
       deliver_process();
     }
-    // Record lines are not held; `# ` lines are dropped (but leak summaries, counted there); a
-    // call line resets the count.
-    if (!(pending() && line.starts_with('\t')) && !line.starts_with("# ")) {
+    // Record lines are not held (handle() took them); `# ` lines are dropped (but leak
+    // summaries, counted there); a call line resets the count.
+    if (!line.starts_with("# ")) {
       count_held_line(line);
     }
     if (heap_field_ != kNoHeapBlock && continue_heap_block(line)) {
@@ -166,11 +190,7 @@ class TextReader {
     }
     switch (line.front()) {
       case '\t':
-        if (pending()) {
-          add_record_line(line);
-          return true;
-        }
-        break;
+        break;  // not a record's line: handle() took those
       case '#':
         if (line.starts_with("# ")) {
           summary_line(line);
