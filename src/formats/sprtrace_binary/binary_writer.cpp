@@ -120,7 +120,9 @@ class BinaryWriter::Encoder {
     const auto length16 = static_cast<std::uint16_t>(length);
     append(swap_ ? static_cast<std::uint16_t>((length16 >> 8) | (length16 << 8)) : length16);
     make_room(length);
-    std::memcpy(cursor_, text.data(), text.size());
+    if (!text.empty()) {  // an empty view's data() may be null, which memcpy must not get
+      std::memcpy(cursor_, text.data(), text.size());
+    }
     std::memset(cursor_ + text.size(), 0, length - text.size());
     cursor_ += length;
   }
