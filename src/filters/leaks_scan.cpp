@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <utility>
 
@@ -207,7 +208,8 @@ class Scanner {
   bool keep(LeaksScanPiece piece);
   std::optional<std::uint32_t> process_of(std::uint32_t pid);
   bool refcounted(std::uint32_t type) const {
-    return !refcounted_.empty() && std::ranges::find(refcounted_, type) != refcounted_.end();
+    return !refcounted_.empty() &&
+           std::find(refcounted_.begin(), refcounted_.end(), type) != refcounted_.end();
   }
   std::uint32_t new_slot(const Event& event);
   LeaksScan result();
@@ -498,7 +500,7 @@ std::optional<std::uint32_t> Scanner::process_of(std::uint32_t pid) {
   if (current_ < processes_.size() && processes_[current_] == pid) {
     return current_;
   }
-  const auto found = std::ranges::find(processes_, pid);
+  const auto found = std::find(processes_.begin(), processes_.end(), pid);
   if (found == processes_.end() && processes_.size() == kMaxProcesses) {
     return std::nullopt;
   }
@@ -536,15 +538,20 @@ LeaksScan Scanner::result() {
     }
   }
   // A survivor that is also a stub is delivered whole, once.
-  std::ranges::sort(calls, [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
+  // (Iterator algorithms: clang 14, which builds the fuzzers, rejects libstdc++ 12's ranges here.)
+  std::sort(calls.begin(), calls.end(), [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
     return a.offset != b.offset ? a.offset < b.offset : !a.stub && b.stub;
   });
-  const auto duplicates = std::ranges::unique(
-      calls, [](const LeaksScanPiece& a, const LeaksScanPiece& b) { return a.offset == b.offset; });
-  calls.erase(duplicates.begin(), duplicates.end());
-  std::vector<LeaksScanPiece> merged(scan.pieces.size() + calls.size());
-  std::ranges::merge(scan.pieces, calls, merged.begin(), {}, &LeaksScanPiece::offset,
-                     &LeaksScanPiece::offset);
+  calls.erase(std::unique(calls.begin(), calls.end(),
+                          [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
+                            return a.offset == b.offset;
+                          }),
+              calls.end());
+  std::vector<LeaksScanPiece> merged;
+  merged.reserve(scan.pieces.size() + calls.size());
+  std::merge(scan.pieces.begin(), scan.pieces.end(), calls.begin(), calls.end(),
+             std::back_inserter(merged),
+             [](const LeaksScanPiece& a, const LeaksScanPiece& b) { return a.offset < b.offset; });
   scan.pieces = std::move(merged);
   return scan;
 }
