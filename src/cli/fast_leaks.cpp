@@ -116,7 +116,7 @@ class FileOffsets final : public Diagnostics {
   Diagnostics& target_;
 };
 
-// Gives each call of the second pass its index in the file; a stub goes on as a call that
+// Gives each call of the second pass its index in the file; a routing call goes on as one that
 // cannot leak (kind Other, no arguments nor backtrace).
 class TrueIndices final : public ForwardingSink {
  public:
@@ -129,7 +129,7 @@ class TrueIndices final : public ForwardingSink {
     const LeaksScanPiece& piece = input_.pieces.at(piece_++);
     CallRecord call = record;
     call.call.index = piece.call_index;
-    if (piece.stub) {
+    if (piece.routing_only) {
       call.call.kind = CallKind::Other;
       call.arguments = {};
       call.frames = {};

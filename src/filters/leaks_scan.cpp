@@ -178,7 +178,7 @@ class Scanner {
     std::uint64_t call_length = 0;  // of the CALL packet alone
     std::uint64_t end = 0;
     std::uint64_t index = 0;
-    bool stubbed = false;
+    bool kept_for_routing = false;
   };
   // An allocation or release, for the live table once its call's length is known.
   struct Event {
@@ -204,7 +204,7 @@ class Scanner {
   bool other(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset,
              std::uint64_t length);
   bool close_group();
-  void stub(Group& group);
+  void keep_for_routing(Group& group);
   bool keep(LeaksScanPiece piece);
   std::optional<std::uint32_t> process_of(std::uint32_t pid);
   bool refcounted(std::uint32_t type) const {
@@ -219,7 +219,7 @@ class Scanner {
   std::uint64_t kept_bytes_ = 0;
   std::uint8_t pointer_size_ = 8;
   std::vector<LeaksScanPiece> pieces_;
-  std::vector<LeaksScanPiece> stubs_;
+  std::vector<LeaksScanPiece> routing_calls_;
 
   std::uint64_t calls_ = 0;
   std::uint32_t pid_ = 0;  // of the last PINF, as the reader gives it to calls
@@ -359,7 +359,7 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
   pending_ = true;
   have_last_ = true;
   if (first_after_process || previous_call_pid_ != pid) {
-    stub(group_);
+    keep_for_routing(group_);
     if (kept_bytes_ > max_kept_) {
       return false;
     }
@@ -436,8 +436,8 @@ bool Scanner::other(std::uint32_t type, const std::uint8_t* data, std::size_t si
     return false;
   }
   after_process_info_ = false;
-  if (have_last_ && !group_.stubbed) {
-    stub(group_);
+  if (have_last_ && !group_.kept_for_routing) {
+    keep_for_routing(group_);
   }
   have_last_ = false;
   if (type == type_of(PacketType::ProcessInfo)) {
@@ -481,13 +481,13 @@ bool Scanner::close_group() {
   return true;
 }
 
-void Scanner::stub(Group& group) {
-  group.stubbed = true;
+void Scanner::keep_for_routing(Group& group) {
+  group.kept_for_routing = true;
   kept_bytes_ += group.call_length;
-  stubs_.push_back({.offset = group.offset,
-                    .length = group.call_length,
-                    .call_index = group.index,
-                    .stub = true});
+  routing_calls_.push_back({.offset = group.offset,
+                            .length = group.call_length,
+                            .call_index = group.index,
+                            .routing_only = true});
 }
 
 bool Scanner::keep(LeaksScanPiece piece) {
@@ -525,22 +525,22 @@ std::uint32_t Scanner::new_slot(const Event& event) {
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
-// The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the stubs
-// that are not survivors, in file order.
+// The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the routing
+// calls that are not survivors, in file order.
 LeaksScan Scanner::result() {
   LeaksScan scan{.file_size = window_.offset(), .pieces = {}};
   scan.pieces = std::move(pieces_);
-  std::vector<LeaksScanPiece> calls = std::move(stubs_);
+  std::vector<LeaksScanPiece> calls = std::move(routing_calls_);
   for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
     if (occupied_[slot]) {
       const Candidate& c = slots_[slot];
       calls.push_back({.offset = c.offset, .length = c.length, .call_index = c.index});
     }
   }
-  // A survivor that is also a stub is delivered whole, once.
+  // A survivor that is also a routing call is delivered whole, once.
   // (Iterator algorithms: clang 14, which builds the fuzzers, rejects libstdc++ 12's ranges here.)
   std::sort(calls.begin(), calls.end(), [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
-    return a.offset != b.offset ? a.offset < b.offset : !a.stub && b.stub;
+    return a.offset != b.offset ? a.offset < b.offset : !a.routing_only && b.routing_only;
   });
   calls.erase(std::unique(calls.begin(), calls.end(),
                           [](const LeaksScanPiece& a, const LeaksScanPiece& b) {

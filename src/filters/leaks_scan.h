@@ -32,7 +32,7 @@ struct LeaksScanPiece {
   // the leaks stage sees the same processes in the same order: the first call, the first after
   // each PINF, one whose process differs from the call before, and the last before any other
   // packet (PidSplit routes heap info and attachments to the branch of the record before them).
-  bool stub = false;
+  bool routing_only = false;
 };
 
 struct LeaksScan {

@@ -131,8 +131,8 @@ TEST(FastLeaks, GeneratedTracesGiveTheGeneralPathsOutput) {
 }
 
 // Late maps, a refcounted resource type, arguments, command lines, heap information and a trace
-// end between the calls of two processes, and calls before any process: what the stubs keep in
-// order.
+// end between the calls of two processes, and calls before any process: what the routing calls keep
+// in order.
 std::string mixed_trace() {
   return test::write_bytes([](TraceSink& w) {
     TraceHeader header;

@@ -53,7 +53,7 @@ std::vector<std::uint64_t> general_survivors(const std::filesystem::path& path) 
   return survivors.indices;
 }
 
-// The fast path's first pass: the calls it keeps whole (a stub is only a CALL packet).
+// The fast path's first pass: the calls it keeps whole (a routing call is only a CALL packet).
 std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_GE(fd, 0) << path;
@@ -64,7 +64,7 @@ std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::
   }
   std::vector<std::uint64_t> survivors;
   for (const LeaksScanPiece& piece : scan->pieces) {
-    if (piece.call_index != 0 && !piece.stub) {
+    if (piece.call_index != 0 && !piece.routing_only) {
       survivors.push_back(piece.call_index);
     }
   }
