@@ -136,15 +136,22 @@ void session_cancel(std::uint64_t ticket) {
   }
 }
 
+namespace {
+// Publishes the record of `length` bytes under `ticket` with the ticket still held (nothing
+// after it goes out until session_settle); returns the handle that settles it.
+std::uint64_t publish_held(EventRing& ring, std::uint64_t ticket, std::size_t length) {
+  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
+  ring.publish(ticket, length);
+  return position + 1;
+}
+}  // namespace
+
 std::uint64_t session_hold(std::uint64_t ticket) {
   if (ticket == 0 || !t_prepared) {
     return 0;
   }
   t_prepared = false;
-  EventRing& ring = *current_ring();
-  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
-  ring.publish(ticket, t_prepared_length);  // the ticket stays held: nothing after it goes out
-  return position + 1;
+  return publish_held(*current_ring(), ticket, t_prepared_length);
 }
 
 // A release without arguments (rtrace_prepare_held): one record of fixed size (release_record.h)
@@ -160,11 +167,7 @@ std::uint64_t session_hold_release(const TransientSpace& space, const RtraceCall
                                    std::uint32_t frame_count) {
   const std::size_t length =
       write_release_record(space.record, call, t_context_mask, timestamp_ms(), frame_count);
-  EventRing& ring = *space.ring;
-  const std::uint64_t ticket = take_ticket(ring);
-  const std::uint64_t position = ring.head.load(std::memory_order_relaxed);
-  ring.publish(ticket, length);  // the ticket stays held: nothing after it goes out
-  return position + 1;
+  return publish_held(*space.ring, take_ticket(*space.ring), length);
 }
 
 void session_settle(std::uint64_t handle, bool happened) {
