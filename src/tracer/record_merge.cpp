@@ -54,15 +54,14 @@ void load_entry(Cursor& cursor) {
   cursor.seq = cursor.position < cursor.head ? cursor.ring->entry(cursor.position).seq : kNoTicket;
 }
 
-// Writes the queued pieces, then gives their space back to the rings and wakes the waiters.
-void flush_pieces() {
-  g_output_ok = output_flush() && g_output_ok;
-  g_expanded_used = 0;
-  for (std::size_t i = 0; i < g_cursor_count; ++i) {
-    const Cursor& cursor = g_cursors[i];
-    cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
-    cursor.ring->tail.store(cursor.position, std::memory_order_release);
-  }
+// Gives `cursor`'s records taken so far back to its ring.
+void return_room(const Cursor& cursor) {
+  cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
+  cursor.ring->tail.store(cursor.position, std::memory_order_release);
+}
+
+// Counts a merge and wakes the threads waiting for room (ring_producer.cpp), if any.
+void wake_room_waiters() {
   g_merges.fetch_add(1, std::memory_order_seq_cst);
   if (g_room_waiters.load(std::memory_order_seq_cst) > 0) {
     ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
@@ -70,15 +69,22 @@ void flush_pieces() {
   }
 }
 
+// Writes the queued pieces, then gives their space back to the rings and wakes the waiters.
+void flush_pieces() {
+  g_output_ok = output_flush() && g_output_ok;
+  g_expanded_used = 0;
+  for (std::size_t i = 0; i < g_cursor_count; ++i) {
+    return_room(g_cursors[i]);
+  }
+  wake_room_waiters();
+}
+
 // Gives `cursor`'s records taken so far back to its ring and wakes the threads waiting for room.
 // Only where nothing refers to them any more: the compact format's transcoder copies each record
 // as it is added (output_copies_records).
 void give_back(const Cursor& cursor) {
-  cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
-  cursor.ring->tail.store(cursor.position, std::memory_order_release);
-  g_merges.fetch_add(1, std::memory_order_seq_cst);
-  ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
-            nullptr, 0);
+  return_room(cursor);
+  wake_room_waiters();
 }
 
 void add_piece(const char* data, std::size_t size) {
