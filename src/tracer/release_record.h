@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"
@@ -71,5 +72,10 @@ inline bool is_release_record(const char* record) {
 // CallPackets writes for the release); returns their length, 0 when they need more than `room`
 // bytes.
 std::size_t expand_release_record(const char* record, char* out, std::size_t room);
+
+// Drain side, the compact format: the fields of the call those packets stand for, as the compact
+// transcoder reads them from the packets (the name cut as CallPackets cuts it). The name and the
+// frames point into the record and the program's memory: valid while the record is.
+compact::CallFields release_record_call(const char* record);
 
 }  // namespace rtrace::tracer
