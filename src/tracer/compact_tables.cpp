@@ -302,15 +302,14 @@ std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t
   return g_stacks.slots[index].id;
 }
 
-std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
+namespace {
+
+// function_id's way when the name is not the one of its length looked up last: out of line, so
+// that the common way needs no registers saved.
+[[gnu::noinline]] std::uint64_t look_up_and_remember(const char* name, std::size_t length,
+                                                     NameKey key, RecentName& recent, bool& fresh) {
   if (!names_ready()) {
     return 0;
-  }
-  const NameKey key = name_key(name, length);
-  RecentName& recent = g_recent_names[length % kRecentNames];
-  if (recent.generation == g_names.generation && recent.length == length &&
-      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
-    return recent.id;
   }
   const std::uint64_t id = look_up_name(name, length, key, fresh);
   if (id != 0 && length <= kWholeKey) {
@@ -318,6 +317,19 @@ std::uint64_t CompactTables::function_id(const char* name, std::size_t length, b
         RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
   }
   return id;
+}
+
+}  // namespace
+
+std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
+  const NameKey key = name_key(name, length);
+  RecentName& recent = g_recent_names[length % kRecentNames];
+  // A recent name's generation is the table's only once the table is mapped.
+  if (recent.generation == g_names.generation && recent.length == length &&
+      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
+    return recent.id;
+  }
+  return look_up_and_remember(name, length, key, recent, fresh);
 }
 
 void CompactTables::clear(compact::Table table) {
