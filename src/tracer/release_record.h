@@ -3,8 +3,9 @@
 // BTRC packets. The traced thread writes the head (resource type, id, context, timestamp, frame
 // count) and the name's address, and unwinds the frames (only under free-backtraces) straight
 // into the ring; the drain expands the record (expand_release_record, called by record_merge)
-// into exactly the bytes CallPackets writes for the release. No strlen, no packet encoding on
-// the traced thread. Never allocates.
+// into exactly the bytes CallPackets writes for the release, or, in the compact format, hands
+// the transcoder the call those bytes stand for (release_record_call). No strlen, no packet
+// encoding on the traced thread. Never allocates.
 //
 // The record is held as any release's (rtrace_hold): its ticket stays taken until the real call
 // returned, and a failed call voids it (the drain never sees it).
