@@ -80,9 +80,15 @@ struct RecentName {
 };
 constexpr std::size_t kRecentNames = 8;
 
+// The slot where a stack was found last, by its first frames: a program's calls repeat a few
+// stacks, and a stack's hash (a multiplication per frame, one after the other) and probe were
+// most of the lookup. A guess only: the slot's stack is compared whole before it is used.
+constexpr std::size_t kRecentStacks = 64;
+
 StackTable g_stacks;
 NameTable g_names;
 RecentName g_recent_names[kRecentNames];
+std::uint32_t g_recent_stacks[kRecentStacks];
 ResourceTable g_resources;
 
 void* map_zeroed(std::size_t bytes) {
@@ -237,41 +243,73 @@ void CompactTables::clear_resources() {
   g_resources.count = 0;
 }
 
-std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t count,
-                                      bool& fresh) {
-  if (!stacks_ready()) {
-    return 0;
-  }
+namespace {
+
+// Where g_recent_stacks keeps a stack of `count` frames (at least one) starting so.
+std::size_t recent_stack_home(const std::uint64_t* frames, std::uint32_t count) {
+  const std::uint64_t second = count > 1 ? frames[1] : 0;
+  return static_cast<std::size_t>(mix(mix(count, frames[0]), second) >> 58) & (kRecentStacks - 1);
+}
+
+// Whether the slot at `index` holds the stack of the current table.
+bool slot_holds(std::size_t index, const std::uint64_t* frames, std::uint32_t count) {
+  const StackSlot& slot = g_stacks.slots[index];
+  return slot.generation == g_stacks.generation && slot.count == count &&
+         std::memcmp(g_stacks.pool + slot.first, frames, count * sizeof *frames) == 0;
+}
+
+// The index of the slot that holds the stack (a new one when it is not there); kStackSlots when
+// the table is full.
+std::size_t look_up_stack(const std::uint64_t* frames, std::uint32_t count, bool& fresh) {
   const std::uint64_t hash = hash_frames(frames, count);
   for (std::size_t i = hash & (kStackSlots - 1);; i = (i + 1) & (kStackSlots - 1)) {
     StackSlot& slot = g_stacks.slots[i];
     if (slot.generation != g_stacks.generation) {
       if (g_stacks.count == kMaxStacks || kPoolFrames - g_stacks.pool_used < count) {
-        return 0;
+        return kStackSlots;
       }
       std::memcpy(g_stacks.pool + g_stacks.pool_used, frames, count * sizeof *frames);
       slot = StackSlot{hash, g_stacks.generation, static_cast<std::uint32_t>(g_stacks.pool_used),
                        count, ++g_stacks.count};
       g_stacks.pool_used += count;
       fresh = true;
-      return slot.id;
+      return i;
     }
     if (slot.hash == hash && slot.count == count &&
         std::memcmp(g_stacks.pool + slot.first, frames, count * sizeof *frames) == 0) {
-      return slot.id;
+      return i;
     }
   }
 }
 
-std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
-  if (!names_ready()) {
+}  // namespace
+
+std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t count,
+                                      bool& fresh) {
+  if (!stacks_ready()) {
     return 0;
   }
-  const NameKey key = name_key(name, length);
-  RecentName& recent = g_recent_names[length % kRecentNames];
-  if (recent.generation == g_names.generation && recent.length == length &&
-      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
-    return recent.id;
+  std::uint32_t unused = 0;
+  std::uint32_t& recent = count > 0 ? g_recent_stacks[recent_stack_home(frames, count)] : unused;
+  if (count > 0 && slot_holds(recent, frames, count)) {
+    return g_stacks.slots[recent].id;
+  }
+  const std::size_t index = look_up_stack(frames, count, fresh);
+  if (index == kStackSlots) {
+    return 0;
+  }
+  recent = static_cast<std::uint32_t>(index);
+  return g_stacks.slots[index].id;
+}
+
+namespace {
+
+// function_id's way when the name is not the one of its length looked up last: out of line, so
+// that the common way needs no registers saved.
+[[gnu::noinline]] std::uint64_t look_up_and_remember(const char* name, std::size_t length,
+                                                     NameKey key, RecentName& recent, bool& fresh) {
+  if (!names_ready()) {
+    return 0;
   }
   const std::uint64_t id = look_up_name(name, length, key, fresh);
   if (id != 0 && length <= kWholeKey) {
@@ -279,6 +317,19 @@ std::uint64_t CompactTables::function_id(const char* name, std::size_t length, b
         RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
   }
   return id;
+}
+
+}  // namespace
+
+std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
+  const NameKey key = name_key(name, length);
+  RecentName& recent = g_recent_names[length % kRecentNames];
+  // A recent name's generation is the table's only once the table is mapped.
+  if (recent.generation == g_names.generation && recent.length == length &&
+      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
+    return recent.id;
+  }
+  return look_up_and_remember(name, length, key, recent, fresh);
 }
 
 void CompactTables::clear(compact::Table table) {

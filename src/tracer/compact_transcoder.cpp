@@ -45,6 +45,19 @@ class Fields {
 
   std::uint32_t u32() { return take<std::uint32_t>(); }
   std::uint64_t u64() { return take<std::uint64_t>(); }
+  // `count` u64 fields into `out` with one copy (a backtrace: field by field, with a check each,
+  // cost the writer 80 more instructions per 10-frame call); those past the packet's end read 0.
+  void u64s(std::uint64_t* out, std::uint32_t count) {
+    const std::size_t whole = static_cast<std::size_t>(end_ - pos_) / sizeof *out;
+    const std::size_t taken = count < whole ? count : whole;
+    if (taken > 0) {
+      std::memcpy(out, pos_, taken * sizeof *out);
+    }
+    for (std::size_t i = taken; i < count; ++i) {
+      out[i] = 0;
+    }
+    pos_ = taken < count ? end_ : pos_ + taken * sizeof *out;
+  }
   Text string() {
     const auto stored = take<std::uint16_t>();
     if (static_cast<std::size_t>(end_ - pos_) < stored) {
@@ -112,9 +125,7 @@ void add_arguments(Fields& f) {
 void add_backtrace(Fields& f) {
   const std::uint32_t count = f.u32();
   g_call.frame_count = count < kMaxFrames ? count : kMaxFrames;
-  for (std::uint32_t i = 0; i < g_call.frame_count; ++i) {
-    g_frames[i] = f.u64();
-  }
+  f.u64s(g_frames, g_call.frame_count);
   emit_pending();
 }
 
@@ -288,6 +299,13 @@ void compact_restart() {
 void compact_note(const char* text) {
   emit_pending();
   g_encoder.note({text, std::strlen(text)});
+}
+
+void compact_call(const compact::CallFields& call) {
+  emit_pending();
+  compact::CallFields fields = call;
+  fields.frame_count = call.frame_count < kMaxFrames ? call.frame_count : kMaxFrames;
+  g_encoder.call(fields);
 }
 
 void compact_transcode(const char* data, std::size_t size) {

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/compact/compact_protocol.h"
+#include "formats/compact/compact_encoder.h"
 
 namespace rtrace::tracer {
 
@@ -25,5 +25,9 @@ void compact_note(const char* text);
 
 // Transcodes whole packets (a handshake, any packets after it).
 void compact_transcode(const char* data, std::size_t size);
+
+// One call given by its fields rather than as packets (a release record, release_record.h): the
+// CALL record its packets would have been transcoded into, without writing and parsing them.
+void compact_call(const compact::CallFields& call);
 
 }  // namespace rtrace::tracer

@@ -3,8 +3,9 @@
 // BTRC packets. The traced thread writes the head (resource type, id, context, timestamp, frame
 // count) and the name's address, and unwinds the frames (only under free-backtraces) straight
 // into the ring; the drain expands the record (expand_release_record, called by record_merge)
-// into exactly the bytes CallPackets writes for the release. No strlen, no packet encoding on
-// the traced thread. Never allocates.
+// into exactly the bytes CallPackets writes for the release, or, in the compact format, hands
+// the transcoder the call those bytes stand for (release_record_call). No strlen, no packet
+// encoding on the traced thread. Never allocates.
 //
 // The record is held as any release's (rtrace_hold): its ticket stays taken until the real call
 // returned, and a failed call voids it (the drain never sees it).
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"
@@ -71,5 +73,10 @@ inline bool is_release_record(const char* record) {
 // CallPackets writes for the release); returns their length, 0 when they need more than `room`
 // bytes.
 std::size_t expand_release_record(const char* record, char* out, std::size_t room);
+
+// Drain side, the compact format: the fields of the call those packets stand for, as the compact
+// transcoder reads them from the packets (the name cut as CallPackets cuts it). The name and the
+// frames point into the record and the program's memory: valid while the record is.
+compact::CallFields release_record_call(const char* record);
 
 }  // namespace rtrace::tracer

@@ -436,6 +436,10 @@ bool output_add_piece(const char* data, std::size_t size) {
   return true;
 }
 
+void output_add_call(const compact::CallFields& call) {
+  compact_call(call);
+}
+
 char* output_reserve(std::size_t bytes) {
   if (bytes > sizeof g_buffer) {
     return nullptr;

@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "formats/compact/compact_protocol.h"
+#include "formats/compact/compact_encoder.h"
 #include "tracer/options.h"
 
 namespace rtrace::tracer {
@@ -36,6 +36,9 @@ void output_append(const char* data, std::size_t size);
 // Queues `size` bytes at `data` to be written as they are; they must stay put until the next
 // output_flush. Returns false when the queue is full (flush first).
 bool output_add_piece(const char* data, std::size_t size);
+// The compact format only (output_copies_records): one call given by its fields, transcoded at
+// once (compact_transcoder.h).
+void output_add_call(const compact::CallFields& call);
 // Writes everything queued; false when the connection broke (it is then closed). Compact bytes
 // may wait for a fuller batch (at most ~10 ms); output_flush_now writes them too.
 bool output_flush();

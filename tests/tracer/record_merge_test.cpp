@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +24,8 @@
 #include "tracer/call_packets.h"
 #include "tracer/options.h"
 #include "tracer/packet_encoder.h"
+#include "tracer/release_record.h"
+#include "tracer/session_packets.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_output.h"
 #include "tracer/transient_record.h"
@@ -65,9 +69,11 @@ void merge_once() {
   }
 }
 
-// Opens a managed trace in `directory` with its handshake and PINF; returns its path.
-std::string open_trace(const std::string& directory) {
+// Opens a managed trace in `directory` (`compact`: in the compact format, uncompressed) with its
+// handshake and PINF; returns its path.
+std::string open_trace(const std::string& directory, bool compact = false) {
   TracerOptions options;
+  options.compact = compact;
   EXPECT_LT(directory.size(), sizeof options.managed_dir);
   std::memcpy(options.managed_dir, directory.c_str(),
               std::min(directory.size() + 1, sizeof options.managed_dir - 1));
@@ -256,6 +262,115 @@ TEST(TracerRecordMerge, TransientRecordsNotWrittenStillLendTheirFramesToTheNext)
     EXPECT_EQ(allocation.id, 0x100U + kSkipped + static_cast<unsigned>(i)) << i;
     EXPECT_EQ(allocation.frames, expected_backtrace(kSkipped + i)) << i;
     EXPECT_EQ(release.frames, allocation.frames) << i;
+  }
+}
+
+// Releases of every shape (names short, long and longer than a packet's string holds; no frames,
+// one, four), between allocations, as the memory module records them.
+struct Release {
+  RtraceCall call;
+  std::uint32_t context;
+  std::uint32_t timestamp;
+  std::uint32_t frame_count;
+};
+
+std::vector<Release> releases_of_every_shape(const std::string& long_name,
+                                             const std::string& too_long_name) {
+  std::vector<Release> releases;
+  const char* const names[] = {"free", "close", "", long_name.c_str(), too_long_name.c_str()};
+  std::uint32_t n = 0;
+  for (const char* name : names) {
+    for (const std::uint32_t frame_count : {0U, 1U, 4U}) {
+      const RtraceCall call{.resource_type = 1 + n % 2,
+                            .kind = sprtrace::kCallFree,
+                            .name = name,
+                            .size = 0,
+                            .id = 0x7f0000001000ULL + 0x40ULL * (n % 3),
+                            .args = nullptr,
+                            .arg_count = 0};
+      releases.push_back({call, n % 3, 1000 + n / 2, frame_count});
+      ++n;
+    }
+  }
+  return releases;
+}
+
+// Writes each release (as its release record, or as the packets that record stands for), each
+// after an allocation of the block it releases, into this thread's ring, merges them into the
+// trace at `path`, ends it with REND when `end` (whose time makes two traces differ) and returns
+// the file's bytes.
+std::string record_releases(const std::string& path, const std::vector<Release>& releases,
+                            bool as_release_records, bool end) {
+  EventRing* ring = my_ring();
+  EXPECT_NE(ring, nullptr);
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
+  for (const Release& release : releases) {
+    const RtraceCall allocation = allocation_call("malloc", 32, release.call.id);
+    const CallPackets allocation_packets(allocation, 2);
+    const CallPackets release_packets(release.call, release.frame_count);
+    const std::size_t room =
+        as_release_records ? release_record_bound(release.frame_count) : release_packets.size();
+    char* space = nullptr;
+    while ((space = ring->try_reserve(allocation_packets.size())) == nullptr) {
+      merge_once();
+    }
+    allocation_packets.write(space, release.context, release.timestamp, frames);
+    ring->publish(take_ticket(*ring), allocation_packets.size());
+    release_ticket(*ring);
+    while ((space = ring->try_reserve(room)) == nullptr) {
+      merge_once();
+    }
+    std::size_t length = release_packets.size();
+    if (as_release_records) {
+      std::memcpy(release_record_frames(space), frames, sizeof frames);
+      length = write_release_record(space, release.call, release.context, release.timestamp,
+                                    release.frame_count);
+    } else {
+      release_packets.write(space, release.context, release.timestamp, frames);
+    }
+    ring->publish(take_ticket(*ring), length);
+    release_ticket(*ring);
+  }
+  merge_once();
+  if (end) {
+    char packet[256];
+    PacketEncoder encoder(packet, sizeof packet);
+    encode_trace_end(encoder, ::getpid(), SessionEnd{}, "/proc/self/status");
+    output_append(packet, encoder.size());
+  }
+  output_close();
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+// In the compact format the merge transcodes a release record from its fields, not from the
+// packets it stands for (record_merge.cpp): the trace must be the same, byte for byte, as that of
+// the packets, and read back as the releases.
+TEST(TracerRecordMerge, ReleaseRecordsGoOutInTheCompactFormatAsTheirPackets) {
+  const std::string long_name = "operator delete[](void*, unsigned long)";
+  const std::string too_long_name(CallPackets::kMaxText + 100, 'f');
+  const std::vector<Release> releases = releases_of_every_shape(long_name, too_long_name);
+  const test::ScratchDir from_packets;
+  const std::string packets_path = open_trace(from_packets.path().string(), true);
+  const std::string expected = record_releases(packets_path, releases, false, false);
+  const test::ScratchDir from_records;
+  const std::string records_path = open_trace(from_records.path().string(), true);
+  const std::string written = record_releases(records_path, releases, true, true);
+  ASSERT_FALSE(expected.empty());
+  ASSERT_GT(written.size(), expected.size());
+  EXPECT_EQ(written.substr(0, expected.size()), expected);  // then PROCESS (held for RCMD), END
+
+  const test::TraceDecoder trace = test::decode_file(records_path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 2 * releases.size());
+  for (std::size_t i = 0; i < releases.size(); ++i) {
+    const test::DecodedCall& release = trace.calls[2 * i + 1];
+    const std::string name(releases[i].call.name);
+    EXPECT_EQ(release.kind, 1U) << i;
+    EXPECT_EQ(release.name, name.substr(0, CallPackets::kMaxText)) << i;
+    EXPECT_EQ(release.id, releases[i].call.id) << i;
+    EXPECT_EQ(release.timestamp, releases[i].timestamp) << i;
+    EXPECT_EQ(release.frames.size(), releases[i].frame_count) << i;
   }
 }
 
