@@ -68,9 +68,11 @@ struct ResourceTable {
   std::uint32_t count = 0;
 };
 
-// The names looked up last, by length (a few bits of it): a program's calls name the same few
-// functions over and over, and the table's lookup (hash, then slot) was a chain of dependent
-// loads, the writer's largest single cost per call after zstd (bench/RESULTS.md, record-speed).
+// The names looked up last, two per length (a few bits of it), the last found first: a program's
+// calls name the same few functions over and over, and the table's lookup (hash, then slot) was a
+// chain of dependent loads, the writer's largest single cost per call after zstd
+// (bench/RESULTS.md, record-speed). Two, not one: names of one length called in turn (memcpy and
+// memset, every transfer of the memtransfer module) took turns in one entry and never hit.
 struct RecentName {
   std::uint64_t head;
   std::uint64_t tail;
@@ -78,7 +80,10 @@ struct RecentName {
   std::uint32_t length;
   std::uint32_t generation;  // the table's when it was found; 0: empty
 };
-constexpr std::size_t kRecentNames = 8;
+constexpr std::size_t kRecentLengths = 8;
+constexpr std::size_t kRecentWays = 2;
+constexpr std::size_t kRecentNames = kRecentLengths * kRecentWays;
+static_assert(kRecentWays == 2);  // function_id keeps the last found in way 0, the one before in 1
 
 StackTable g_stacks;
 NameTable g_names;
@@ -268,14 +273,17 @@ std::uint64_t CompactTables::function_id(const char* name, std::size_t length, b
     return 0;
   }
   const NameKey key = name_key(name, length);
-  RecentName& recent = g_recent_names[length % kRecentNames];
-  if (recent.generation == g_names.generation && recent.length == length &&
-      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
-    return recent.id;
+  RecentName* recent = g_recent_names + (length % kRecentLengths) * kRecentWays;
+  for (std::size_t way = 0; way < kRecentWays; ++way) {
+    if (recent[way].generation == g_names.generation && recent[way].length == length &&
+        recent[way].head == key.head && recent[way].tail == key.tail && length <= kWholeKey) {
+      return recent[way].id;
+    }
   }
   const std::uint64_t id = look_up_name(name, length, key, fresh);
   if (id != 0 && length <= kWholeKey) {
-    recent =
+    recent[1] = recent[0];
+    recent[0] =
         RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
   }
   return id;
