@@ -86,6 +86,12 @@ constexpr std::size_t kRecentNames = kRecentLengths * kRecentWays;
 static_assert(kRecentWays == 2);  // function_id keeps the last found in way 0, the one before in 1
 
 StackTable g_stacks;
+// The slots of the stacks found last, the last first: consecutive calls come from the same few
+// stacks (a memory transfer's memcpy and memset), and the table is tens of MiB, its slot a cache
+// miss, after a hash of every frame. A slot is taken from here only when it is of this
+// generation and its frames are the stack's, compared in full.
+constexpr std::size_t kRecentStacks = 2;
+const StackSlot* g_recent_stacks[kRecentStacks];
 NameTable g_names;
 RecentName g_recent_names[kRecentNames];
 ResourceTable g_resources;
@@ -123,6 +129,27 @@ std::uint64_t hash_frames(const std::uint64_t* frames, std::uint32_t count) {
     hash = mix(hash, frames[i]);
   }
   return hash;
+}
+
+// Whether the `count` frames at `a` and `b` are the same (a loop: most stacks are a few words,
+// below what a call of memcmp costs).
+bool same_frames(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t count) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (a[i] != b[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Makes `slot` the first of g_recent_stacks; returns its id.
+std::uint64_t remember_stack(const StackSlot& slot) {
+  static_assert(kRecentStacks == 2);
+  if (g_recent_stacks[0] != &slot) {
+    g_recent_stacks[1] = g_recent_stacks[0];
+    g_recent_stacks[0] = &slot;
+  }
+  return slot.id;
 }
 
 // Up to 8 bytes as a number, with fixed-size loads (a variable-length memcpy into a local stalls
@@ -247,6 +274,12 @@ std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t
   if (!stacks_ready()) {
     return 0;
   }
+  for (const StackSlot* recent : g_recent_stacks) {
+    if (recent != nullptr && recent->generation == g_stacks.generation && recent->count == count &&
+        same_frames(g_stacks.pool + recent->first, frames, count)) {
+      return recent->id;
+    }
+  }
   const std::uint64_t hash = hash_frames(frames, count);
   for (std::size_t i = hash & (kStackSlots - 1);; i = (i + 1) & (kStackSlots - 1)) {
     StackSlot& slot = g_stacks.slots[i];
@@ -259,11 +292,11 @@ std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t
                        count, ++g_stacks.count};
       g_stacks.pool_used += count;
       fresh = true;
-      return slot.id;
+      return remember_stack(slot);
     }
     if (slot.hash == hash && slot.count == count &&
         std::memcmp(g_stacks.pool + slot.first, frames, count * sizeof *frames) == 0) {
-      return slot.id;
+      return remember_stack(slot);
     }
   }
 }

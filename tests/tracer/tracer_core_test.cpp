@@ -234,6 +234,45 @@ TEST(CompactTables, NamesOfOneLengthInTurnKeepTheirOwnIds) {
   EXPECT_FALSE(fresh);
 }
 
+// The compact writer's stack ids: the stacks found last answer without the table, and must not
+// answer for a stack that differs from them in its last frame only, or is a prefix of one.
+TEST(CompactTables, StacksInTurnKeepTheirOwnIds) {
+  CompactTables tables;
+  tables.clear(compact::Table::Stacks);
+  const std::vector<std::vector<std::uint64_t>> stacks = {
+      {0x1000, 0x2000, 0x3000, 0x4000},         {0x1001, 0x2000, 0x3000, 0x4000},
+      {0x1000, 0x2000, 0x3000, 0x4001},         {0x1000, 0x2000, 0x3000},
+      {0x1000, 0x2000, 0x3000, 0x4000, 0x5000}, {}};
+  std::vector<std::uint64_t> ids;
+  for (const auto& stack : stacks) {
+    bool fresh = false;
+    ids.push_back(tables.stack_id(stack.data(), static_cast<std::uint32_t>(stack.size()), fresh));
+    EXPECT_TRUE(fresh);
+    EXPECT_EQ(ids.back(), ids.size());  // numbered in order of first appearance
+  }
+  const std::vector<std::size_t> order = {0, 1, 0, 1, 1, 2, 0, 2, 3, 0, 3, 4,
+                                          0, 4, 5, 0, 5, 2, 1, 0, 0, 3, 3, 4};
+  for (const std::size_t index : order) {
+    bool fresh = false;
+    const auto& stack = stacks[index];
+    EXPECT_EQ(tables.stack_id(stack.data(), static_cast<std::uint32_t>(stack.size()), fresh),
+              ids[index])
+        << index;
+    EXPECT_FALSE(fresh) << index;
+  }
+  // A new table: a stack remembered from the old one is new again.
+  tables.clear(compact::Table::Stacks);
+  bool fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[1].data(), 4, fresh), 1U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[0].data(), 4, fresh), 2U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[1].data(), 4, fresh), 1U);
+  EXPECT_FALSE(fresh);
+}
+
 TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
   const TracerOptions options =
       parse_options("depth=9999,start=x,signal=99,unknown=1,timestamps=0,,sizes=5;x;7");
