@@ -436,6 +436,14 @@ bool output_add_piece(const char* data, std::size_t size) {
   return true;
 }
 
+bool output_add_transient(const char* record, SharedFrames& seen) {
+  if (!g_compact) {
+    return false;
+  }
+  compact_transcode_transient(record, seen);
+  return true;
+}
+
 char* output_reserve(std::size_t bytes) {
   if (bytes > sizeof g_buffer) {
     return nullptr;

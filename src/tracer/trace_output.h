@@ -12,6 +12,7 @@
 
 #include "formats/compact/compact_protocol.h"
 #include "tracer/options.h"
+#include "tracer/shared_frames.h"
 
 namespace rtrace::tracer {
 
@@ -36,6 +37,10 @@ void output_append(const char* data, std::size_t size);
 // Queues `size` bytes at `data` to be written as they are; they must stay put until the next
 // output_flush. Returns false when the queue is full (flush first).
 bool output_add_piece(const char* data, std::size_t size);
+// The compact format: encodes the transient record at `record` (transient_record.h) straight from
+// its fields (compact_transcode_transient) and returns true; otherwise false: the caller queues
+// its packets (expand_transient).
+bool output_add_transient(const char* record, SharedFrames& seen);
 // Writes everything queued; false when the connection broke (it is then closed). Compact bytes
 // may wait for a fuller batch (at most ~10 ms); output_flush_now writes them too.
 bool output_flush();

@@ -69,6 +69,13 @@ inline bool is_transient_record(const char* record) {
   return ring_record_type(record) == kTransientRecord;
 }
 
+// Drain side: the fixed fields of the record at `record` into `fields` and its whole backtrace,
+// the shared frames taken from `seen` (the ring's consumer_frames); null when the record cannot
+// have been written so. What expand_transient writes, and what the compact writer encodes
+// without the packets (compact_transcode_transient).
+const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
+                                     TransientFields& fields);
+
 // Drain side: writes the four packets of the record at `record` (as CallPackets and
 // append_release write them: the same bytes as before the record existed) into `out`, its shared
 // frames taken from `seen` (the ring's consumer_frames); returns their length, 0 when they need
