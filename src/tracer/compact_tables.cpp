@@ -78,7 +78,10 @@ struct RecentName {
   std::uint32_t length;
   std::uint32_t generation;  // the table's when it was found; 0: empty
 };
-constexpr std::size_t kRecentNames = 8;
+constexpr std::size_t kRecentLengths = 8;
+constexpr std::size_t kRecentWays = 2;
+constexpr std::size_t kRecentNames = kRecentLengths * kRecentWays;
+static_assert(kRecentWays == 2);  // function_id keeps the last found in way 0, the one before in 1
 
 // The slot where a stack was found last, by its first frames: a program's calls repeat a few
 // stacks, and a stack's hash (a multiplication per frame, one after the other) and probe were
@@ -304,16 +307,18 @@ std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t
 
 namespace {
 
-// function_id's way when the name is not the one of its length looked up last: out of line, so
-// that the common way needs no registers saved.
+// function_id's way when the name is neither of the two of its length looked up last: out of
+// line, so that the common way needs no registers saved. Two per length, because names of one
+// length come in turn (a memory transfer's memcpy and memset).
 [[gnu::noinline]] std::uint64_t look_up_and_remember(const char* name, std::size_t length,
-                                                     NameKey key, RecentName& recent, bool& fresh) {
+                                                     NameKey key, RecentName* recent, bool& fresh) {
   if (!names_ready()) {
     return 0;
   }
   const std::uint64_t id = look_up_name(name, length, key, fresh);
   if (id != 0 && length <= kWholeKey) {
-    recent =
+    recent[1] = recent[0];
+    recent[0] =
         RecentName{key.head, key.tail, id, static_cast<std::uint32_t>(length), g_names.generation};
   }
   return id;
@@ -323,11 +328,13 @@ namespace {
 
 std::uint64_t CompactTables::function_id(const char* name, std::size_t length, bool& fresh) {
   const NameKey key = name_key(name, length);
-  RecentName& recent = g_recent_names[length % kRecentNames];
+  RecentName* recent = g_recent_names + (length % kRecentLengths) * kRecentWays;
   // A recent name's generation is the table's only once the table is mapped.
-  if (recent.generation == g_names.generation && recent.length == length &&
-      recent.head == key.head && recent.tail == key.tail && length <= kWholeKey) {
-    return recent.id;
+  for (std::size_t way = 0; way < kRecentWays; ++way) {
+    if (recent[way].generation == g_names.generation && recent[way].length == length &&
+        recent[way].head == key.head && recent[way].tail == key.tail && length <= kWholeKey) {
+      return recent[way].id;
+    }
   }
   return look_up_and_remember(name, length, key, recent, fresh);
 }

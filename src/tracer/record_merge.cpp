@@ -123,9 +123,11 @@ void add_record(EventRing& ring, const char* record, std::size_t length) {
     add_expanded(
         [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
   } else if (is_transient_record(record)) {
-    add_expanded([&](char* out, std::size_t room) {
-      return expand_transient(record, ring.consumer_frames, out, room);
-    });
+    if (!output_add_transient(record, ring.consumer_frames)) {
+      add_expanded([&](char* out, std::size_t room) {
+        return expand_transient(record, ring.consumer_frames, out, room);
+      });
+    }
   } else if (is_path_record(record)) {
     add_expanded(
         [&](char* out, std::size_t room) { return expand_path_record(record, out, room); });

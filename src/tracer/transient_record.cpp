@@ -5,12 +5,9 @@
 #include "tracer/transient_release.h"
 
 namespace rtrace::tracer {
-namespace {
 
-// The whole backtrace of the record at `record`, its fields in `fields`; null when the record
-// cannot have been written so.
-const std::uintptr_t* restore_frames(const char* record, TransientFields& fields,
-                                     SharedFrames& seen) {
+const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
+                                     TransientFields& fields) {
   std::memcpy(&fields, record, kTransientFixed);
   if (fields.release_frame_count > fields.head.frame_count) {
     return nullptr;  // never written so; nothing sensible to expand
@@ -19,11 +16,9 @@ const std::uintptr_t* restore_frames(const char* record, TransientFields& fields
                       fields.kept_frame_count);
 }
 
-}  // namespace
-
 std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room) {
   TransientFields fields{};
-  const std::uintptr_t* frames = restore_frames(record, fields, seen);
+  const std::uintptr_t* frames = read_transient(record, seen, fields);
   if (frames == nullptr) {
     return 0;
   }
@@ -37,7 +32,7 @@ std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, 
 
 void skip_transient(const char* record, SharedFrames& seen) {
   TransientFields fields{};
-  restore_frames(record, fields, seen);
+  read_transient(record, seen, fields);
 }
 
 }  // namespace rtrace::tracer

@@ -3,7 +3,8 @@
 // allocation, CALL + BTRC of its release). The traced thread writes a few fixed fields, the
 // name's address and the frames (unwound straight into the ring); the drain expands the record
 // into the four packets before anything is written (expand_transient, called by record_merge), so
-// neither the binary protocol, the text nor the compact writer ever sees it. Never allocates.
+// neither the binary protocol nor the text ever sees it; the compact writer encodes the same two
+// calls from its fields (read_transient, compact_transcode_transient). Never allocates.
 //
 // Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4]
 // [frames kept:4], then the frames kept. The head's frame count is the backtrace's; the record
@@ -68,6 +69,13 @@ inline std::size_t write_transient(char* record, const RtraceCall& call, std::ui
 inline bool is_transient_record(const char* record) {
   return ring_record_type(record) == kTransientRecord;
 }
+
+// Drain side: the fixed fields of the record at `record` into `fields` and its whole backtrace,
+// the shared frames taken from `seen` (the ring's consumer_frames); null when the record cannot
+// have been written so. What expand_transient writes, and what the compact writer encodes
+// without the packets (compact_transcode_transient).
+const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
+                                     TransientFields& fields);
 
 // Drain side: writes the four packets of the record at `record` (as CallPackets and
 // append_release write them: the same bytes as before the record existed) into `out`, its shared

@@ -14,6 +14,7 @@
 #include "support/test_paths.h"
 #include "trace_decoder.h"
 #include "tracer/call_packets.h"
+#include "tracer/compact_tables.h"
 #include "tracer/environment.h"
 #include "tracer/event_ring.h"
 #include "tracer/loaded_symbol.h"
@@ -193,6 +194,83 @@ TEST(CallPackets, CutsTextsToWhatAStringFieldHolds) {
   std::uint16_t stored = 0;
   std::memcpy(&stored, written.data() + 8 + 16, sizeof stored);
   EXPECT_EQ(stored, sprtrace::padded_string_length(CallPackets::kMaxText));
+}
+
+// The compact writer's function ids: the names looked up last answer without the table, and
+// names of one length taken in turn (memcpy and memset on every transfer) must each keep their
+// own id, as must a third one of that length pushing the others out, and names of other lengths.
+TEST(CompactTables, NamesOfOneLengthInTurnKeepTheirOwnIds) {
+  CompactTables tables;
+  tables.clear(compact::Table::Functions);
+  const std::vector<std::string> names = {"memcpy", "memset",  "strcpy",
+                                          "free",   "memmove", "a_name_longer_than_sixteen_bytes",
+                                          "malloc"};
+  std::vector<std::uint64_t> ids;
+  for (const std::string& name : names) {
+    bool fresh = false;
+    ids.push_back(tables.function_id(name.data(), name.size(), fresh));
+    EXPECT_TRUE(fresh) << name;
+    EXPECT_EQ(ids.back(), ids.size()) << name;  // numbered in order of first appearance
+  }
+  // Every order of two and three names of length 6, and the others in between.
+  const std::vector<std::size_t> order = {0, 1, 0, 1, 1, 0, 2, 0, 1, 2, 2, 1, 0, 6, 0,
+                                          6, 3, 4, 0, 5, 1, 5, 6, 2, 6, 1, 0, 0, 3, 1};
+  for (const std::size_t index : order) {
+    bool fresh = false;
+    EXPECT_EQ(tables.function_id(names[index].data(), names[index].size(), fresh), ids[index])
+        << names[index];
+    EXPECT_FALSE(fresh) << names[index];
+  }
+  // A new table: the same names are new again, numbered from 1 in the new order.
+  tables.clear(compact::Table::Functions);
+  bool fresh = false;
+  EXPECT_EQ(tables.function_id("memset", 6, fresh), 1U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.function_id("memcpy", 6, fresh), 2U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.function_id("memset", 6, fresh), 1U);
+  EXPECT_FALSE(fresh);
+}
+
+// The compact writer's stack ids: the stacks found last answer without the table, and must not
+// answer for a stack that differs from them in its last frame only, or is a prefix of one.
+TEST(CompactTables, StacksInTurnKeepTheirOwnIds) {
+  CompactTables tables;
+  tables.clear(compact::Table::Stacks);
+  const std::vector<std::vector<std::uint64_t>> stacks = {
+      {0x1000, 0x2000, 0x3000, 0x4000},         {0x1001, 0x2000, 0x3000, 0x4000},
+      {0x1000, 0x2000, 0x3000, 0x4001},         {0x1000, 0x2000, 0x3000},
+      {0x1000, 0x2000, 0x3000, 0x4000, 0x5000}, {}};
+  std::vector<std::uint64_t> ids;
+  for (const auto& stack : stacks) {
+    bool fresh = false;
+    ids.push_back(tables.stack_id(stack.data(), static_cast<std::uint32_t>(stack.size()), fresh));
+    EXPECT_TRUE(fresh);
+    EXPECT_EQ(ids.back(), ids.size());  // numbered in order of first appearance
+  }
+  const std::vector<std::size_t> order = {0, 1, 0, 1, 1, 2, 0, 2, 3, 0, 3, 4,
+                                          0, 4, 5, 0, 5, 2, 1, 0, 0, 3, 3, 4};
+  for (const std::size_t index : order) {
+    bool fresh = false;
+    const auto& stack = stacks[index];
+    EXPECT_EQ(tables.stack_id(stack.data(), static_cast<std::uint32_t>(stack.size()), fresh),
+              ids[index])
+        << index;
+    EXPECT_FALSE(fresh) << index;
+  }
+  // A new table: a stack remembered from the old one is new again.
+  tables.clear(compact::Table::Stacks);
+  bool fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[1].data(), 4, fresh), 1U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[0].data(), 4, fresh), 2U);
+  EXPECT_TRUE(fresh);
+  fresh = false;
+  EXPECT_EQ(tables.stack_id(stacks[1].data(), 4, fresh), 1U);
+  EXPECT_FALSE(fresh);
 }
 
 TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
