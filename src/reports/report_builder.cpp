@@ -10,8 +10,6 @@
 #include <string>
 #include <string_view>
 
-#include "model/seeded_hash.h"
-
 namespace rtrace::reports {
 namespace {
 
@@ -287,20 +285,14 @@ std::string ReportBuilder::frame_name(const Frame& frame) const {
   return std::string(address.view());
 }
 
-std::size_t ReportBuilder::FrameHash::operator()(const Frame& frame) const {
-  const std::uint64_t words[] = {frame.address, frame.symbol};
-  return seeded_hash(words, sizeof words, hash_seed());
-}
-
 const FrameDescription& ReportBuilder::describe(const Frame& frame) {
-  const auto [found, added] = described_.try_emplace(frame, nullptr);
-  if (added) {
+  const std::size_t index = described_.intern(std::span(&frame, 1)) - 1;
+  if (index == descriptions_->size()) {
     FrameDescription& description = descriptions_->emplace_back();
     description.name = frame_name(frame);
     fill_detail(frame, description.detail);
-    found->second = &description;
   }
-  return *found->second;
+  return (*descriptions_)[index];
 }
 
 FrameNames ReportBuilder::names_of(std::span<const Frame> frames) {
@@ -373,8 +365,8 @@ void ReportBuilder::finish() {
   finish_mismatches();
   data_.frame_descriptions = descriptions_;
   data_.module_paths = module_paths_;
-  // The builder's per-call state is no longer needed; the report keeps the descriptions.
-  described_ = {};
+  // The builder's per-call state is no longer needed; the report keeps the descriptions (and
+  // described_ stays, as it numbers them).
   site_of_ = {};
   sites_ = {};
   backtraces_ = {};

@@ -133,11 +133,12 @@ class ReportBuilder final : public TraceSink {
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
   std::map<MismatchKey, MismatchCount> mismatches_;
-  struct FrameHash {
-    std::size_t operator()(const Frame& frame) const;
-  };
   std::shared_ptr<FrameDescriptions> descriptions_ = std::make_shared<FrameDescriptions>();
-  std::unordered_map<Frame, const FrameDescription*, FrameHash> described_;
+  // The frames described so far, each interned as a backtrace of one frame: the table numbers
+  // them in order of first use after the empty backtrace (id 0), so id - 1 is the frame's index
+  // in descriptions_. (A flat table: a hash map's node per distinct frame was a third of
+  // describing it.)
+  BacktraceTable described_;
   // The paths of the mappings frames lie in, copied at their first use (a deque: they keep their
   // addresses), and by index in mappings_ the copy made (null: none yet).
   std::shared_ptr<std::deque<std::string>> module_paths_ =
