@@ -114,7 +114,11 @@ class ReportBuilder final : public TraceSink {
   TypeState* last_state_ = nullptr;  // types_[last_type_]
   std::vector<std::uint32_t> registry_order_;
   BacktraceTable backtraces_;
-  std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site
+  // The site of each backtrace's first allocating type, by backtrace id (most backtraces
+  // allocate one type: no hash lookup per allocation), and the sites of its other types.
+  static constexpr std::uint32_t kNoSite = UINT32_MAX;
+  std::vector<std::uint32_t> first_site_;
+  std::unordered_map<std::uint64_t, std::uint32_t> other_sites_;  // type << 32 | backtrace -> site
   std::vector<Site> sites_;
   LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
