@@ -4,7 +4,7 @@
 // The values come from the trace, so the hash must be keyed (seeded_hash.h): a crafted trace
 // must not be able to put its sequences in one probe run. XXH3 with a seed did that, but it
 // hashes bytes: every call gathered its frames' bytes into a buffer first, and interning a
-// backtrace per call was a fifth of `rtrace process -c`. This hash takes each value as two
+// backtrace per call was an eighth of `rtrace process -c`. This hash takes each value as two
 // 64-bit words where it lies, and mixes them the way XXH3 mixes 16 input bytes: the 128-bit
 // product of the words, each XORed with its own secret key word, folded to 64 bits, the folds of
 // a block of positions summed. The key words are drawn from the process's secret seed, one pair
