@@ -1,18 +1,14 @@
 // Interned backtraces: each distinct sequence of frames {address, symbol} is stored once.
 #pragma once
 
-#include <cstring>
-
 #include "model/records.h"
 #include "model/sequence_table.h"
 
 namespace rtrace {
 
-// A frame's 12 bytes of content (its 4 bytes of padding left out).
-inline std::size_t sequence_bytes(const Frame& frame, std::uint8_t* to) {
-  std::memcpy(to, &frame.address, sizeof frame.address);
-  std::memcpy(to + sizeof frame.address, &frame.symbol, sizeof frame.symbol);
-  return sizeof frame.address + sizeof frame.symbol;
+// A frame's words for the hash: its address and its symbol (not its padding).
+inline std::array<std::uint64_t, 2> sequence_words(const Frame& frame) {
+  return {frame.address, frame.symbol};
 }
 
 using BacktraceId = std::uint32_t;

@@ -3,26 +3,24 @@
 // Real traces repeat the same few thousand stacks millions of times; a stage that keeps calls
 // keeps a BacktraceId per call. Lookup hashes the values and compares them once on a hit. The
 // values come from the trace, so the hash is keyed with the process's secret seed
-// (seeded_hash.h): a crafted trace cannot make its sequences share a probe run.
+// (sequence_hash.h): a crafted trace cannot make its sequences share a probe run.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <vector>
 
 #include "model/seeded_hash.h"
+#include "model/sequence_hash.h"
 
 namespace rtrace {
 
-// The bytes a value of a sequence feeds the hash: every bit of it, in a fixed number of bytes
-// per value (values that differ must give different bytes, or a trace could make them collide on
-// purpose). `to` has room for sizeof(T) bytes; returns how many it wrote.
-inline std::size_t sequence_bytes(std::uint64_t value, std::uint8_t* to) {
-  std::memcpy(to, &value, sizeof value);
-  return sizeof value;
+// The two words a value of a sequence feeds the hash (SequenceHash): every bit of it (values
+// that differ must give different words, or a trace could make them collide on purpose).
+inline std::array<std::uint64_t, 2> sequence_words(std::uint64_t value) {
+  return {value, 0};
 }
 
 template <typename T>
@@ -30,7 +28,7 @@ class SequenceTable {
  public:
   using Id = std::uint32_t;
 
-  SequenceTable() : seed_(hash_seed()), starts_{0, 0}, hashes_{hash({})}, slots_(1024) {
+  SequenceTable() : hash_(hash_seed()), starts_{0, 0}, hashes_{hash({})}, slots_(1024) {
     place(0, hashes_[0]);
   }
 
@@ -78,21 +76,8 @@ class SequenceTable {
   }
 
  private:
-  // The values' bytes are gathered in blocks and each block hashed with the previous block's
-  // hash as its seed: one XXH3 call per block, not per value. Packed bytes, not padded values:
-  // a backtrace of 10 frames is 120 bytes, which XXH3 hashes faster than 160.
-  std::uint64_t hash(std::span<const T> values) {
-    std::array<std::uint8_t, kBlockBytes + sizeof(T)>& block = block_;
-    std::size_t used = 0;
-    std::uint64_t h = seed_ ^ values.size();
-    for (const T& v : values) {
-      if (used + sizeof(T) > kBlockBytes) {
-        h = seeded_hash(block.data(), used, h);
-        used = 0;
-      }
-      used += sequence_bytes(v, block.data() + used);
-    }
-    return seeded_hash(block.data(), used, h);
+  std::uint64_t hash(std::span<const T> values) const {
+    return hash_(values, [](const T& value) { return sequence_words(value); });
   }
 
   // The upper half of a hash (the lower half picks the slot): a probe compares it in the slot
@@ -121,11 +106,7 @@ class SequenceTable {
     std::uint32_t check = 0;  // check_of(the hash of sequence `id`)
   };
 
-  static constexpr std::size_t kBlockBytes = 256;
-
-  std::uint64_t seed_;  // first: the constructor hashes the empty sequence
-  // hash()'s gathering space: a member, zeroed once, not a local zeroed on every call.
-  std::array<std::uint8_t, kBlockBytes + sizeof(T)> block_{};
+  SequenceHash hash_;                  // first: the constructor hashes the empty sequence
   std::vector<T> values_;              // all sequences, one after another
   std::vector<std::uint64_t> starts_;  // id -> offset in values_; one extra entry at the end
   std::vector<std::uint64_t> hashes_;  // id -> hash (to place the sequences again on growth)

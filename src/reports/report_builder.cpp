@@ -10,8 +10,6 @@
 #include <string>
 #include <string_view>
 
-#include "model/seeded_hash.h"
-
 namespace rtrace::reports {
 namespace {
 
@@ -72,13 +70,29 @@ void ReportBuilder::symbol(SymbolId id, const Symbol& symbol) {
 std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame> frames,
                                       std::uint64_t index) {
   const BacktraceId backtrace = backtraces_.intern(frames);
-  const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | backtrace;
-  const auto [found, added] = site_of_.try_emplace(key, static_cast<std::uint32_t>(sites_.size()));
-  if (added) {
+  if (backtrace >= first_site_.size()) {
+    first_site_.resize(backtrace + std::size_t{1}, kNoSite);
+  }
+  const auto add_site = [&] {
     sites_.push_back(Site{.type = type,
                           .backtrace = backtrace,
                           .first_index = index,
                           .at_peak_generation = state_of(type).generation});
+    return static_cast<std::uint32_t>(sites_.size() - 1);
+  };
+  std::uint32_t& first = first_site_[backtrace];
+  if (first == kNoSite) {
+    first = add_site();
+    return first;
+  }
+  if (sites_[first].type == type) {
+    return first;
+  }
+  // The backtrace allocated another type before: the sites of its other types are hashed.
+  const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | backtrace;
+  const auto [found, added] = other_sites_.try_emplace(key, 0);
+  if (added) {
+    found->second = add_site();
   }
   return found->second;
 }
@@ -287,20 +301,14 @@ std::string ReportBuilder::frame_name(const Frame& frame) const {
   return std::string(address.view());
 }
 
-std::size_t ReportBuilder::FrameHash::operator()(const Frame& frame) const {
-  const std::uint64_t words[] = {frame.address, frame.symbol};
-  return seeded_hash(words, sizeof words, hash_seed());
-}
-
 const FrameDescription& ReportBuilder::describe(const Frame& frame) {
-  const auto [found, added] = described_.try_emplace(frame, nullptr);
-  if (added) {
+  const std::size_t index = described_.intern(std::span(&frame, 1)) - 1;
+  if (index == descriptions_->size()) {
     FrameDescription& description = descriptions_->emplace_back();
     description.name = frame_name(frame);
     fill_detail(frame, description.detail);
-    found->second = &description;
   }
-  return *found->second;
+  return (*descriptions_)[index];
 }
 
 FrameNames ReportBuilder::names_of(std::span<const Frame> frames) {
@@ -373,9 +381,10 @@ void ReportBuilder::finish() {
   finish_mismatches();
   data_.frame_descriptions = descriptions_;
   data_.module_paths = module_paths_;
-  // The builder's per-call state is no longer needed; the report keeps the descriptions.
-  described_ = {};
-  site_of_ = {};
+  // The builder's per-call state is no longer needed; the report keeps the descriptions (and
+  // described_ stays, as it numbers them).
+  first_site_ = {};
+  other_sites_ = {};
   sites_ = {};
   backtraces_ = {};
 }

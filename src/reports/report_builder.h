@@ -114,7 +114,11 @@ class ReportBuilder final : public TraceSink {
   TypeState* last_state_ = nullptr;  // types_[last_type_]
   std::vector<std::uint32_t> registry_order_;
   BacktraceTable backtraces_;
-  std::unordered_map<std::uint64_t, std::uint32_t> site_of_;  // type << 32 | backtrace -> site
+  // The site of each backtrace's first allocating type, by backtrace id (most backtraces
+  // allocate one type: no hash lookup per allocation), and the sites of its other types.
+  static constexpr std::uint32_t kNoSite = UINT32_MAX;
+  std::vector<std::uint32_t> first_site_;
+  std::unordered_map<std::uint64_t, std::uint32_t> other_sites_;  // type << 32 | backtrace -> site
   std::vector<Site> sites_;
   LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
@@ -133,11 +137,12 @@ class ReportBuilder final : public TraceSink {
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
   std::map<MismatchKey, MismatchCount> mismatches_;
-  struct FrameHash {
-    std::size_t operator()(const Frame& frame) const;
-  };
   std::shared_ptr<FrameDescriptions> descriptions_ = std::make_shared<FrameDescriptions>();
-  std::unordered_map<Frame, const FrameDescription*, FrameHash> described_;
+  // The frames described so far, each interned as a backtrace of one frame: the table numbers
+  // them in order of first use after the empty backtrace (id 0), so id - 1 is the frame's index
+  // in descriptions_. (A flat table: a hash map's node per distinct frame was a third of
+  // describing it.)
+  BacktraceTable described_;
   // The paths of the mappings frames lie in, copied at their first use (a deque: they keep their
   // addresses), and by index in mappings_ the copy made (null: none yet).
   std::shared_ptr<std::deque<std::string>> module_paths_ =
