@@ -49,12 +49,17 @@ ExportInfo output_export(const ProcessOptions& o) {
 // ahead so that they print before the calls, as the original prints every map; none for other
 // input (a pipe cannot be read twice: there they print where they arrive). See rtrace-process(1),
 // TEXT OUTPUT.
-std::vector<Mapping> late_maps_of(const std::string& path) {
+std::vector<Mapping> late_maps_of(const std::string& path, const InputStream& main_input) {
+  // A mapped file is read again through the same mapping; another regular file is opened again.
+  std::unique_ptr<InputStream> input = main_input.read_again();
   struct stat st {};
-  if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (!input && !path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0 &&
+      S_ISREG(st.st_mode)) {
+    input = open_input(path);
+  }
+  if (!input) {
     return {};
   }
-  const std::unique_ptr<InputStream> input = open_input(path);
   const TraceFormatInfo* format = detect_format(input->peek(kDetectBytes));
   if (format != nullptr && format->name == "compact") {
     return read_compact_late_maps(*input);
@@ -96,7 +101,7 @@ int process(const ProcessOptions& o) {
   const std::optional<FastLeaksInput> fast =
       fast_leaks_applies(o) ? prepare_fast_leaks(o.input, input->name()) : std::nullopt;
   // Without late maps the stage would only pass every record on: it is left out.
-  std::vector<Mapping> late_maps = fast ? fast_late_maps(*fast) : late_maps_of(o.input);
+  std::vector<Mapping> late_maps = fast ? fast_late_maps(*fast) : late_maps_of(o.input, *input);
   std::optional<LateMapsFirst> late_maps_first;
   if (!late_maps.empty()) {
     late_maps_first.emplace(split, std::move(late_maps));

@@ -68,7 +68,12 @@ const TraceFormatInfo* find_format(std::string_view name) {
 const TraceFormatInfo& read_trace(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
   const TraceFormatInfo* format = detect_format(input);
   if (format != nullptr && format->read != nullptr) {
-    format->read(input, sink, diagnostics);
+    try {
+      format->read(input, sink, diagnostics);
+    } catch (const InputError&) {
+      input.report_truncation();  // the cause, when the file was cut short under the reader
+      throw;
+    }
     input.report_damage(diagnostics);
     return *format;
   }

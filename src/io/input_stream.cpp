@@ -10,12 +10,15 @@
 #include <stdexcept>
 
 #include "io/diagnostics.h"
+#include "io/mapped_file.h"
 #include "io/progress.h"
 
 namespace rtrace {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+// How much of a mapped file a fill vouches for at once (each costs an fstat).
+constexpr std::size_t kMappedWindow = std::size_t{16} << 20;
 
 Compression sniff_compression(std::span<const std::uint8_t> head) {
   if (head.size() >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
@@ -28,12 +31,47 @@ Compression sniff_compression(std::span<const std::uint8_t> head) {
   return Compression::None;
 }
 
+// A regular file that is not compressed, mapped; nothing when it cannot be mapped or needs
+// decompressing (then it is read).
+std::unique_ptr<InputStream> open_mapped(int fd, const std::string& path, bool show_progress) {
+  std::unique_ptr<MappedFile> mapped = MappedFile::map(fd, path);
+  if (!mapped) {
+    return nullptr;
+  }
+  const std::size_t head = mapped->readable(0, 4);
+  if (sniff_compression(mapped->bytes().first(head)) != Compression::None) {
+    return nullptr;
+  }
+  std::unique_ptr<Progress> progress =
+      show_progress ? std::make_unique<Progress>("reading " + path, mapped->size(), true) : nullptr;
+  return std::make_unique<InputStream>(std::move(mapped), path, std::move(progress));
+}
+
 }  // namespace
 
 InputStream::InputStream(std::unique_ptr<ByteSource> source, std::string name)
     : source_(std::move(source)), name_(std::move(name)) {}
 
+InputStream::InputStream(std::shared_ptr<MappedFile> mapped, std::string name,
+                         std::unique_ptr<Progress> progress)
+    : mapped_(std::move(mapped)),
+      progress_(std::move(progress)),
+      name_(std::move(name)),
+      data_(mapped_->bytes().data()) {}
+
+InputStream::~InputStream() = default;
+
+std::unique_ptr<InputStream> InputStream::read_again() const {
+  if (!mapped_) {
+    return nullptr;
+  }
+  return std::make_unique<InputStream>(mapped_, name_, nullptr);
+}
+
 bool InputStream::fill(std::size_t wanted) {
+  if (mapped_) {
+    return fill_mapped(wanted);
+  }
   if (begin_ > 0 && (buffer_.size() - begin_ < wanted || begin_ == end_)) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
@@ -50,6 +88,22 @@ bool InputStream::fill(std::size_t wanted) {
     }
     end_ += n;
   }
+  data_ = buffer_.data();
+  return end_ - begin_ >= wanted;
+}
+
+// begin_ and end_ are offsets in the file. A truncation found may leave less than was handed out
+// before: what lies beyond it is not the file's any more.
+bool InputStream::fill_mapped(std::size_t wanted) {
+  if (!eof_) {
+    const std::size_t asked = std::max(wanted, kMappedWindow);
+    const std::size_t got = mapped_->readable(begin_, asked);
+    eof_ = got < asked;
+    if (progress_ && begin_ + got > end_) {
+      progress_->advance(begin_ + got - end_);
+    }
+    end_ = begin_ + got;
+  }
   return end_ - begin_ >= wanted;
 }
 
@@ -60,7 +114,7 @@ std::span<const std::uint8_t> InputStream::peek(std::size_t n) {
     }
     fill(n);
   }
-  return {buffer_.data() + begin_, end_ - begin_};
+  return {data_ + begin_, end_ - begin_};
 }
 
 void InputStream::consume(std::size_t n) {
@@ -72,7 +126,7 @@ void InputStream::consume(std::size_t n) {
 std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
   std::size_t searched = 0;
   for (;;) {
-    const std::uint8_t* start = buffer_.data() + begin_;
+    const std::uint8_t* start = data_ + begin_;
     const std::size_t available = end_ - begin_;
     // memchr() must not see the null data() of a still empty buffer, even for 0 bytes.
     const void* nl =
@@ -96,7 +150,7 @@ std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
       }
       // The last line has no newline.
       const std::size_t length = end_ - begin_;
-      const char* text = reinterpret_cast<const char*>(buffer_.data() + begin_);
+      const char* text = reinterpret_cast<const char*>(data_ + begin_);
       ++lines_;
       consume(length);
       return std::string_view(text, length);
@@ -106,7 +160,22 @@ std::optional<std::string_view> InputStream::read_line(std::size_t max_length) {
                    "line longer than " + std::to_string(max_length) + " bytes (not a text trace?)");
 }
 
+void InputStream::report_truncation() const {
+  if (!mapped_) {
+    return;
+  }
+  // Asked once more: a truncation after the last fill may have zeroed bytes already read.
+  mapped_->readable(0, 0);
+  if (mapped_->truncated_at()) {
+    throw InputError(name_, *mapped_->truncated_at(), mapped_->truncation_message());
+  }
+}
+
 void InputStream::report_damage(Diagnostics& diagnostics) const {
+  if (mapped_) {
+    report_truncation();
+    return;
+  }
   const std::optional<StreamDamage>& damage = source_->damage();
   if (!damage) {
     return;
@@ -164,6 +233,11 @@ std::unique_ptr<InputStream> open_input(const std::string& path, bool show_progr
   const bool known = ::fstat(fd, &st) == 0;
   if (known && S_ISDIR(st.st_mode)) {
     throw std::runtime_error(path + ": is a directory, not a trace");
+  }
+  if (known && S_ISREG(st.st_mode)) {
+    if (std::unique_ptr<InputStream> mapped = open_mapped(fd, path, show_progress)) {
+      return mapped;
+    }
   }
   if (show_progress) {
     // The size of a regular file is the total; a pipe or device has none.

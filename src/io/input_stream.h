@@ -3,6 +3,11 @@
 // Readers peek at the bytes they need, decode them in place and consume them. Nothing is read
 // ahead beyond what a peek asks for plus one chunk, so memory stays bounded by the largest record
 // a reader accepts, never by the size of the input or by a size field read from it.
+//
+// A regular file that is not compressed is not read but mapped (io/mapped_file.h): peeks point
+// into the mapping, which saves copying every byte into the buffer. It is read as long as it was
+// when opened; a truncation found while reading ends the input there, and report_damage() makes
+// it an error at that offset.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +23,20 @@
 namespace rtrace {
 
 class Diagnostics;
+class MappedFile;
+class Progress;
 
 enum class Compression : std::uint8_t { None, Gzip, Zstd };
 
 class InputStream {
  public:
   InputStream(std::unique_ptr<ByteSource> source, std::string name);
+  // Reads `mapped`, counting what it hands out into `progress` (when there is one).
+  InputStream(std::shared_ptr<MappedFile> mapped, std::string name,
+              std::unique_ptr<Progress> progress);
+  InputStream(const InputStream&) = delete;
+  InputStream& operator=(const InputStream&) = delete;
+  ~InputStream();
 
   // The buffered bytes from the current position: at least `n` of them unless the input ends
   // first (then all that is left). `n` must not exceed kMaxPeek.
@@ -41,21 +54,34 @@ class InputStream {
   const std::string& name() const { return name_; }
   bool at_end() { return peek(1).empty(); }
 
+  // A second reading of the same mapped file from its start, for a first pass ahead of this one
+  // (the file is mapped once); nothing when this input is not a mapped file.
+  std::unique_ptr<InputStream> read_again() const;
+
   // Call when done reading. Compressed data that ended early was handed to the reader as an
   // ordinary end of input; this reports it, at its compressed byte offset: a truncated stream as
   // a warning (as a truncated plain file is), corrupt data or a decompression bomb by throwing
-  // InputError. Nothing happens for undamaged input.
+  // InputError. A mapped file found truncated while it was read throws InputError at the offset
+  // where it now ends. Nothing happens for undamaged input.
   void report_damage(Diagnostics& diagnostics) const;
+  // Only the mapped file's part of report_damage(): throws InputError when it was found truncated
+  // (also to be called when a reader failed: bytes past the cut may have read as zeros).
+  void report_truncation() const;
 
   static constexpr std::size_t kMaxPeek = std::size_t{64} << 20;
   static constexpr std::size_t kMaxLine = std::size_t{1} << 20;
 
  private:
   bool fill(std::size_t wanted);
+  bool fill_mapped(std::size_t wanted);
 
-  std::unique_ptr<ByteSource> source_;
+  std::unique_ptr<ByteSource> source_;  // null when mapped_ is read
+  std::shared_ptr<MappedFile> mapped_;
+  std::unique_ptr<Progress> progress_;  // of mapped_
   std::string name_;
   std::vector<std::uint8_t> buffer_;
+  // Where begin_ and end_ count from: buffer_'s data, or the mapped file's first byte.
+  const std::uint8_t* data_ = nullptr;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;

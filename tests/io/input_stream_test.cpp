@@ -1,9 +1,13 @@
 #include "io/input_stream.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <string>
+#include <thread>
 
 #include "compressed_cut.h"
 #include "io/decompression_limit.h"
@@ -203,6 +207,89 @@ TEST(InputStream, MissingFileNamesIt) {
     FAIL() << "expected an error";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("/nonexistent/rtrace/file"), std::string::npos);
+  }
+}
+
+// A named pipe is read, not mapped: all of it arrives, and it cannot be read again.
+TEST(InputStream, ReadsANamedPipe) {
+  const ScratchDir dir;
+  const std::string text = sample_text();
+  const auto fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    for (std::size_t at = 0; fd >= 0 && at < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+      if (n <= 0) {
+        break;
+      }
+      at += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  });
+  auto in = open_input(fifo.string());
+  EXPECT_EQ(in->read_again(), nullptr);
+  EXPECT_EQ(read_all(*in), text);
+  writer.join();
+  CollectingDiagnostics diagnostics;
+  EXPECT_NO_THROW(in->report_damage(diagnostics));
+}
+
+// A plain file is mapped: a second reading starts over the same mapping, apart from the first.
+TEST(InputStream, ReadsAMappedFileAgain) {
+  const ScratchDir dir;
+  const std::string text = sample_text();
+  test::write_file(dir / "plain", text);
+  auto in = open_input((dir / "plain").string());
+  ASSERT_EQ(in->read_line(), "line 0");
+  auto again = in->read_again();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->name(), (dir / "plain").string());
+  EXPECT_EQ(read_all(*again), text);
+  EXPECT_EQ(in->read_line(), "line 1");
+  EXPECT_EQ(in->offset(), 14U);
+}
+
+TEST(InputStream, EmptyFile) {
+  const ScratchDir dir;
+  test::write_file(dir / "empty", "");
+  auto in = open_input((dir / "empty").string());
+  EXPECT_TRUE(in->at_end());
+  EXPECT_EQ(in->read_line(), std::nullopt);
+  CollectingDiagnostics diagnostics;
+  EXPECT_NO_THROW(in->report_damage(diagnostics));
+}
+
+// Truncated while read: the input ends where the file now ends, and report_damage() says so
+// with the file's name and that offset.
+TEST(InputStream, MappedFileTruncatedWhileReadEndsThere) {
+  const ScratchDir dir;
+  std::string text;
+  while (text.size() < (std::size_t{40} << 20)) {  // more than one window of the mapping
+    text += sample_text();
+  }
+  const auto path = dir / "plain";
+  test::write_file(path, text);
+  auto in = open_input(path.string());
+  ASSERT_EQ(in->read_line(), "line 0");
+  const std::size_t cut = (std::size_t{20} << 20) + 5;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(cut)), 0);
+  ::close(fd);
+  // The cut lies beyond the first window (vouched for before it), so that everything read is the
+  // file's, and the input ends exactly at the cut.
+  const std::string rest = read_all(*in);
+  EXPECT_EQ(in->offset(), cut);
+  EXPECT_TRUE(rest == text.substr(7, cut - 7));
+  CollectingDiagnostics diagnostics;
+  try {
+    in->report_damage(diagnostics);
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.file(), path.string());
+    EXPECT_EQ(error.position(), cut);
+    EXPECT_NE(std::string(error.what()).find("file truncated while being read"), std::string::npos);
   }
 }
 

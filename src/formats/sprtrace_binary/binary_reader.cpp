@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <cstring>
@@ -313,7 +314,8 @@ void BinaryReader::read_packets() {
 // instructions.
 std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
                                         std::size_t pos) const {
-  if (type_first_ && !layout_.swap && !handshake_.big_endian) {
+  if (std::endian::native == std::endian::little && type_first_ && !layout_.swap &&
+      !handshake_.big_endian) {
     return skip_unwanted_native(bytes, pos);
   }
   const std::uint64_t counted_header = type_first_ ? 0 : 4;  // as read_packet()
@@ -335,29 +337,51 @@ std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
   return pos;
 }
 
+// For the first byte of a packet in the usual trace, whether skip_unwanted_native() must look at
+// the packet's whole type: kMayStop for the types it stops at (MMAP, PINF and MINF, which shares
+// MMAP's letter) and the handshake byte, kMayStopBeforeCall also for CALL (and CTXR) until the
+// first call. One table lookup rules out the packets it skips (CALL, BTRC, ARGS) in all but
+// those rare cases.
+constexpr std::uint8_t kMayStop = 1;
+constexpr std::uint8_t kMayStopBeforeCall = 2;
+constexpr std::array<std::uint8_t, 256> kStopLetters = [] {
+  std::array<std::uint8_t, 256> letters{};
+  const auto letter = [](PacketType type) { return static_cast<std::uint32_t>(type) & 0xFF; };
+  letters[letter(PacketType::MemoryMap)] = kMayStop;
+  letters[letter(PacketType::ProcessInfo)] = kMayStop;
+  letters[sprtrace::kHandshakeId] = kMayStop;
+  letters[letter(PacketType::FunctionCall)] = kMayStopBeforeCall;
+  return letters;
+}();
+
 // skip_unwanted() for the usual trace (2.0, written in this machine's byte order, so that
-// canonical_type() keeps every type as it stands): the raw type words are compared, in half the
-// instructions a packet.
+// canonical_type() keeps every type as it stands) on a little-endian machine, where a packet's
+// first byte is its type's low byte: a table lookup of that byte, then the whole type only when
+// the table says so. A packet longer than kMaxPacket, which read_packet() refuses, is left to it
+// as one that does not fit: the walk never looks beyond kMaxPacket bytes.
 std::size_t BinaryReader::skip_unwanted_native(std::span<const std::uint8_t> bytes,
                                                std::size_t pos) const {
   constexpr auto kMap = static_cast<std::uint32_t>(PacketType::MemoryMap);
   constexpr auto kProcess = static_cast<std::uint32_t>(PacketType::ProcessInfo);
-  // After the first call, no packet type equals the call's type in this comparison.
-  const std::uint32_t call =
-      seen_call_ ? kMap : static_cast<std::uint32_t>(PacketType::FunctionCall);
+  const std::uint32_t call = static_cast<std::uint32_t>(PacketType::FunctionCall);
+  const std::uint8_t stop_mask = seen_call_ ? kMayStop : kMayStop | kMayStopBeforeCall;
   const std::uint8_t* data = bytes.data();
-  const std::size_t size = bytes.size();
-  while (size - pos >= sprtrace::kPacketHeaderSize && data[pos] != sprtrace::kHandshakeId) {
-    std::uint32_t type = 0;
-    std::uint32_t field = 0;
-    std::memcpy(&type, data + pos, sizeof type);
-    std::memcpy(&field, data + pos + 4, sizeof field);
-    const std::uint64_t total = sprtrace::kPacketHeaderSize + std::uint64_t{field};
-    if (type == kMap || type == kProcess || type == call || total > kMaxPacket ||
-        total > size - pos) {
+  const std::size_t size = std::min(bytes.size(), kMaxPacket);
+  while (size - pos >= sprtrace::kPacketHeaderSize) {
+    std::uint64_t header = 0;  // type, then the data size
+    std::memcpy(&header, data + pos, sizeof header);
+    const std::size_t total = sprtrace::kPacketHeaderSize + static_cast<std::size_t>(header >> 32);
+    if (total > size - pos) {
       break;
     }
-    pos += static_cast<std::size_t>(total);
+    if ((kStopLetters[data[pos]] & stop_mask) != 0) {
+      const auto type = static_cast<std::uint32_t>(header);
+      if (type == kMap || type == kProcess || data[pos] == sprtrace::kHandshakeId ||
+          (type == call && !seen_call_)) {
+        break;
+      }
+    }
+    pos += total;
   }
   return pos;
 }

@@ -1,11 +1,15 @@
 // Damaged binary traces: whatever the damage, the reader never crashes or hangs, delivers only
 // records that are in the intact trace, finishes the sink once, and names a position.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <random>
 #include <string>
 
 #include "binary_test_support.h"
+#include "formats/format_registry.h"
+#include "pipeline/trace_sink.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {
@@ -43,6 +47,76 @@ TEST(BinaryDamage, TruncationAtEveryOffset) {
     }
     EXPECT_TRUE(result->warnings.starts_with("trace:")) << result->warnings;
     EXPECT_NE(result->warnings.find("truncated"), std::string::npos) << result->warnings;
+  }
+}
+
+// Cuts the file at `path` to `size` bytes, through a descriptor of its own, when the call with
+// index `at` arrives: the trace is truncated while the reader is in the middle of it.
+class TruncateAtCall final : public ForwardingSink {
+ public:
+  TruncateAtCall(TraceSink& next, std::filesystem::path path, std::uint64_t at, off_t size)
+      : ForwardingSink(next), path_(std::move(path)), at_(at), size_(size) {}
+  void call(const CallRecord& record) override {
+    if (record.call.index == at_) {
+      const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(::ftruncate(fd, size_), 0);
+      ::close(fd);
+    }
+    ForwardingSink::call(record);
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::uint64_t at_;
+  off_t size_;
+};
+
+// A file (read through a mapping) truncated while it is read: no crash, the records before the
+// cut as in the intact trace, and an error naming the file and the offset it now ends at.
+TEST(BinaryDamage, FileTruncatedWhileReadIsAnErrorAtTheCut) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string one = read_fixture("memory/memory.raw");
+  const auto intact = read_bytes(one);
+  const ScratchDir dir;
+  const auto path = dir / "memory.raw";
+  // Copies after the first (read past as a second trace) make pages beyond the cut, whose
+  // reading faults once the file is cut.
+  std::string copies;
+  for (int i = 0; i < 64; ++i) {
+    copies += one;
+  }
+  test::write_file(path, copies);
+  // The cut: the start of the fourth call, after the third is delivered (at the fourth's CALL).
+  std::size_t cut = 0;
+  for (int i = 0; i < 4; ++i) {
+    cut = one.find("CALL", cut + 1);
+  }
+  ASSERT_NE(cut, std::string::npos);
+  RecordingSink records;
+  TruncateAtCall truncating(records, path, 2, static_cast<off_t>(cut));
+  const std::unique_ptr<InputStream> input = open_input(path.string());
+  CollectingDiagnostics diagnostics;
+  try {
+    read_trace(*input, truncating, diagnostics);
+    FAIL() << "no error; warnings: " << diagnostics.text();
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.file(), path.string());
+    EXPECT_EQ(error.position(), cut);
+    EXPECT_NE(std::string(error.what())
+                  .find("file truncated while being read (it had " + std::to_string(copies.size()) +
+                        " bytes)"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(records.finish_count(), 1);
+  ASSERT_GE(records.call_count(), 3U);
+  // The bytes after the cut read as zeros until the truncation is found: no record comes of
+  // them (at most a warning of packets of type 0).
+  const std::vector<std::string>& lines = records.lines();
+  ASSERT_LE(lines.size(), intact->sink.lines().size());
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    EXPECT_EQ(lines[i], intact->sink.lines()[i]);
   }
 }
 
