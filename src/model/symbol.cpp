@@ -53,4 +53,13 @@ SymbolTable::Interned SymbolTable::intern(const Symbol& symbol) {
   return {entry->second, added};
 }
 
+SymbolTable::Interned SymbolTable::intern(std::string key, Symbol&& symbol) {
+  auto [entry, added] = ids_.try_emplace(std::move(key), 0);
+  if (added) {
+    symbols_.push_back(std::move(symbol));
+    entry->second = static_cast<SymbolId>(symbols_.size());
+  }
+  return {entry->second, added};
+}
+
 }  // namespace rtrace

@@ -58,12 +58,16 @@ class SymbolTable {
     bool added = false;  // first time seen: announce it
   };
   Interned intern(const Symbol& symbol);
+  // The same for a symbol whose key(symbol) was made beforehand (on another thread, say); the
+  // symbol is kept by moving it.
+  Interned intern(std::string key, Symbol&& symbol);
   const Symbol& at(SymbolId id) const { return symbols_.at(id - 1); }
   std::size_t size() const { return symbols_.size(); }
 
- private:
+  // What tells symbols apart: equal keys, equal symbols.
   static std::string key(const Symbol& symbol);
 
+ private:
   std::vector<Symbol> symbols_;
   std::unordered_map<std::string, SymbolId> ids_;
 };

@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "symbols/work_ranges.h"
+
 namespace rtrace::symbols {
 
 AddressResolver::AddressResolver(ResolveOptions options)
@@ -145,13 +147,17 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   if (threads <= 1) {
     return;
   }
-  const std::vector<std::vector<Share>> shares = share_out(pending, threads);
+  open_handles(pending, threads);
+  const std::vector<std::span<Pending>> pieces = pieces_of(pending);
+  WorkRanges work(starts_of(pieces, threads), pieces.size());
   std::vector<std::exception_ptr> failures(threads);
   const auto run = [&](std::size_t thread) {
     try {
-      for (const Share& share : shares[thread]) {
-        for (Pending& entry : share.symbols != nullptr ? share.addresses : std::span<Pending>()) {
-          entry.answer = {share.symbols, share.symbols->lookup(entry.address)};
+      while (const std::optional<std::size_t> piece = work.next(thread)) {
+        ModuleSymbols* symbols = opened_handles(*pieces[*piece].front().module, thread);
+        for (Pending& entry : symbols != nullptr ? pieces[*piece] : std::span<Pending>()) {
+          entry.answer = {symbols, symbols->lookup(entry.address)};
+          symbols->prepare_description(entry.answer.index);
         }
       }
     } catch (...) {
@@ -159,18 +165,14 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
     }
   };
   std::vector<std::thread> workers;
-  std::vector<std::size_t> not_started;  // no thread to be had: their shares run here
   for (std::size_t thread = 1; thread < threads; ++thread) {
     try {
       workers.emplace_back(run, thread);
     } catch (const std::system_error&) {
-      not_started.push_back(thread);
+      break;  // no thread to be had: the others take its share over
     }
   }
   run(0);
-  for (const std::size_t thread : not_started) {
-    run(thread);
-  }
   for (std::thread& worker : workers) {
     worker.join();
   }
@@ -186,29 +188,54 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   }
 }
 
-// Each module's addresses are cut into contiguous pieces, one per thread where there are enough
-// of them (the cost of an address differs much from file to file), whole small modules in turn
-// otherwise. The handles are opened here, on the calling thread; each thread then uses only its
-// own.
-std::vector<std::vector<AddressResolver::Share>> AddressResolver::share_out(
-    std::vector<Pending>& pending, std::size_t threads) {
-  std::vector<std::vector<Share>> shares(threads);
-  std::size_t next_thread = 0;
+namespace {
+// Pieces small enough that a thread left without work can take half of another's.
+constexpr std::size_t kMostPerPiece = 512;
+}  // namespace
+
+std::vector<std::span<AddressResolver::Pending>> AddressResolver::pieces_of(
+    std::vector<Pending>& pending) {
+  std::vector<std::span<Pending>> pieces;
   for (auto first = pending.begin(); first != pending.end();) {
-    const auto last = std::find_if(
-        first, pending.end(), [&](const Pending& entry) { return entry.module != first->module; });
-    const auto count = static_cast<std::size_t>(last - first);
-    const std::size_t parts = std::clamp<std::size_t>(count / kFewestPerThread, 1, threads);
-    for (std::size_t part = 0; part < parts; ++part) {
-      const std::size_t thread = (next_thread + part) % threads;
-      const std::size_t begin = count * part / parts;
-      const std::span<Pending> piece(&*first + begin, count * (part + 1) / parts - begin);
-      shares[thread].push_back({piece, handles_for(*first->module, static_cast<unsigned>(thread))});
-    }
-    next_thread = (next_thread + parts) % threads;
+    const auto limit = first + std::min<std::ptrdiff_t>(kMostPerPiece, pending.end() - first);
+    const auto last = std::find_if(first, limit, [&](const Pending& entry) {
+      return entry.module != first->module || entry.part != first->part;
+    });
+    pieces.emplace_back(&*first, static_cast<std::size_t>(last - first));
     first = last;
   }
-  return shares;
+  return pieces;
+}
+
+std::vector<std::size_t> AddressResolver::starts_of(const std::vector<std::span<Pending>>& pieces,
+                                                    std::size_t threads) {
+  std::size_t total = 0;
+  for (const std::span<Pending>& piece : pieces) {
+    total += piece.size();
+  }
+  std::vector<std::size_t> starts{0};
+  std::size_t before = 0;  // addresses in the pieces before `piece`
+  for (std::size_t piece = 0; piece < pieces.size() && starts.size() < threads; ++piece) {
+    if (before >= total * starts.size() / threads) {
+      starts.push_back(piece);
+    }
+    before += pieces[piece].size();
+  }
+  starts.resize(threads, pieces.size());
+  return starts;
+}
+
+// Every thread may end up in any module (taking over another's share), so each gets handles on
+// every module with addresses; they are cheap until their tables are first read, on the thread.
+void AddressResolver::open_handles(const std::vector<Pending>& pending, std::size_t threads) {
+  for (auto entry = pending.begin(); entry != pending.end();) {
+    for (std::size_t thread = 1; thread < threads; ++thread) {
+      handles_for(*entry->module, static_cast<unsigned>(thread));
+    }
+    const Module* module = entry->module;
+    entry = std::find_if(entry, pending.end(),
+                         [&](const Pending& other) { return other.module != module; });
+  }
 }
 
 ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
@@ -223,6 +250,21 @@ ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
     copy = ModuleSymbols::open(module.on_disk, module.unreadable.module, search_, options_);
   }
   return copy.get();
+}
+
+ModuleSymbols* AddressResolver::opened_handles(const Module& module, std::size_t thread) {
+  return thread == 0 ? module.symbols.get() : module.copies.at(thread - 1).get();
+}
+
+DescribedAnswer AddressResolver::take_description(AnswerKey key) {
+  if (key.source == nullptr || key.index == kUnreadable) {
+    DescribedAnswer described{describe(key), {}};
+    described.key = SymbolTable::key(described.symbol);
+    return described;
+  }
+  // The key names one of this resolver's own handles, which are not const.
+  return const_cast<ModuleSymbols*>(static_cast<const ModuleSymbols*>(key.source))
+      ->take_description(key.index);
 }
 
 const Symbol& AddressResolver::describe(AnswerKey key) {

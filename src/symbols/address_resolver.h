@@ -43,10 +43,16 @@ class AddressResolver {
 
   const Symbol& resolve(Address return_address) { return describe(lookup(return_address)); }
 
+  // What the answer says, with its SymbolTable key, for a caller that keeps it: made by the
+  // thread that looked the address up when prefetch() did, so only moved here.
+  DescribedAnswer take_description(AnswerKey key);
+
   // Looks up, on up to options.jobs threads, the return addresses among `return_addresses`
   // that no lookup has seen yet, so that their lookup() afterwards only fetches the answer.
-  // Each thread takes a contiguous share of the distinct addresses in module and address order
-  // (so mostly its own compile units) and reads the files through its own handles.
+  // The addresses are taken compile unit by compile unit, in module and address order, each
+  // thread starting on its own contiguous share (so mostly its own units and files) and taking
+  // over half of the largest share left once done; a thread reads the files through its own
+  // handles, and also describes the answers it finds (see take_description).
   void prefetch(std::span<const Address> return_addresses);
 
  private:
@@ -67,11 +73,6 @@ class AddressResolver {
     std::size_t part = 0;       // ModuleSymbols::part_of(address)
     AnswerKey answer;
   };
-  // A contiguous piece of one module's pending addresses and the handles that look them up.
-  struct Share {
-    std::span<Pending> addresses;
-    ModuleSymbols* symbols = nullptr;  // null: the file could not be opened again
-  };
   struct Region {
     Address end = 0;
     Module* module = nullptr;
@@ -84,10 +85,19 @@ class AddressResolver {
   // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
   // by module and address.
   std::vector<Pending> distinct_new(std::span<const Address> return_addresses) const;
-  // What each of `threads` threads looks up.
-  std::vector<std::vector<Share>> share_out(std::vector<Pending>& pending, std::size_t threads);
-  // The handles thread `thread` of prefetch uses for `module`.
+  // The pieces prefetch hands out: one module's addresses in one part of its debug information
+  // (at most kMostPerPiece of them).
+  static std::vector<std::span<Pending>> pieces_of(std::vector<Pending>& pending);
+  // Where each of `threads` threads starts among `pieces`: at even shares of the addresses.
+  static std::vector<std::size_t> starts_of(const std::vector<std::span<Pending>>& pieces,
+                                            std::size_t threads);
+  // Opens, on the calling thread, the handles the other threads may need for `pending`.
+  void open_handles(const std::vector<Pending>& pending, std::size_t threads);
+  // The handles thread `thread` of prefetch uses for `module`, opened now if need be.
   ModuleSymbols* handles_for(Module& module, unsigned thread);
+  // The same once open_handles() has opened them (null: the file could not be opened again);
+  // opens nothing, so the prefetch threads can call it.
+  static ModuleSymbols* opened_handles(const Module& module, std::size_t thread);
 
   ResolveOptions options_;
   DebugSearch search_;

@@ -148,6 +148,32 @@ void ModuleSymbols::describe(std::uint32_t index, Symbol& symbol) const {
   }
 }
 
+DescribedAnswer ModuleSymbols::described(std::uint32_t index) const {
+  DescribedAnswer answer;
+  describe(index, answer.symbol);
+  answer.key = SymbolTable::key(answer.symbol);
+  return answer;
+}
+
+void ModuleSymbols::prepare_description(std::uint32_t index) {
+  if (prepared_state_.size() <= index) {
+    prepared_state_.resize(answers_.size(), Prepared::No);
+    prepared_.resize(answers_.size());
+  }
+  if (prepared_state_[index] == Prepared::No) {
+    prepared_[index] = described(index);
+    prepared_state_[index] = Prepared::Ready;
+  }
+}
+
+DescribedAnswer ModuleSymbols::take_description(std::uint32_t index) {
+  const bool ready = index < prepared_state_.size() && prepared_state_[index] == Prepared::Ready;
+  if (index < prepared_state_.size()) {
+    prepared_state_[index] = Prepared::Taken;
+  }
+  return ready ? std::move(prepared_[index]) : described(index);
+}
+
 ModuleSymbols::Answer ModuleSymbols::answer(std::uint64_t address) {
   Answer answer;
   if (options_.method == ResolveMethod::DebugInfo && source_answer(address, answer)) {

@@ -33,6 +33,12 @@ class DebugSearch {
   Dwfl_Callbacks callbacks_{};
 };
 
+// An answer put into words: the Symbol it stands for and its SymbolTable key.
+struct DescribedAnswer {
+  Symbol symbol;
+  std::string key;
+};
+
 class ModuleSymbols {
  public:
   // Opens `file` (the module's path under the sysroot); nullptr when it is not a readable ELF
@@ -61,6 +67,12 @@ class ModuleSymbols {
   std::size_t part_of(std::uint64_t address);
   // Writes answer `index` into `info` (reusing its storage).
   void describe(std::uint32_t index, Symbol& symbol) const;
+  // Describes answer `index` now, unless done or taken before, and keeps it for
+  // take_description(): the thread that looked the answer up also does this (demangled names
+  // split, strings copied, the key made), leaving the calling thread only the interning.
+  void prepare_description(std::uint32_t index);
+  // Answer `index` described: the prepared one, moved out, or made now.
+  DescribedAnswer take_description(std::uint32_t index);
 
  private:
   // Answers hold interned strings: a module has few distinct functions and lines, while a
@@ -81,6 +93,7 @@ class ModuleSymbols {
   ModuleSymbols(Dwfl* dwfl, Dwfl_Module* module, std::string display_path,
                 const ResolveOptions& options);
   Answer answer(std::uint64_t address);
+  DescribedAnswer described(std::uint32_t index) const;
   // The index of an answer equal to `answer` given before, or of `answer` added now.
   std::uint32_t intern(const Answer& answer);
   bool source_answer(std::uint64_t address, Answer& answer);
@@ -109,6 +122,10 @@ class ModuleSymbols {
   std::vector<Answer> answers_;
   std::vector<InlinedAnswer> inlined_;
   std::unordered_map<const char*, std::string> files_;  // DWARF's name -> the name we show
+  // By answer index: what prepare_description() made, and where each answer stands.
+  enum class Prepared : std::uint8_t { No, Ready, Taken };
+  std::vector<DescribedAnswer> prepared_;
+  std::vector<Prepared> prepared_state_;
 };
 
 }  // namespace rtrace::symbols

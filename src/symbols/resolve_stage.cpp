@@ -2,6 +2,7 @@
 
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "symbols/address_resolver.h"
@@ -165,9 +166,19 @@ class ResolveStage final : public ForwardingSink {
     const AddressResolver::AnswerKey answer = resolver_.lookup(frame.address);
     auto [known, first_time] = answers_.try_emplace(answer, kNoSymbol);
     if (first_time) {
-      known->second = own_id(resolver_.describe(answer));
+      known->second = own_id(resolver_.take_description(answer));
     }
     return known->second;
+  }
+
+  // An answer's symbol, interned by the key the resolver made with it.
+  SymbolId own_id(DescribedAnswer&& described) {
+    const SymbolTable::Interned interned =
+        table_.intern(std::move(described.key), std::move(described.symbol));
+    if (interned.added) {
+      next().symbol(interned.id, table_.at(interned.id));
+    }
+    return interned.id;
   }
 
   struct AnswerHash {

@@ -36,13 +36,32 @@ void set_location(SourcePosition& position, std::string_view location) {
   position.file = location;
 }
 
-std::string location_text(const SourcePosition& position) {
-  std::string text = position.file;
+// Appends "file:line", or the file alone when the line is unknown.
+void append_location(std::string& text, const SourcePosition& position) {
+  text += position.file;
   if (position.line != 0) {
+    char digits[kMaxDigits];
     text += ':';
-    text += std::to_string(position.line);
+    text.append(digits, write_decimal(digits, position.line));
   }
-  return text;
+}
+
+void append_name(std::string& text, const SourcePosition& position) {
+  text += position.function;
+  text += position.parameters;
+}
+
+// Room for the whole text at once: a symbol's text is built for every distinct frame.
+std::size_t text_size_bound(const Symbol& symbol) {
+  constexpr std::size_t kPunctuation = 32;  // separators, ":line", " (inlined by ", ")"
+  std::size_t size = symbol.module.size() + kPunctuation;
+  const auto add = [&](const SourcePosition& position) {
+    size +=
+        position.function.size() + position.parameters.size() + position.file.size() + kPunctuation;
+  };
+  add(symbol.where);
+  std::for_each(symbol.inlined_by.begin(), symbol.inlined_by.end(), add);
+  return size;
 }
 
 Symbol module_form(std::string_view function, std::string_view module) {
@@ -122,21 +141,27 @@ std::string format_resolved_frame(const Symbol& symbol) {
   }
   const SourcePosition& where = symbol.where;
   const bool source = !where.file.empty();
-  std::string text = where.qualified_name();
-  const std::string location = source ? location_text(where) : symbol.module;
-  if (!location.empty()) {
+  std::string text;
+  text.reserve(text_size_bound(symbol));
+  append_name(text, where);
+  if (source || !symbol.module.empty()) {
     if (!text.empty()) {
       text += ' ';
     }
-    text += source ? kAt : kFrom;
-    text += location;
+    if (source) {
+      text += kAt;
+      append_location(text, where);
+    } else {
+      text += kFrom;
+      text += symbol.module;
+    }
   }
   if (source) {
     for (const SourcePosition& call : symbol.inlined_by) {
       text += kInlinedBy;
-      text += call.qualified_name();
+      append_name(text, call);
       text += " at ";
-      text += location_text(call);
+      append_location(text, call);
       text += ')';
     }
   }
