@@ -13,6 +13,7 @@
 #include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/input_stream.h"
+#include "io/mapped_file.h"
 #include "io/memory_source.h"
 
 namespace rtrace::cli {
@@ -180,7 +181,9 @@ std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const 
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return std::nullopt;
   }
-  std::optional<LeaksScan> scan = scan_binary_leaks(fd.get(), kMaxKeptBytes);
+  // Mapped, the file is scanned where it lies (no copy of it); read() when it cannot be.
+  const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd.get(), name);
+  std::optional<LeaksScan> scan = scan_binary_leaks(fd.get(), mapped.get(), kMaxKeptBytes);
   if (!scan) {
     return std::nullopt;
   }

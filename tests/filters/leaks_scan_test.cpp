@@ -20,6 +20,7 @@
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/mapped_file.h"
 #include "io/memory_source.h"
 #include "support/test_paths.h"
 
@@ -53,11 +54,20 @@ std::vector<std::uint64_t> general_survivors(const std::filesystem::path& path) 
   return survivors.indices;
 }
 
+// How the first pass reads the file.
+enum class Reading { Mapped, WithRead };
+
 // The fast path's first pass: the calls it keeps whole (a routing call is only a CALL packet).
-std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path) {
+std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path,
+                                                         Reading reading) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_GE(fd, 0) << path;
-  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, kNoLimit);
+  std::unique_ptr<MappedFile> mapped;
+  if (reading == Reading::Mapped) {
+    mapped = MappedFile::map(fd, path.string());
+    EXPECT_NE(mapped, nullptr) << path;
+  }
+  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, mapped.get(), kNoLimit);
   ::close(fd);
   if (!scan) {
     return std::nullopt;
@@ -82,7 +92,7 @@ std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
 
 TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
   const ScratchDir dir;
-  // 1024 events a batch: about 200 and 60 batches, with many and with few blocks alive at once.
+  // 8192 events a batch: about 24 and 7 batches, with many and with few blocks alive at once.
   const std::vector<std::string> shapes = {
       "--calls 200000 --depth 2 --stacks 50 --live 30000 --seed 3",
       "--calls 60000 --depth 1 --stacks 10 --live 20 --seed 5"};
@@ -90,7 +100,27 @@ TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
     const auto trace = generate(dir, "g" + std::to_string(i), shapes[i]);
     const std::vector<std::uint64_t> expected = general_survivors(trace);
     EXPECT_GT(expected.size(), 10u) << shapes[i];
-    EXPECT_EQ(scan_survivors(trace), expected) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace, Reading::Mapped), expected) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace, Reading::WithRead), expected) << shapes[i];
+  }
+}
+
+// A mapped file cut short after it was mapped: the scan gives up (the general path reports the
+// truncation) instead of reading what is no longer the file's.
+TEST(LeaksScan, AMappedFileTruncatedMeanwhileIsLeftToTheGeneralPath) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "t", "--calls 50000 --depth 2 --stacks 50 --live 100 --seed 7");
+  const auto size = std::filesystem::file_size(trace);
+  for (const std::uintmax_t cut : {size / 2, size - 1, std::uintmax_t{3}}) {
+    const auto copy = dir / ("cut" + std::to_string(cut));
+    std::filesystem::copy_file(trace, copy);
+    const int fd = ::open(copy.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd, copy.string());
+    ASSERT_NE(mapped, nullptr);
+    std::filesystem::resize_file(copy, cut);
+    EXPECT_FALSE(scan_binary_leaks(fd, mapped.get(), kNoLimit)) << cut;
+    ::close(fd);
   }
 }
 
@@ -103,7 +133,9 @@ TEST(LeaksScan, FixturesKeepTheGeneralPathsLeaks) {
       continue;
     }
     ++binary;
-    EXPECT_EQ(scan_survivors(entry.path()), general_survivors(entry.path())) << entry.path();
+    const std::vector<std::uint64_t> expected = general_survivors(entry.path());
+    EXPECT_EQ(scan_survivors(entry.path(), Reading::Mapped), expected) << entry.path();
+    EXPECT_EQ(scan_survivors(entry.path(), Reading::WithRead), expected) << entry.path();
   }
   EXPECT_GE(binary, 4);  // memory, fd, shmsysv, context
 }
