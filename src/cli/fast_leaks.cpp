@@ -15,6 +15,7 @@
 #include "io/input_stream.h"
 #include "io/mapped_file.h"
 #include "io/memory_source.h"
+#include "io/progress.h"
 
 namespace rtrace::cli {
 namespace {
@@ -172,7 +173,8 @@ bool fast_leaks_applies(const ProcessOptions& o) {
          !o.call_address;
 }
 
-std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name) {
+std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name,
+                                                 bool show_progress) {
   if (path.empty() || path == "-") {
     return std::nullopt;
   }
@@ -183,7 +185,10 @@ std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const 
   }
   // Mapped, the file is scanned where it lies (no copy of it); read() when it cannot be.
   const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd.get(), name);
-  std::optional<LeaksScan> scan = scan_binary_leaks(fd.get(), mapped.get(), kMaxKeptBytes);
+  Progress progress("reading " + path, static_cast<std::uint64_t>(st.st_size), show_progress);
+  std::optional<LeaksScan> scan =
+      scan_binary_leaks(fd.get(), mapped.get(), kMaxKeptBytes, &progress);
+  progress.finish();
   if (!scan) {
     return std::nullopt;
   }

@@ -16,6 +16,7 @@
 #include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_binary/protocol.h"
 #include "io/mapped_file.h"
+#include "io/progress.h"
 #include "model/seeded_hash.h"
 
 namespace rtrace {
@@ -208,8 +209,8 @@ class LiveTable {
 
 class Scanner {
  public:
-  Scanner(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes)
-      : window_(fd, mapped), mapped_(mapped), max_kept_(max_kept_bytes) {}
+  Scanner(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes, Progress* progress)
+      : window_(fd, mapped), mapped_(mapped), progress_(progress), max_kept_(max_kept_bytes) {}
 
   std::optional<LeaksScan> run();
 
@@ -266,6 +267,7 @@ class Scanner {
 
   Window window_;
   MappedFile* mapped_;
+  Progress* progress_;  // or nullptr
   std::uint64_t max_kept_;
   std::uint64_t kept_bytes_ = 0;
   std::uint8_t pointer_size_ = 8;
@@ -358,6 +360,9 @@ bool Scanner::scan_window() {
     pos += sprtrace::kPacketHeaderSize + size;
   }
   window_.consume(pos);
+  if (progress_ != nullptr) {
+    progress_->advance(pos);  // once a window: a few hundred times for a large file
+  }
   return true;
 }
 
@@ -631,9 +636,9 @@ LeaksScan Scanner::result() {
 
 }  // namespace
 
-std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped,
-                                           std::uint64_t max_kept_bytes) {
-  std::optional<LeaksScan> scan = Scanner(fd, mapped, max_kept_bytes).run();
+std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes,
+                                           Progress* progress) {
+  std::optional<LeaksScan> scan = Scanner(fd, mapped, max_kept_bytes, progress).run();
   if (scan) {
     std::uint64_t kept = 0;
     for (const LeaksScanPiece& piece : scan->pieces) {

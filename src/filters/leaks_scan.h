@@ -23,6 +23,7 @@
 namespace rtrace {
 
 class MappedFile;
+class Progress;
 
 // One stretch of the file for the second pass.
 struct LeaksScanPiece {
@@ -44,8 +45,9 @@ struct LeaksScan {
 
 // Scans the regular file open as `fd` from its start, through `mapped` (its mapping, see
 // io/mapped_file.h) when not null, else with read(); nothing when the fast path does not apply
-// (also when the file was found truncated while mapped).
-std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped,
-                                           std::uint64_t max_kept_bytes);
+// (also when the file was found truncated while mapped). The bytes scanned are counted into
+// `progress` when not null (a progress line on a terminal, io/progress.h).
+std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes,
+                                           Progress* progress = nullptr);
 
 }  // namespace rtrace

@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "filters/batch_worker.h"
@@ -22,6 +25,7 @@
 #include "io/input_stream.h"
 #include "io/mapped_file.h"
 #include "io/memory_source.h"
+#include "io/progress.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -121,6 +125,36 @@ TEST(LeaksScan, AMappedFileTruncatedMeanwhileIsLeftToTheGeneralPath) {
     std::filesystem::resize_file(copy, cut);
     EXPECT_FALSE(scan_binary_leaks(fd, mapped.get(), kNoLimit)) << cut;
     ::close(fd);
+  }
+}
+
+// The bytes scanned go into a progress line (on a terminal, `rtrace process -l`'s), as the
+// general path's reading does; here drawn into a file.
+TEST(LeaksScan, CountsTheBytesScannedIntoAProgressLine) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "p", "--calls 20000 --depth 2 --stacks 50 --live 100 --seed 9");
+  const auto size = std::filesystem::file_size(trace);
+  for (const Reading reading : {Reading::Mapped, Reading::WithRead}) {
+    const auto line_path = dir / (reading == Reading::Mapped ? "mapped" : "read");
+    const int line = ::open(line_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ASSERT_GE(line, 0);
+    const int fd = ::open(trace.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const std::unique_ptr<MappedFile> mapped =
+        reading == Reading::Mapped ? MappedFile::map(fd, trace.string()) : nullptr;
+    {
+      Progress progress("reading p", size, true, line);
+      std::this_thread::sleep_for(std::chrono::milliseconds(120));  // a line is due at once
+      EXPECT_TRUE(scan_binary_leaks(fd, mapped.get(), kNoLimit, &progress));
+    }
+    ::close(fd);
+    ::close(line);
+    const std::string text = test::read_file(line_path);
+    EXPECT_TRUE(
+        std::regex_match(text, std::regex("(\r\033\\[Krtrace: reading p: [0-9.]+ (B|KiB|MiB) "
+                                          "of [0-9.]+ MiB \\([0-9]+%\\), [0-9.]+ "
+                                          "[KMG]?i?B/s)+\r\033\\[K")))
+        << text;
   }
 }
 
