@@ -306,7 +306,9 @@ std::optional<LeaksScan> Scanner::run() {
   if (!worker_.finish()) {
     std::rethrow_exception(worker_.error());
   }
-  if (!scanned || (mapped_ != nullptr && mapped_->truncated_at())) {
+  // A mapped file cut short at any time during the scan (a fault noted, or its size now) is
+  // the general path's to report.
+  if (!scanned || (mapped_ != nullptr && mapped_->readable(0, mapped_->size()) < mapped_->size())) {
     return std::nullopt;
   }
   return result();
@@ -347,12 +349,14 @@ bool Scanner::scan_window() {
   const std::uint8_t* const start = window_.data();
   const std::size_t available = window_.available();
   const std::uint64_t base = window_.offset();
+  constexpr std::uint64_t kMaxSize = kMaxPacket - sprtrace::kPacketHeaderSize;
   std::size_t pos = 0;
   while (available - pos >= sprtrace::kPacketHeaderSize) {
     const std::uint8_t* head = start + pos;
     const std::uint32_t size = load_u32(head + 4, false);
-    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize) {
-      break;  // scan_packets() decides
+    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize ||
+        size > kMaxSize) {
+      break;  // scan_packets() decides (a packet the reader refuses: the general path)
     }
     if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, base + pos)) {
       return false;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <regex>
@@ -21,6 +22,8 @@
 #include "filters/batch_worker.h"
 #include "filters/leaks_filter.h"
 #include "formats/sprtrace_binary/binary_reader.h"
+#include "formats/sprtrace_binary/packet_cursor.h"
+#include "formats/sprtrace_binary/protocol.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/mapped_file.h"
@@ -126,6 +129,40 @@ TEST(LeaksScan, AMappedFileTruncatedMeanwhileIsLeftToTheGeneralPath) {
     EXPECT_FALSE(scan_binary_leaks(fd, mapped.get(), kNoLimit)) << cut;
     ::close(fd);
   }
+}
+
+// A packet larger than the reader accepts (64 MiB), even one the second pass would not read (the
+// backtrace of a release), is the general path's to report: the scan gives up on it.
+TEST(LeaksScan, APacketLargerThanTheReaderAcceptsIsLeftToTheGeneralPath) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "big", "--calls 2000 --depth 2 --stacks 20 --live 50 --seed 4");
+  std::string bytes = test::read_file(trace);
+  // A release of the trace again (its block is gone: it cannot survive), as the last call.
+  std::string release;
+  for (std::size_t at = 2 + static_cast<std::uint8_t>(bytes[1]); at + 8 <= bytes.size();) {
+    const std::uint32_t type =
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at]), false);
+    const std::uint32_t size =
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at + 4]), false);
+    if (type == static_cast<std::uint32_t>(sprtrace::PacketType::FunctionCall) &&
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at + 8 + 12]), false) ==
+            sprtrace::kCallFree) {
+      release = bytes.substr(at, 8 + size);
+    }
+    at += 8 + size;
+  }
+  ASSERT_FALSE(release.empty());
+  const std::uint32_t too_large = (std::uint32_t{64} << 20) - 8 + 1;  // with its header: 64 MiB + 1
+  std::string backtrace(8 + std::size_t{too_large}, '\0');
+  const std::uint32_t header[2] = {static_cast<std::uint32_t>(sprtrace::PacketType::Backtrace),
+                                   too_large};
+  std::memcpy(backtrace.data(), header, sizeof header);  // a count of 0 frames follows
+  bytes += release + backtrace;
+  const auto big = dir / "big.raw";
+  test::write_file(big, bytes);
+  EXPECT_EQ(scan_survivors(big, Reading::Mapped), std::nullopt);
+  EXPECT_EQ(scan_survivors(big, Reading::WithRead), std::nullopt);
+  EXPECT_TRUE(scan_survivors(trace, Reading::Mapped));  // without the packet: scanned
 }
 
 // The bytes scanned go into a progress line (on a terminal, `rtrace process -l`'s), as the
