@@ -347,16 +347,16 @@ bool Scanner::scan_packets() {
 // for more only when the next packet is not.
 bool Scanner::scan_window() {
   const std::uint8_t* const start = window_.data();
-  const std::size_t available = window_.available();
+  // No more than the largest packet the reader accepts: a packet wholly inside is never larger
+  // (scan_packets() refuses the larger ones), at no cost per packet.
+  const std::size_t available = std::min<std::size_t>(window_.available(), kMaxPacket);
   const std::uint64_t base = window_.offset();
-  constexpr std::uint64_t kMaxSize = kMaxPacket - sprtrace::kPacketHeaderSize;
   std::size_t pos = 0;
   while (available - pos >= sprtrace::kPacketHeaderSize) {
     const std::uint8_t* head = start + pos;
     const std::uint32_t size = load_u32(head + 4, false);
-    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize ||
-        size > kMaxSize) {
-      break;  // scan_packets() decides (a packet the reader refuses: the general path)
+    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize) {
+      break;  // scan_packets() decides
     }
     if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, base + pos)) {
       return false;
