@@ -13,7 +13,9 @@
 #include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/input_stream.h"
+#include "io/mapped_file.h"
 #include "io/memory_source.h"
+#include "io/progress.h"
 
 namespace rtrace::cli {
 namespace {
@@ -171,7 +173,8 @@ bool fast_leaks_applies(const ProcessOptions& o) {
          !o.call_address;
 }
 
-std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name) {
+std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name,
+                                                 bool show_progress) {
   if (path.empty() || path == "-") {
     return std::nullopt;
   }
@@ -180,7 +183,12 @@ std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const 
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return std::nullopt;
   }
-  std::optional<LeaksScan> scan = scan_binary_leaks(fd.get(), kMaxKeptBytes);
+  // Mapped, the file is scanned where it lies (no copy of it); read() when it cannot be.
+  const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd.get(), name);
+  Progress progress("reading " + path, static_cast<std::uint64_t>(st.st_size), show_progress);
+  std::optional<LeaksScan> scan =
+      scan_binary_leaks(fd.get(), mapped.get(), kMaxKeptBytes, &progress);
+  progress.finish();
   if (!scan) {
     return std::nullopt;
   }

@@ -41,7 +41,9 @@ struct FastLeaksInput {
 bool fast_leaks_applies(const ProcessOptions& options);
 
 // The first pass and the reading of what it kept; nothing when the general path must read.
-std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name);
+// With `show_progress`, the first pass draws the general path's progress line ("reading PATH").
+std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name,
+                                                 bool show_progress = false);
 
 // The memory maps after the first call (as read_late_maps gives them for the whole file).
 std::vector<Mapping> fast_late_maps(const FastLeaksInput& input);

@@ -15,6 +15,9 @@
 #include "filters/resource_map.h"
 #include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_binary/protocol.h"
+#include "io/mapped_file.h"
+#include "io/progress.h"
+#include "model/seeded_hash.h"
 
 namespace rtrace {
 namespace {
@@ -26,19 +29,33 @@ using sprtrace::PacketType;
 
 // Each read() asks for this much: large reads into one reused buffer, few system calls.
 constexpr std::size_t kChunk = std::size_t{1} << 18;
+// A mapped file is vouched for (MappedFile::readable(), an fstat) this much at a time.
+constexpr std::size_t kMappedStep = std::size_t{4} << 20;
 // The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
 constexpr std::uint64_t kMaxPacket = std::uint64_t{64} << 20;
 // More processes than this: the general path (PidSplit's own limit is 512).
 constexpr std::size_t kMaxProcesses = 256;
+static_assert(kMaxProcesses <= 65536, "a process number is 16 bits in the scan's events");
 
 constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
 }
 
-// Reads the file from its start in large pieces; a packet is always whole in the window.
+// Reads the file from its start: through its mapping when there is one (no copy), otherwise
+// with read() of large pieces into one reused buffer. A packet is always whole in the window.
 class Window {
  public:
-  explicit Window(int fd) : fd_(fd), buffer_(kChunk) {}
+  // `mapped`, when not null, is the file open as `fd`; the window reads only what its
+  // readable() vouches for, so that a file truncated meanwhile ends the window early (the scan
+  // then gives up and the general path reports the truncation).
+  Window(int fd, MappedFile* mapped) : fd_(fd), mapped_(mapped) {
+    if (mapped_ != nullptr) {
+      view_ = mapped_->bytes().data();
+    } else {
+      buffer_.resize(kChunk);
+      view_ = buffer_.data();
+    }
+  }
 
   // At least `n` bytes from the current position, or fewer at the end of the file; false on a
   // read error.
@@ -46,12 +63,31 @@ class Window {
     if (end_ - begin_ >= n) {
       return true;
     }
+    return mapped_ != nullptr ? vouch(n) : read_more(n);
+  }
+
+  std::size_t available() const { return end_ - begin_; }
+  const std::uint8_t* data() const { return view_ + begin_; }
+  std::uint64_t offset() const { return base_ + begin_; }
+  void consume(std::size_t n) { begin_ += n; }
+
+ private:
+  // Mapped: begin_ and end_ are offsets in the file, base_ stays 0.
+  bool vouch(std::size_t n) {
+    const std::uint64_t size = mapped_->size();
+    const std::uint64_t want = std::max<std::uint64_t>(n - (end_ - begin_), kMappedStep);
+    end_ += mapped_->readable(end_, static_cast<std::size_t>(std::min(want, size - end_)));
+    return true;
+  }
+
+  bool read_more(std::size_t n) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     base_ += begin_;
     begin_ = 0;
     if (buffer_.size() < n) {
       buffer_.resize(n);
+      view_ = buffer_.data();
     }
     while (end_ < n) {
       const ssize_t got = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
@@ -69,17 +105,13 @@ class Window {
     return true;
   }
 
-  std::size_t available() const { return end_ - begin_; }
-  const std::uint8_t* data() const { return buffer_.data() + begin_; }
-  std::uint64_t offset() const { return base_ + begin_; }
-  void consume(std::size_t n) { begin_ += n; }
-
- private:
   int fd_;
+  MappedFile* mapped_;
   std::vector<std::uint8_t> buffer_;
+  const std::uint8_t* view_ = nullptr;  // the mapping, or buffer_
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
-  std::uint64_t base_ = 0;  // file offset of buffer_[0]
+  std::uint64_t base_ = 0;  // file offset of view_[0]
 };
 
 // Where a string field of a packet ends, as PacketCursor::string() reads it; nothing when it
@@ -103,11 +135,21 @@ class LiveTable {
  public:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
+  // The hash of a resource as the tables compute it: the parsing thread hashes each event's
+  // key, so that the table's thread, the busier one, only looks it up.
+  std::uint64_t hash(Address id, std::uint32_t type) const {
+    return ResourceMap<Live>::hash_with({.id = id, .type = type}, seed_);
+  }
+
+  // Asks the cache for the slot where a lookup of this hash starts.
+  void prefetch(std::uint32_t process, std::uint64_t hash) { of(process).prefetch_hash(hash); }
+
   // An allocation: where to store the new block's candidate, or nullptr when it only added a
   // reference to a live block of a refcounted type.
-  std::uint32_t* allocate(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
+  std::uint32_t* allocate(Address id, std::uint32_t type, std::uint32_t process, bool refcounted,
+                          std::uint64_t hash) {
     ResourceMap<Live>& blocks = of(process);
-    const auto [position, added] = blocks.insert({.id = id, .type = type}, Live{});
+    const auto [position, added] = blocks.insert({.id = id, .type = type}, Live{}, hash);
     Live& live = blocks.at(position);
     if (!added && refcounted) {
       ++live.references;
@@ -117,20 +159,11 @@ class LiveTable {
     return &live.candidate;
   }
 
-  // Asks the cache for the slot where a lookup of this key starts.
-  void prefetch(Address id, std::uint32_t type, std::uint32_t process) const {
-    if (process < processes_.size()) {
-      processes_[process].prefetch({.id = id, .type = type});
-    }
-  }
-
   // A release: the candidate of the block it ends, or kNone (unknown, or references remain).
-  std::uint32_t release(Address id, std::uint32_t type, std::uint32_t process, bool refcounted) {
-    if (process >= processes_.size()) {
-      return kNone;
-    }
-    ResourceMap<Live>& blocks = processes_[process];
-    const std::size_t position = blocks.find({.id = id, .type = type});
+  std::uint32_t release(Address id, std::uint32_t type, std::uint32_t process, bool refcounted,
+                        std::uint64_t hash) {
+    ResourceMap<Live>& blocks = of(process);
+    const std::size_t position = blocks.find({.id = id, .type = type}, hash);
     if (position == ResourceMap<Live>::kNone) {
       return kNone;
     }
@@ -143,6 +176,14 @@ class LiveTable {
     return candidate;
   }
 
+  // The candidate of every block alive, in no particular order.
+  template <typename Visit>
+  void for_each_candidate(Visit visit) const {
+    for (const ResourceMap<Live>& blocks : processes_) {
+      blocks.for_each([&](const ResourceKey&, const Live& live) { visit(live.candidate); });
+    }
+  }
+
  private:
   struct Live {
     std::uint32_t candidate = kNone;
@@ -150,18 +191,26 @@ class LiveTable {
   };
 
   ResourceMap<Live>& of(std::uint32_t process) {
-    if (process >= processes_.size()) {
-      processes_.resize(std::size_t{process} + 1);
+    if (process >= count_) [[unlikely]] {
+      add_up_to(process);
     }
     return processes_[process];
   }
+  // Out of line: of() inlines into the loop over a batch.
+  [[gnu::noinline]] void add_up_to(std::uint32_t process) {
+    processes_.resize(std::size_t{process} + 1);
+    count_ = processes_.size();
+  }
 
+  const std::uint64_t seed_ = hash_seed();  // read by both threads, never written
   std::vector<ResourceMap<Live>> processes_;
+  std::size_t count_ = 0;  // processes_.size(), kept apart: it costs a division
 };
 
 class Scanner {
  public:
-  Scanner(int fd, std::uint64_t max_kept_bytes) : window_(fd), max_kept_(max_kept_bytes) {}
+  Scanner(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes, Progress* progress)
+      : window_(fd, mapped), mapped_(mapped), progress_(progress), max_kept_(max_kept_bytes) {}
 
   std::optional<LeaksScan> run();
 
@@ -183,20 +232,22 @@ class Scanner {
   // An allocation or release, for the live table once its call's length is known.
   struct Event {
     Address id = 0;
+    std::uint64_t hash = 0;  // LiveTable::hash(id, type)
     std::uint64_t offset = 0;
     std::uint64_t index = 0;
-    std::uint64_t length = 0;
+    std::uint32_t length = 0;  // of the call with its ARGS and BTRC (longer: the general path)
     std::uint32_t type = 0;
-    std::uint32_t process = 0;
+    std::uint16_t process = 0;
     bool alloc = false;
   };
   // Events are applied in batches: the live-table slots of a batch are asked for ahead of their
   // use, so that the cache misses of many calls overlap instead of stalling one by one.
-  static constexpr std::size_t kBatch = 1024;
+  static constexpr std::size_t kBatch = 8192;
   static constexpr std::size_t kPrefetchDistance = 16;
 
   bool read_handshake();
   bool scan_packets();
+  bool scan_window();
   void apply_events(std::vector<Event>& events);
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
@@ -215,6 +266,8 @@ class Scanner {
   LeaksScan result();
 
   Window window_;
+  MappedFile* mapped_;
+  Progress* progress_;  // or nullptr
   std::uint64_t max_kept_;
   std::uint64_t kept_bytes_ = 0;
   std::uint8_t pointer_size_ = 8;
@@ -230,16 +283,16 @@ class Scanner {
 
   bool pending_ = false;  // a call whose ARGS and BTRC may follow
   Group group_;
-  bool event_pending_ = false;  // the pending call allocates or releases: event_
-  Event event_;
+  // The pending call allocates or releases: it is events_.back(), its length still that of its
+  // CALL packet.
+  bool event_pending_ = false;
   std::vector<Event> events_;  // the batch being filled
   bool have_last_ = false;     // group_ is the last call before the current packet
 
   LiveTable live_;
   std::vector<std::uint32_t> processes_;  // pids, by the number the table keys them with
   std::uint32_t current_ = 0;             // the process of the call before
-  std::vector<Candidate> slots_;
-  std::vector<bool> occupied_;
+  std::vector<Candidate> slots_;          // those in free_slots_ are free
   std::vector<std::uint32_t> free_slots_;
   // Declared last: destroyed (joined) first, before the tables it works on.
   BatchWorker<std::vector<Event>> worker_{[this](std::vector<Event>& e) { apply_events(e); }};
@@ -253,7 +306,9 @@ std::optional<LeaksScan> Scanner::run() {
   if (!worker_.finish()) {
     std::rethrow_exception(worker_.error());
   }
-  if (!scanned) {
+  // A mapped file cut short at any time during the scan (a fault noted, or its size now) is
+  // the general path's to report.
+  if (!scanned || (mapped_ != nullptr && mapped_->readable(0, mapped_->size()) < mapped_->size())) {
     return std::nullopt;
   }
   return result();
@@ -265,18 +320,16 @@ bool Scanner::scan_packets() {
     if (!window_.fill(sprtrace::kPacketHeaderSize)) {
       return false;
     }
-    const std::size_t available = window_.available();
-    if (available == 0) {
+    if (window_.available() == 0) {
       return true;
     }
-    if (available < sprtrace::kPacketHeaderSize) {
+    if (window_.available() < sprtrace::kPacketHeaderSize) {
       return false;  // a truncated end: the general path warns of it
     }
     const std::uint8_t* head = window_.data();
     if (head[0] == sprtrace::kHandshakeId) {
       return false;  // a second trace: the general path warns and stops
     }
-    const std::uint32_t type = load_u32(head, false);
     const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
     if (total > kMaxPacket) {
       return false;
@@ -284,13 +337,37 @@ bool Scanner::scan_packets() {
     if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
       return false;
     }
-    const std::uint8_t* bytes = window_.data();
-    if (!packet(type, bytes + sprtrace::kPacketHeaderSize,
-                static_cast<std::size_t>(total) - sprtrace::kPacketHeaderSize, window_.offset())) {
+    if (!scan_window()) {
       return false;
     }
-    window_.consume(static_cast<std::size_t>(total));
   }
+}
+
+// The packets wholly in the window, the first of which is known to be: the window is asked
+// for more only when the next packet is not.
+bool Scanner::scan_window() {
+  const std::uint8_t* const start = window_.data();
+  // No more than the largest packet the reader accepts: a packet wholly inside is never larger
+  // (scan_packets() refuses the larger ones), at no cost per packet.
+  const std::size_t available = std::min<std::size_t>(window_.available(), kMaxPacket);
+  const std::uint64_t base = window_.offset();
+  std::size_t pos = 0;
+  while (available - pos >= sprtrace::kPacketHeaderSize) {
+    const std::uint8_t* head = start + pos;
+    const std::uint32_t size = load_u32(head + 4, false);
+    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize) {
+      break;  // scan_packets() decides
+    }
+    if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, base + pos)) {
+      return false;
+    }
+    pos += sprtrace::kPacketHeaderSize + size;
+  }
+  window_.consume(pos);
+  if (progress_ != nullptr) {
+    progress_->advance(pos);  // once a window: a few hundred times for a large file
+  }
+  return true;
 }
 
 // As the reader checks it; only version 2.0 in the machine's byte order is scanned.
@@ -373,32 +450,38 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
   if (!process) {
     return false;
   }
-  event_ = Event{.id = id,
-                 .offset = offset,
-                 .index = group_.index,
-                 .type = effective_resource_type(resource_type),
-                 .process = *process,
-                 .alloc = kind == sprtrace::kCallAlloc};
+  const std::uint32_t type = effective_resource_type(resource_type);
+  events_.push_back(Event{.id = id,
+                          .hash = live_.hash(id, type),
+                          .offset = offset,
+                          .index = group_.index,
+                          .type = type,
+                          .process = static_cast<std::uint16_t>(*process),
+                          .alloc = kind == sprtrace::kCallAlloc});
   event_pending_ = true;
   return true;
 }
 
 // The leaks stage's rule on a batch of allocations and releases, in call order (on the worker).
 void Scanner::apply_events(std::vector<Event>& events) {
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    if (i + kPrefetchDistance < events.size()) {
-      const Event& ahead = events[i + kPrefetchDistance];
-      live_.prefetch(ahead.id, ahead.type, ahead.process);
+  const Event* const event = events.data();
+  const std::size_t count = events.size();
+  for (std::size_t i = 0; i < std::min(kPrefetchDistance, count); ++i) {
+    live_.prefetch(event[i].process, event[i].hash);
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i + kPrefetchDistance < count) {
+      live_.prefetch(event[i + kPrefetchDistance].process, event[i + kPrefetchDistance].hash);
     }
-    const Event& e = events[i];
+    const Event& e = event[i];
+    const std::uint64_t hash = e.hash;
     if (e.alloc) {
-      if (std::uint32_t* slot = live_.allocate(e.id, e.type, e.process, refcounted(e.type))) {
+      if (std::uint32_t* slot = live_.allocate(e.id, e.type, e.process, refcounted(e.type), hash)) {
         *slot = new_slot(e);
       }
     } else if (const std::uint32_t slot =
-                   live_.release(e.id, e.type, e.process, refcounted(e.type));
+                   live_.release(e.id, e.type, e.process, refcounted(e.type), hash);
                slot != LiveTable::kNone) {
-      occupied_[slot] = false;
       free_slots_.push_back(slot);
       __builtin_prefetch(&slots_[slot], 1);  // the next allocation writes it
     }
@@ -472,9 +555,12 @@ bool Scanner::close_group() {
   pending_ = false;
   event_pending_ = false;
   if (event) {
-    event_.length = group_.end - group_.offset;
-    events_.push_back(event_);
-    if (events_.size() == kBatch) {
+    const std::uint64_t length = group_.end - group_.offset;
+    if (length > std::numeric_limits<std::uint32_t>::max()) {
+      return false;
+    }
+    events_.back().length = static_cast<std::uint32_t>(length);
+    if (events_.size() >= kBatch) {
       return worker_.hand_over(events_);
     }
   }
@@ -517,11 +603,9 @@ std::uint32_t Scanner::new_slot(const Event& event) {
     const std::uint32_t slot = free_slots_.back();
     free_slots_.pop_back();
     slots_[slot] = candidate;
-    occupied_[slot] = true;
     return slot;
   }
   slots_.push_back(candidate);
-  occupied_.push_back(true);
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
@@ -531,12 +615,10 @@ LeaksScan Scanner::result() {
   LeaksScan scan{.file_size = window_.offset(), .pieces = {}};
   scan.pieces = std::move(pieces_);
   std::vector<LeaksScanPiece> calls = std::move(routing_calls_);
-  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
-    if (occupied_[slot]) {
-      const Candidate& c = slots_[slot];
-      calls.push_back({.offset = c.offset, .length = c.length, .call_index = c.index});
-    }
-  }
+  live_.for_each_candidate([&](std::uint32_t slot) {
+    const Candidate& c = slots_[slot];
+    calls.push_back({.offset = c.offset, .length = c.length, .call_index = c.index});
+  });
   // A survivor that is also a routing call is delivered whole, once.
   // (Iterator algorithms: clang 14, which builds the fuzzers, rejects libstdc++ 12's ranges here.)
   std::sort(calls.begin(), calls.end(), [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
@@ -558,8 +640,9 @@ LeaksScan Scanner::result() {
 
 }  // namespace
 
-std::optional<LeaksScan> scan_binary_leaks(int fd, std::uint64_t max_kept_bytes) {
-  std::optional<LeaksScan> scan = Scanner(fd, max_kept_bytes).run();
+std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes,
+                                           Progress* progress) {
+  std::optional<LeaksScan> scan = Scanner(fd, mapped, max_kept_bytes, progress).run();
   if (scan) {
     std::uint64_t kept = 0;
     for (const LeaksScanPiece& piece : scan->pieces) {

@@ -35,8 +35,11 @@ class ResourceMap {
   ResourceMap() : seed_(hash_seed()), slots_(kInitialSlots) {}
 
   // The position of `key`, or kNone.
-  std::size_t find(const ResourceKey& key) const {
-    for (std::size_t i = home(key);; i = next(i)) {
+  std::size_t find(const ResourceKey& key) const { return find(key, hash(key)); }
+
+  // The same with the key's hash(), for a caller that computed it ahead (to prefetch its slot).
+  std::size_t find(const ResourceKey& key, std::uint64_t key_hash) const {
+    for (std::size_t i = home_of(key_hash);; i = next(i)) {
       const Slot& slot = slots_[i];
       if (!slot.used) {
         return kNone;
@@ -49,10 +52,15 @@ class ResourceMap {
 
   // The position of `key`, adding it with `value` when absent; `second` says whether it was.
   std::pair<std::size_t, bool> insert(const ResourceKey& key, Value value) {
-    if ((size_ + 1) * 2 > slots_.size()) {
+    return insert(key, value, hash(key));
+  }
+
+  // The same with the key's hash().
+  std::pair<std::size_t, bool> insert(const ResourceKey& key, Value value, std::uint64_t key_hash) {
+    if ((size_ + 1) * 2 > mask_ + 1) {
       grow();
     }
-    for (std::size_t i = home(key);; i = next(i)) {
+    for (std::size_t i = home_of(key_hash);; i = next(i)) {
       Slot& slot = slots_[i];
       if (!slot.used) {
         slot = Slot{.id = key.id, .type = key.type, .used = true, .value = value};
@@ -67,7 +75,21 @@ class ResourceMap {
 
   // Asks the cache for the slot where a lookup of `key` starts, for a caller that knows its
   // next keys ahead (the leaks scan, a batch of calls at a time).
-  void prefetch(const ResourceKey& key) const { __builtin_prefetch(&slots_[home(key)]); }
+  void prefetch(const ResourceKey& key) const { prefetch_hash(hash(key)); }
+  void prefetch_hash(std::uint64_t key_hash) const {
+    __builtin_prefetch(&slots_[home_of(key_hash)]);
+  }
+
+  // The key's hash, whatever the table's size: computed once, it serves prefetch_hash(), then
+  // find() or insert(), even when the table grows between them.
+  std::uint64_t hash(const ResourceKey& key) const { return hash_with(key, seed_); }
+
+  // What hash() gives with the process's seed as `seed` (every ResourceMap is seeded with
+  // hash_seed()): for a caller that hashes its keys on another thread than the table's.
+  static std::uint64_t hash_with(const ResourceKey& key, std::uint64_t seed) {
+    const std::uint64_t words[2] = {key.id, key.type};
+    return seeded_hash(words, sizeof(words), seed);
+  }
 
   Value& at(std::size_t position) { return slots_[position].value; }
   const Value& at(std::size_t position) const { return slots_[position].value; }
@@ -125,16 +147,17 @@ class ResourceMap {
   static constexpr int kInitialBits = 10;
   static constexpr std::size_t kInitialSlots = std::size_t{1} << kInitialBits;
 
-  std::size_t home(const ResourceKey& key) const {
-    const std::uint64_t words[2] = {key.id, key.type};
-    return static_cast<std::size_t>(seeded_hash(words, sizeof(words), seed_) >> shift_);
+  std::size_t home(const ResourceKey& key) const { return home_of(hash(key)); }
+  std::size_t home_of(std::uint64_t key_hash) const {
+    return static_cast<std::size_t>(key_hash >> shift_);
   }
-  std::size_t next(std::size_t i) const { return (i + 1) & (slots_.size() - 1); }
+  std::size_t next(std::size_t i) const { return (i + 1) & mask_; }
 
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     --shift_;
+    mask_ = slots_.size() - 1;
     size_ = 0;
     for (const Slot& slot : old) {
       if (slot.used) {
@@ -147,6 +170,8 @@ class ResourceMap {
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
   int shift_ = 64 - kInitialBits;
+  // slots_.size() - 1, kept apart: the size of a vector of 24-byte slots costs a division.
+  std::size_t mask_ = kInitialSlots - 1;
 };
 
 }  // namespace rtrace

@@ -9,18 +9,26 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "filters/batch_worker.h"
 #include "filters/leaks_filter.h"
 #include "formats/sprtrace_binary/binary_reader.h"
+#include "formats/sprtrace_binary/packet_cursor.h"
+#include "formats/sprtrace_binary/protocol.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
+#include "io/mapped_file.h"
 #include "io/memory_source.h"
+#include "io/progress.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -53,11 +61,20 @@ std::vector<std::uint64_t> general_survivors(const std::filesystem::path& path) 
   return survivors.indices;
 }
 
+// How the first pass reads the file.
+enum class Reading { Mapped, WithRead };
+
 // The fast path's first pass: the calls it keeps whole (a routing call is only a CALL packet).
-std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path) {
+std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path,
+                                                         Reading reading) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_GE(fd, 0) << path;
-  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, kNoLimit);
+  std::unique_ptr<MappedFile> mapped;
+  if (reading == Reading::Mapped) {
+    mapped = MappedFile::map(fd, path.string());
+    EXPECT_NE(mapped, nullptr) << path;
+  }
+  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, mapped.get(), kNoLimit);
   ::close(fd);
   if (!scan) {
     return std::nullopt;
@@ -82,7 +99,7 @@ std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
 
 TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
   const ScratchDir dir;
-  // 1024 events a batch: about 200 and 60 batches, with many and with few blocks alive at once.
+  // 8192 events a batch: about 24 and 7 batches, with many and with few blocks alive at once.
   const std::vector<std::string> shapes = {
       "--calls 200000 --depth 2 --stacks 50 --live 30000 --seed 3",
       "--calls 60000 --depth 1 --stacks 10 --live 20 --seed 5"};
@@ -90,7 +107,91 @@ TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
     const auto trace = generate(dir, "g" + std::to_string(i), shapes[i]);
     const std::vector<std::uint64_t> expected = general_survivors(trace);
     EXPECT_GT(expected.size(), 10u) << shapes[i];
-    EXPECT_EQ(scan_survivors(trace), expected) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace, Reading::Mapped), expected) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace, Reading::WithRead), expected) << shapes[i];
+  }
+}
+
+// A mapped file cut short after it was mapped: the scan gives up (the general path reports the
+// truncation) instead of reading what is no longer the file's.
+TEST(LeaksScan, AMappedFileTruncatedMeanwhileIsLeftToTheGeneralPath) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "t", "--calls 50000 --depth 2 --stacks 50 --live 100 --seed 7");
+  const auto size = std::filesystem::file_size(trace);
+  for (const std::uintmax_t cut : {size / 2, size - 1, std::uintmax_t{3}}) {
+    const auto copy = dir / ("cut" + std::to_string(cut));
+    std::filesystem::copy_file(trace, copy);
+    const int fd = ::open(copy.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd, copy.string());
+    ASSERT_NE(mapped, nullptr);
+    std::filesystem::resize_file(copy, cut);
+    EXPECT_FALSE(scan_binary_leaks(fd, mapped.get(), kNoLimit)) << cut;
+    ::close(fd);
+  }
+}
+
+// A packet larger than the reader accepts (64 MiB), even one the second pass would not read (the
+// backtrace of a release), is the general path's to report: the scan gives up on it.
+TEST(LeaksScan, APacketLargerThanTheReaderAcceptsIsLeftToTheGeneralPath) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "big", "--calls 2000 --depth 2 --stacks 20 --live 50 --seed 4");
+  std::string bytes = test::read_file(trace);
+  // A release of the trace again (its block is gone: it cannot survive), as the last call.
+  std::string release;
+  for (std::size_t at = 2 + static_cast<std::uint8_t>(bytes[1]); at + 8 <= bytes.size();) {
+    const std::uint32_t type =
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at]), false);
+    const std::uint32_t size =
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at + 4]), false);
+    if (type == static_cast<std::uint32_t>(sprtrace::PacketType::FunctionCall) &&
+        sprtrace::load_u32(reinterpret_cast<const std::uint8_t*>(&bytes[at + 8 + 12]), false) ==
+            sprtrace::kCallFree) {
+      release = bytes.substr(at, 8 + size);
+    }
+    at += 8 + size;
+  }
+  ASSERT_FALSE(release.empty());
+  const std::uint32_t too_large = (std::uint32_t{64} << 20) - 8 + 1;  // with its header: 64 MiB + 1
+  std::string backtrace(8 + std::size_t{too_large}, '\0');
+  const std::uint32_t header[2] = {static_cast<std::uint32_t>(sprtrace::PacketType::Backtrace),
+                                   too_large};
+  std::memcpy(backtrace.data(), header, sizeof header);  // a count of 0 frames follows
+  bytes += release + backtrace;
+  const auto big = dir / "big.raw";
+  test::write_file(big, bytes);
+  EXPECT_EQ(scan_survivors(big, Reading::Mapped), std::nullopt);
+  EXPECT_EQ(scan_survivors(big, Reading::WithRead), std::nullopt);
+  EXPECT_TRUE(scan_survivors(trace, Reading::Mapped));  // without the packet: scanned
+}
+
+// The bytes scanned go into a progress line (on a terminal, `rtrace process -l`'s), as the
+// general path's reading does; here drawn into a file.
+TEST(LeaksScan, CountsTheBytesScannedIntoAProgressLine) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "p", "--calls 20000 --depth 2 --stacks 50 --live 100 --seed 9");
+  const auto size = std::filesystem::file_size(trace);
+  for (const Reading reading : {Reading::Mapped, Reading::WithRead}) {
+    const auto line_path = dir / (reading == Reading::Mapped ? "mapped" : "read");
+    const int line = ::open(line_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ASSERT_GE(line, 0);
+    const int fd = ::open(trace.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const std::unique_ptr<MappedFile> mapped =
+        reading == Reading::Mapped ? MappedFile::map(fd, trace.string()) : nullptr;
+    {
+      Progress progress("reading p", size, true, line);
+      std::this_thread::sleep_for(std::chrono::milliseconds(120));  // a line is due at once
+      EXPECT_TRUE(scan_binary_leaks(fd, mapped.get(), kNoLimit, &progress));
+    }
+    ::close(fd);
+    ::close(line);
+    const std::string text = test::read_file(line_path);
+    EXPECT_TRUE(
+        std::regex_match(text, std::regex("(\r\033\\[Krtrace: reading p: [0-9.]+ (B|KiB|MiB) "
+                                          "of [0-9.]+ MiB \\([0-9]+%\\), [0-9.]+ "
+                                          "[KMG]?i?B/s)+\r\033\\[K")))
+        << text;
   }
 }
 
@@ -103,7 +204,9 @@ TEST(LeaksScan, FixturesKeepTheGeneralPathsLeaks) {
       continue;
     }
     ++binary;
-    EXPECT_EQ(scan_survivors(entry.path()), general_survivors(entry.path())) << entry.path();
+    const std::vector<std::uint64_t> expected = general_survivors(entry.path());
+    EXPECT_EQ(scan_survivors(entry.path(), Reading::Mapped), expected) << entry.path();
+    EXPECT_EQ(scan_survivors(entry.path(), Reading::WithRead), expected) << entry.path();
   }
   EXPECT_GE(binary, 4);  // memory, fd, shmsysv, context
 }
