@@ -400,8 +400,7 @@ bool Scanner::packet(std::uint32_t type, const std::uint8_t* data, std::size_t s
                      std::uint64_t offset) {
   const std::uint64_t length = size + sprtrace::kPacketHeaderSize;
   if (type == type_of(PacketType::FunctionCall)) {
-    after_process_info_ = false;
-    return call(data, size, offset, length);
+    return call(data, size, offset, length);  // reads and clears after_process_info_
   }
   if (pending_ &&
       (type == type_of(PacketType::FunctionArgs) || type == type_of(PacketType::Backtrace))) {
