@@ -12,7 +12,9 @@ bool is_line_breaking(char c) {
   return byte < 0x20 && c != '\t';
 }
 
-std::string_view escape(std::string_view text, std::string& scratch, bool escape_commas) {
+}  // namespace
+
+std::string_view escaped(std::string_view text, std::string& scratch, bool escape_commas) {
   constexpr std::string_view kHexDigits = "0123456789abcdef";
   scratch.clear();
   for (const char c : text) {
@@ -28,20 +30,11 @@ std::string_view escape(std::string_view text, std::string& scratch, bool escape
   return scratch;
 }
 
-}  // namespace
-
-std::string_view printable(std::string_view text, std::string& scratch) {
-  if (!has_control_character(text)) [[likely]] {
-    return text;
-  }
-  return escape(text, scratch, false);
-}
-
 std::string_view printable_header_value(std::string_view text, std::string& scratch) {
   if (!has_control_character(text) && std::ranges::find(text, ',') == text.end()) {
     return text;
   }
-  return escape(text, scratch, true);
+  return escaped(text, scratch, true);
 }
 
 }  // namespace rtrace::sprtrace_text

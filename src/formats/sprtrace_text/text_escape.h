@@ -13,11 +13,23 @@
 #include <string>
 #include <string_view>
 
+#include "formats/sprtrace_text/text_characters.h"
+
 namespace rtrace::sprtrace_text {
 
+// `text` with its line-breaking bytes (and, if `escape_commas`, its commas) escaped, built in
+// `scratch`.
+std::string_view escaped(std::string_view text, std::string& scratch, bool escape_commas);
+
 // `text` as it may appear inside a record line: `text` itself when it needs no escape (the usual
-// case, no copy), else its escaped form built in `scratch`.
-std::string_view printable(std::string_view text, std::string& scratch);
+// case, no copy), else its escaped form built in `scratch`. Inline: the writer asks once per call
+// line, and the usual answer is a few instructions.
+inline std::string_view printable(std::string_view text, std::string& scratch) {
+  if (!has_control_character(text)) [[likely]] {
+    return text;
+  }
+  return escaped(text, scratch, false);
+}
 
 // The same for a header value, where a comma is escaped as well.
 std::string_view printable_header_value(std::string_view text, std::string& scratch);

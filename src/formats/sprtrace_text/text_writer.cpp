@@ -1,6 +1,7 @@
 #include "formats/sprtrace_text/text_writer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <unordered_map>
@@ -52,9 +53,17 @@ class TailWriter {
   ~TailWriter() { buffer_.resize(static_cast<std::size_t>(p_ - buffer_.data())); }
 
   void put(char c) { *p_++ = c; }
+  // A literal: a copy of known size, which the compiler turns into a store or two.
+  template <std::size_t N>
+  void put(const char (&literal)[N]) {
+    std::memcpy(p_, literal, N - 1);
+    p_ += N - 1;
+  }
   void put(std::string_view text) {
-    text.copy(p_, text.size());
-    p_ += text.size();
+    if (!text.empty()) {  // an empty view's data() may be null
+      std::memcpy(p_, text.data(), text.size());
+      p_ += text.size();
+    }
   }
   void hex(std::uint64_t value) { p_ = write_hex(p_, value); }
   void decimal(std::uint64_t value) { p_ = write_decimal(p_, value); }
@@ -545,10 +554,11 @@ class TextWriter::Printer {
       type_known_[type.id] = true;
       ++type_count_;
     }
-    type_names_[type.id] = type.type;
+    // Escaped once here rather than on every call line that shows it.
+    type_names_[type.id] = printable(type.type, scratch_[0]);
   }
 
-  // The `<type>` tag shows only when the trace has more than one resource type.
+  // The `<type>` tag shows only when the trace has more than one resource type; printable.
   std::string_view type_tag(std::uint32_t id) const {
     if (type_count_ < 2 || id >= type_names_.size()) {
       return {};
@@ -560,7 +570,7 @@ class TextWriter::Printer {
     const Call& call = record.call;
     switch_to_process(call.pid);
     const std::string_view function = printable(record.function, scratch_[0]);
-    const std::string_view type = printable(type_tag(call.resource_type), scratch_[1]);
+    const std::string_view type = type_tag(call.resource_type);
     TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + function.size() + type.size());
     line.decimal(call.index);
     line.put(". ");
@@ -684,7 +694,7 @@ class TextWriter::Printer {
   Address lowest_block_ = ~Address{0};
   Address highest_block_ = 0;
   Preamble preamble_;
-  std::vector<std::string> type_names_;  // by resource type id
+  std::vector<std::string> type_names_;  // by resource type id, printable
   std::vector<bool> type_known_;
   std::size_t type_count_ = 0;
   bool read_from_text_ = false;
