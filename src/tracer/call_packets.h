@@ -20,6 +20,11 @@ class CallPackets {
  public:
   // The longest text a string field holds (its 2-byte length counts the padding).
   static constexpr std::size_t kMaxText = 0xfff0;
+  // The length `text` is written with (null: empty), cut to kMaxText.
+  static std::size_t text_length(const char* text) {
+    const std::size_t length = text == nullptr ? 0 : std::strlen(text);
+    return length > kMaxText ? kMaxText : length;
+  }
 
   CallPackets(const RtraceCall& call, std::uint32_t frame_count)
       : call_(call), frame_count_(frame_count), name_length_(text_length(call.name)) {
@@ -102,11 +107,6 @@ class CallPackets {
   static constexpr std::size_t kBacktraceFixed = kHeader + 4;
   // Arguments whose lengths are kept from the measuring; later ones are measured again.
   static constexpr std::uint32_t kKeptArguments = 8;
-
-  static std::size_t text_length(const char* text) {
-    const std::size_t length = text == nullptr ? 0 : std::strlen(text);
-    return length > kMaxText ? kMaxText : length;
-  }
 
   // The length of argument `index`'s name (`which` 0) or value (1), kept for write().
   std::size_t measure_argument(std::uint32_t index, int which) {

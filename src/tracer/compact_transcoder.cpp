@@ -9,10 +9,8 @@
 
 #include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/call_packets.h"
 #include "tracer/clock.h"
 #include "tracer/compact_tables.h"
-#include "tracer/transient_record.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -330,38 +328,6 @@ void compact_transcode(const char* data, std::size_t size) {
     pos += length;
   }
   emit_pending();
-}
-
-// What start_call, add_backtrace and the release's CALL + BTRC (append_release: kind free, size 0,
-// the first release_frame_count frames) give for the record's packets: the name as CallPackets
-// cuts it (the text before its NUL), the size as it caps it.
-void compact_transcode_transient(const char* record, SharedFrames& seen) {
-  TransientFields fields{};
-  const std::uintptr_t* frames = read_transient(record, seen, fields);
-  if (frames == nullptr) {
-    return;
-  }
-  const char* name = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name));
-  std::size_t name_length = name == nullptr ? 0 : std::strlen(name);
-  name_length = name_length > CallPackets::kMaxText ? CallPackets::kMaxText : name_length;
-  compact::CallFields call{
-      .kind = static_cast<std::uint8_t>(sprtrace::kCallAlloc),
-      .function = {name == nullptr ? "" : name, name_length},
-      .resource_type = fields.head.resource,
-      .context = fields.head.context,
-      .timestamp = fields.head.timestamp,
-      .resource_id = fields.head.id,
-      .size = fields.size > UINT32_MAX ? UINT32_MAX : fields.size,
-      .frames = frames,
-      .frame_count = fields.head.frame_count,
-      .arguments = g_arguments,
-      .argument_count = 0,
-  };
-  compact_call(call);
-  call.kind = static_cast<std::uint8_t>(sprtrace::kCallFree);
-  call.size = 0;
-  call.frame_count = fields.release_frame_count;
-  compact_call(call);
 }
 
 }  // namespace rtrace::tracer

@@ -9,8 +9,6 @@
 #include <cstdint>
 
 #include "formats/compact/compact_encoder.h"
-#include "formats/compact/compact_protocol.h"
-#include "tracer/shared_frames.h"
 
 namespace rtrace::tracer {
 
@@ -28,13 +26,9 @@ void compact_note(const char* text);
 // Transcodes whole packets (a handshake, any packets after it).
 void compact_transcode(const char* data, std::size_t size);
 
-// One call given by its fields rather than as packets (a release record, release_record.h): the
+// One call given by its fields rather than as packets (a release or transient record,
+// release_record.h, transient_record.h): the
 // CALL record its packets would have been transcoded into, without writing and parsing them.
 void compact_call(const compact::CallFields& call);
-// Encodes a transient record (transient_record.h), its shared frames from `seen`, as the two calls
-// its four packets would transcode to, byte for byte, without writing and parsing the packets
-// (the drain's largest cost per memory transfer: bench/RESULTS.md, branch mt-walk). A record that
-// cannot have been written so is dropped, as its expansion would be.
-void compact_transcode_transient(const char* record, SharedFrames& seen);
 
 }  // namespace rtrace::tracer

@@ -123,11 +123,18 @@ void add_record(EventRing& ring, const char* record, std::size_t length) {
     add_expanded(
         [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
   } else if (is_transient_record(record)) {
-    if (!output_add_transient(record, ring.consumer_frames)) {
-      add_expanded([&](char* out, std::size_t room) {
-        return expand_transient(record, ring.consumer_frames, out, room);
-      });
+    if (output_copies_records()) {  // as a release record: its two calls' fields
+      compact::CallFields allocation;
+      compact::CallFields release;
+      if (transient_record_calls(record, ring.consumer_frames, allocation, release)) {
+        output_add_call(allocation);
+        output_add_call(release);
+      }
+      return;
     }
+    add_expanded([&](char* out, std::size_t room) {
+      return expand_transient(record, ring.consumer_frames, out, room);
+    });
   } else if (is_path_record(record)) {
     add_expanded(
         [&](char* out, std::size_t room) { return expand_path_record(record, out, room); });

@@ -16,11 +16,9 @@ compact::CallFields release_record_call(const char* record) {
   ReleaseFields fields{};
   std::memcpy(&fields, record, kReleaseFixed);
   const char* name = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name));
-  const std::size_t length = name == nullptr ? 0 : std::strlen(name);
   compact::CallFields call;
   call.kind = static_cast<std::uint8_t>(sprtrace::kCallFree);
-  call.function = {name != nullptr ? name : "",
-                   length < CallPackets::kMaxText ? length : CallPackets::kMaxText};
+  call.function = {name != nullptr ? name : "", CallPackets::text_length(name)};
   call.resource_type = fields.head.resource;
   call.context = fields.head.context;
   call.timestamp = fields.head.timestamp;

@@ -440,14 +440,6 @@ void output_add_call(const compact::CallFields& call) {
   compact_call(call);
 }
 
-bool output_add_transient(const char* record, SharedFrames& seen) {
-  if (!g_compact) {
-    return false;
-  }
-  compact_transcode_transient(record, seen);
-  return true;
-}
-
 char* output_reserve(std::size_t bytes) {
   if (bytes > sizeof g_buffer) {
     return nullptr;

@@ -12,7 +12,6 @@
 
 #include "formats/compact/compact_encoder.h"
 #include "tracer/options.h"
-#include "tracer/shared_frames.h"
 
 namespace rtrace::tracer {
 
@@ -40,10 +39,6 @@ bool output_add_piece(const char* data, std::size_t size);
 // The compact format only (output_copies_records): one call given by its fields, transcoded at
 // once (compact_transcoder.h).
 void output_add_call(const compact::CallFields& call);
-// The compact format: encodes the transient record at `record` (transient_record.h) straight from
-// its fields (compact_transcode_transient) and returns true; otherwise false: the caller queues
-// its packets (expand_transient).
-bool output_add_transient(const char* record, SharedFrames& seen);
 // Writes everything queued; false when the connection broke (it is then closed). Compact bytes
 // may wait for a fuller batch (at most ~10 ms); output_flush_now writes them too.
 bool output_flush();

@@ -1,7 +1,9 @@
 #include "tracer/transient_record.h"
 
+#include <cstdint>
 #include <cstring>
 
+#include "tracer/call_packets.h"
 #include "tracer/transient_release.h"
 
 namespace rtrace::tracer {
@@ -28,6 +30,31 @@ std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, 
     return 0;
   }
   return append_release(out, length, room, frames, fields.release_frame_count);
+}
+
+bool transient_record_calls(const char* record, SharedFrames& seen, compact::CallFields& allocation,
+                            compact::CallFields& release) {
+  TransientFields fields{};
+  const std::uintptr_t* frames = read_transient(record, seen, fields);
+  if (frames == nullptr) {
+    return false;
+  }
+  const char* name = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name));
+  static_assert(sizeof(std::uintptr_t) == sizeof(std::uint64_t));  // where compact is written
+  allocation.kind = static_cast<std::uint8_t>(sprtrace::kCallAlloc);
+  allocation.function = {name != nullptr ? name : "", CallPackets::text_length(name)};
+  allocation.resource_type = fields.head.resource;
+  allocation.context = fields.head.context;
+  allocation.timestamp = fields.head.timestamp;
+  allocation.resource_id = fields.head.id;
+  allocation.size = fields.size > UINT32_MAX ? UINT32_MAX : fields.size;  // as CallPackets caps it
+  allocation.frames = reinterpret_cast<const std::uint64_t*>(frames);
+  allocation.frame_count = fields.head.frame_count;
+  release = allocation;
+  release.kind = static_cast<std::uint8_t>(sprtrace::kCallFree);
+  release.size = 0;
+  release.frame_count = fields.release_frame_count;
+  return true;
 }
 
 void skip_transient(const char* record, SharedFrames& seen) {

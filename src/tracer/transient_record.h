@@ -4,7 +4,7 @@
 // name's address and the frames (unwound straight into the ring); the drain expands the record
 // into the four packets before anything is written (expand_transient, called by record_merge), so
 // neither the binary protocol nor the text ever sees it; the compact writer encodes the same two
-// calls from its fields (read_transient, compact_transcode_transient). Never allocates.
+// calls from its fields (transient_record_calls). Never allocates.
 //
 // Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4]
 // [frames kept:4], then the frames kept. The head's frame count is the backtrace's; the record
@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/ring_call_record.h"
 #include "tracer/shared_frames.h"
@@ -73,7 +74,7 @@ inline bool is_transient_record(const char* record) {
 // Drain side: the fixed fields of the record at `record` into `fields` and its whole backtrace,
 // the shared frames taken from `seen` (the ring's consumer_frames); null when the record cannot
 // have been written so. What expand_transient writes, and what the compact writer encodes
-// without the packets (compact_transcode_transient).
+// without the packets (transient_record_calls).
 const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
                                      TransientFields& fields);
 
@@ -82,6 +83,13 @@ const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
 // frames taken from `seen` (the ring's consumer_frames); returns their length, 0 when they need
 // more than `room` bytes or the record is not one the producer writes.
 std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room);
+
+// Drain side, the compact format: the two calls those packets stand for (the allocation, then
+// its release), as the compact transcoder reads them from the packets (release_record_call's way
+// for a release record); false when the record is not one the producer writes. The names point
+// into the program's memory, the frames into `seen`: use them before the next record of the ring.
+bool transient_record_calls(const char* record, SharedFrames& seen, compact::CallFields& allocation,
+                            compact::CallFields& release);
 
 // Drain side: a record not written out (before the trace's floor) still tells `seen` its frames.
 void skip_transient(const char* record, SharedFrames& seen);

@@ -1,6 +1,6 @@
-// The compact writer's direct encoding of a transient record (compact_transcode_transient) against
-// the path it replaces: the record expanded into its four packets (expand_transient) and those
-// transcoded (compact_transcode). The compact bytes must be the same, byte for byte.
+// The compact writer's direct encoding of a transient record (transient_record_calls, compact_call)
+// against the path it replaces: the record expanded into its four packets (expand_transient) and
+// those transcoded (compact_transcode). The compact bytes must be the same, byte for byte.
 //
 // This test is its own program: it captures the compact bytes by providing the output the
 // transcoder writes into (output_reserve, output_commit), in place of the trace's.
@@ -88,7 +88,12 @@ std::string direct(const std::vector<const char*>& records) {
   g_written.clear();
   SharedFrames consumer;
   for (const char* record : records) {
-    compact_transcode_transient(record, consumer);
+    compact::CallFields allocation;
+    compact::CallFields release;
+    if (transient_record_calls(record, consumer, allocation, release)) {
+      compact_call(allocation);
+      compact_call(release);
+    }
   }
   return g_written;
 }
