@@ -12,6 +12,7 @@
 
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
+#include "tracer/allocation_record.h"
 #include "tracer/event_ring.h"
 #include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
@@ -260,8 +261,26 @@ RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
   rtrace::tracer::session_settle(handle, happened != 0);
 }
 
+// An allocation without arguments (every module's malloc, new, open, ...) goes into the ring as
+// one record of fixed size (allocation_record.h), unwound into in place as a release's; other
+// calls as their packets.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
+  if (rtrace::tracer::fits_allocation_record(*call)) {
+    std::uint32_t depth = 0;
+    const rtrace::tracer::TransientSpace space =
+        rtrace::tracer::session_reserve_allocation(*call, depth);
+    if (space.record == nullptr) {
+      return;
+    }
+    const std::uint32_t count =
+        depth > 0
+            ? rtrace::tracer::capture_backtrace(
+                  rtrace::tracer::allocation_record_frames(space.record), depth, return_address)
+            : 0;
+    rtrace::tracer::session_publish_allocation(space, *call, count);
+    return;
+  }
   if (prepare(call, return_address)) {
     rtrace::tracer::session_publish(rtrace::tracer::session_ticket());
   }

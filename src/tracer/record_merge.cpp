@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstddef>
 
+#include "tracer/allocation_record.h"
 #include "tracer/event_ring.h"
 #include "tracer/path_record.h"
 #include "tracer/release_record.h"
@@ -94,10 +95,11 @@ void add_piece(const char* data, std::size_t size) {
   }
 }
 
-// A record that stands for packets (transient_record.h, path_record.h, release_record.h) goes
-// out as them (flushing first when the buffer or the queue of pieces is full; a record that
-// cannot be expanded even then is dropped). `expand` writes them into `out` (at most `room` bytes)
-// and gives their length, 0 when they do not fit; it may be called twice for one record.
+// A record that stands for packets (transient_record.h, path_record.h, release_record.h,
+// allocation_record.h) goes out as them (flushing first when the buffer or the queue of pieces is
+// full; a record that cannot be expanded even then is dropped). `expand` writes them into `out` (at
+// most `room` bytes) and gives their length, 0 when they do not fit; it may be called twice for one
+// record.
 template <typename Expand>
 void add_expanded(Expand expand) {
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -113,7 +115,14 @@ void add_expanded(Expand expand) {
 
 // One record of `ring` at `record`, `length` bytes, into the output.
 void add_record(EventRing& ring, const char* record, std::size_t length) {
-  if (is_release_record(record)) {
+  if (is_allocation_record(record)) {
+    // As a release record: the allocation's packets were ~136 bytes of the ring, parsed back.
+    if (output_copies_records()) {
+      return output_add_call(allocation_record_call(record));
+    }
+    add_expanded(
+        [&](char* out, std::size_t room) { return expand_allocation_record(record, out, room); });
+  } else if (is_release_record(record)) {
     // The compact format takes the call's fields: writing its packets and parsing them back cost
     // the writer ~220 instructions per release, of its ~960 per call (bench/RESULTS.md,
     // writer-1t).

@@ -1,14 +1,18 @@
-// What the tracer's internal call records (transient_record.h, path_record.h, release_record.h)
-// share: records a traced thread writes into its ring instead of a call's packets, with names by
-// address and the frames unwound straight into place, that the drain expands into the packets
-// before anything is written. Every such record starts with the same head, then its own fields,
-// then the frames at the next 8-byte boundary of memory (the ring's records are 4-byte aligned;
-// walks store whole words). Native byte order, as every record in the ring. Never allocates.
+// What the tracer's internal call records (transient_record.h, path_record.h, release_record.h,
+// allocation_record.h) share: records a traced thread writes into its ring instead of a call's
+// packets, with names by address and the frames unwound straight into place, that the drain
+// expands into the packets before anything is written (or, in the compact format, hands to the
+// encoder as the calls those packets stand for: ring_call_fields). Every such record starts with
+// the same head, then its own fields, then the frames at the next 8-byte boundary of memory (the
+// ring's records are 4-byte aligned; walks store whole words). Native byte order, as every record
+// in the ring. Never allocates.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
+#include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
 #include "tracer/call_packets.h"
 #include "tracer/tracer_api.h"
@@ -85,6 +89,29 @@ inline std::size_t write_head_packets(const RingCallHead& head, std::uint32_t ki
   }
   packets.write(out, head.context, head.timestamp, frames);
   return packets.size();
+}
+
+// Drain side, the compact format: the fields of the call the head stands for (of `kind`, named at
+// address `name`, of `size`, its head.frame_count frames at `frames`), as the compact transcoder
+// reads them from the packets write_head_packets writes: the name cut and the size capped as
+// CallPackets does. The name and the frames stay where they are (the program's memory, the ring).
+inline compact::CallFields ring_call_fields(const RingCallHead& head, std::uint32_t kind,
+                                            std::uint64_t name, std::uint64_t size,
+                                            const std::uintptr_t* frames) {
+  const char* text = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name));
+  compact::CallFields call;
+  call.kind = static_cast<std::uint8_t>(kind);
+  call.function = {text != nullptr ? text : "", CallPackets::text_length(text)};
+  call.resource_type = head.resource;
+  call.context = head.context;
+  call.timestamp = head.timestamp;
+  call.resource_id = head.id;
+  call.size = size > UINT32_MAX ? UINT32_MAX : size;
+  // 8-byte aligned in the ring, and a uintptr_t is a uint64_t where the compact format is written.
+  static_assert(sizeof(std::uintptr_t) == sizeof(std::uint64_t));
+  call.frames = reinterpret_cast<const std::uint64_t*>(frames);
+  call.frame_count = head.frame_count;
+  return call;
 }
 
 }  // namespace rtrace::tracer

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "tracer/allocation_record.h"
 #include "tracer/call_packets.h"
 #include "tracer/clock.h"
 #include "tracer/maps_reader.h"
@@ -82,6 +83,22 @@ bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
   t_prepared_length = packets.size();
   t_prepared = true;
   return true;
+}
+
+// An allocation without arguments (rtrace_record): one record of fixed size (allocation_record.h)
+// that the drain expands into CALL and BTRC; the caller unwinds straight into it, as for a
+// transient call.
+TransientSpace session_reserve_allocation(const RtraceCall& call, std::uint32_t& depth) {
+  depth = allocation_depth(call);
+  EventRing* ring = ring_for(call);
+  return {ring, ring == nullptr ? nullptr : reserve(*ring, allocation_record_bound(depth))};
+}
+
+void session_publish_allocation(const TransientSpace& space, const RtraceCall& call,
+                                std::uint32_t frame_count) {
+  const std::size_t length =
+      write_allocation_record(space.record, call, t_context_mask, timestamp_ms(), frame_count);
+  publish(*space.ring, take_ticket(*space.ring), length);
 }
 
 // A transient call (rtrace_record_transient): one record (transient_record.h) that the drain

@@ -8,7 +8,7 @@
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
 //    transient_release.h, transient_record.h, path_record.h, release_record.h,
-//    session_packets.h;
+//    allocation_record.h, session_packets.h;
 //    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
 //  session_state.h holds what these share.
 //
@@ -83,6 +83,11 @@ TransientSpace session_reserve_path(const RtraceCall& call, std::size_t path_len
                                     std::uint32_t& depth);
 void session_publish_path(const TransientSpace& space, const RtraceCall& call,
                           const PathArgument& argument, std::uint32_t frame_count);
+// An allocation without arguments (allocation_record.h), as the transient one: reserve, unwind
+// into allocation_record_frames, publish.
+TransientSpace session_reserve_allocation(const RtraceCall& call, std::uint32_t& depth);
+void session_publish_allocation(const TransientSpace& space, const RtraceCall& call,
+                                std::uint32_t frame_count);
 std::uint64_t session_ticket();
 void session_publish(std::uint64_t ticket);
 void session_cancel(std::uint64_t ticket);

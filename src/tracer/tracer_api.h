@@ -93,7 +93,10 @@ RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened);
 // buffer of the caller's. Every module's release names are literals.
 RTRACE_EXPORT std::uint64_t rtrace_prepare_held(const RtraceCall* call, const void* return_address);
 
-// All three steps at once: for allocations, after the real function returned.
+// All three steps at once: for allocations, after the real function returned. An allocation
+// without arguments (kind kCallAlloc, no args: malloc, operator new, open, ...) is kept as one
+// record of fixed size with `call->name` BY ADDRESS until the trace is written, as a release's
+// in rtrace_prepare_held: a string literal or a static array, never a buffer of the caller's.
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address);
 
 // A call whose resource ends as soon as it is made (a memory transfer): recorded as its

@@ -39,17 +39,8 @@ bool transient_record_calls(const char* record, SharedFrames& seen, compact::Cal
   if (frames == nullptr) {
     return false;
   }
-  const char* name = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(fields.name));
-  static_assert(sizeof(std::uintptr_t) == sizeof(std::uint64_t));  // where compact is written
-  allocation.kind = static_cast<std::uint8_t>(sprtrace::kCallAlloc);
-  allocation.function = {name != nullptr ? name : "", CallPackets::text_length(name)};
-  allocation.resource_type = fields.head.resource;
-  allocation.context = fields.head.context;
-  allocation.timestamp = fields.head.timestamp;
-  allocation.resource_id = fields.head.id;
-  allocation.size = fields.size > UINT32_MAX ? UINT32_MAX : fields.size;  // as CallPackets caps it
-  allocation.frames = reinterpret_cast<const std::uint64_t*>(frames);
-  allocation.frame_count = fields.head.frame_count;
+  allocation =
+      ring_call_fields(fields.head, sprtrace::kCallAlloc, fields.name, fields.size, frames);
   release = allocation;
   release.kind = static_cast<std::uint8_t>(sprtrace::kCallFree);
   release.size = 0;

@@ -21,6 +21,7 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "tracer/allocation_record.h"
 #include "tracer/call_packets.h"
 #include "tracer/options.h"
 #include "tracer/packet_encoder.h"
@@ -295,33 +296,61 @@ std::vector<Release> releases_of_every_shape(const std::string& long_name,
   return releases;
 }
 
-// Writes each release (as its release record, or as the packets that record stands for), each
-// after an allocation of the block it releases, into this thread's ring, merges them into the
-// trace at `path`, ends it with REND when `end` (whose time makes two traces differ) and returns
-// the file's bytes.
+// The sizes the allocations before the releases take in turn: 0, small, large, and one the
+// CALL packet's 32-bit field caps.
+constexpr std::uint64_t kAllocationSizes[] = {32, 0, 1U << 20, (std::uint64_t{1} << 33) + 5};
+
+// How each call of record_releases goes into the ring: as its packets, or as the internal
+// record of fixed size that stands for them (release_record.h, allocation_record.h).
+struct RecordShapes {
+  bool release_records;
+  bool allocation_records;
+};
+
+// Reserves `room` bytes of `ring`, merging while it is full.
+char* reserve_merging(EventRing& ring, std::size_t room) {
+  char* space = nullptr;
+  while ((space = ring.try_reserve(room)) == nullptr) {
+    merge_once();
+  }
+  return space;
+}
+
+// Writes each release, each after an allocation of the block it releases (named as the release,
+// of one of kAllocationSizes, with as many frames), as `shapes` says, into this thread's ring,
+// merges them into the trace at `path`, ends it with REND when `end` (whose time makes two traces
+// differ) and returns the file's bytes.
 std::string record_releases(const std::string& path, const std::vector<Release>& releases,
-                            bool as_release_records, bool end) {
+                            RecordShapes shapes, bool end) {
   EventRing* ring = my_ring();
   EXPECT_NE(ring, nullptr);
   const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
+  std::size_t n = 0;
   for (const Release& release : releases) {
-    const RtraceCall allocation = allocation_call("malloc", 32, release.call.id);
-    const CallPackets allocation_packets(allocation, 2);
-    const CallPackets release_packets(release.call, release.frame_count);
-    const std::size_t room =
-        as_release_records ? release_record_bound(release.frame_count) : release_packets.size();
-    char* space = nullptr;
-    while ((space = ring->try_reserve(allocation_packets.size())) == nullptr) {
-      merge_once();
+    RtraceCall allocation =
+        allocation_call(release.call.name, kAllocationSizes[n++ % 4], release.call.id);
+    allocation.resource_type = release.call.resource_type;
+    const CallPackets allocation_packets(allocation, release.frame_count);
+    char* space = reserve_merging(*ring, shapes.allocation_records
+                                             ? allocation_record_bound(release.frame_count)
+                                             : allocation_packets.size());
+    std::size_t length = allocation_packets.size();
+    if (shapes.allocation_records) {
+      std::memcpy(allocation_record_frames(space), frames, sizeof frames);
+      length = write_allocation_record(space, allocation, release.context, release.timestamp,
+                                       release.frame_count);
+    } else {
+      allocation_packets.write(space, release.context, release.timestamp, frames);
     }
-    allocation_packets.write(space, release.context, release.timestamp, frames);
-    ring->publish(take_ticket(*ring), allocation_packets.size());
+    ring->publish(take_ticket(*ring), length);
     release_ticket(*ring);
-    while ((space = ring->try_reserve(room)) == nullptr) {
-      merge_once();
-    }
-    std::size_t length = release_packets.size();
-    if (as_release_records) {
+
+    const CallPackets release_packets(release.call, release.frame_count);
+    space =
+        reserve_merging(*ring, shapes.release_records ? release_record_bound(release.frame_count)
+                                                      : release_packets.size());
+    length = release_packets.size();
+    if (shapes.release_records) {
       std::memcpy(release_record_frames(space), frames, sizeof frames);
       length = write_release_record(space, release.call, release.context, release.timestamp,
                                     release.frame_count);
@@ -343,35 +372,60 @@ std::string record_releases(const std::string& path, const std::vector<Release>&
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-// In the compact format the merge transcodes a release record from its fields, not from the
-// packets it stands for (record_merge.cpp): the trace must be the same, byte for byte, as that of
-// the packets, and read back as the releases.
-TEST(TracerRecordMerge, ReleaseRecordsGoOutInTheCompactFormatAsTheirPackets) {
+// The trace of the releases (and their allocations) recorded as `shapes` says, in the compact
+// format or the sp-rtrace protocol, must be the same, byte for byte, as that of their packets, and
+// read back as the calls. In the compact format the merge transcodes a record from its fields,
+// not from the packets it stands for; in the protocol it expands the record into them
+// (record_merge.cpp).
+void expect_records_go_out_as_their_packets(RecordShapes shapes, bool compact) {
   const std::string long_name = "operator delete[](void*, unsigned long)";
   const std::string too_long_name(CallPackets::kMaxText + 100, 'f');
   const std::vector<Release> releases = releases_of_every_shape(long_name, too_long_name);
   const test::ScratchDir from_packets;
-  const std::string packets_path = open_trace(from_packets.path().string(), true);
-  const std::string expected = record_releases(packets_path, releases, false, false);
+  const std::string packets_path = open_trace(from_packets.path().string(), compact);
+  const std::string expected = record_releases(packets_path, releases, {false, false}, false);
   const test::ScratchDir from_records;
-  const std::string records_path = open_trace(from_records.path().string(), true);
-  const std::string written = record_releases(records_path, releases, true, true);
+  const std::string records_path = open_trace(from_records.path().string(), compact);
+  const std::string written = record_releases(records_path, releases, shapes, true);
   ASSERT_FALSE(expected.empty());
   ASSERT_GT(written.size(), expected.size());
-  EXPECT_EQ(written.substr(0, expected.size()), expected);  // then PROCESS (held for RCMD), END
+  EXPECT_TRUE(written.compare(0, expected.size(), expected) == 0)  // then the end
+      << "compact " << compact << ": the records' trace differs from the packets'";
 
   const test::TraceDecoder trace = test::decode_file(records_path);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 2 * releases.size());
   for (std::size_t i = 0; i < releases.size(); ++i) {
-    const test::DecodedCall& release = trace.calls[2 * i + 1];
     const std::string name(releases[i].call.name);
+    const test::DecodedCall& allocation = trace.calls[2 * i];
+    EXPECT_EQ(allocation.kind, 2U) << i;
+    EXPECT_EQ(allocation.name, name.substr(0, CallPackets::kMaxText)) << i;
+    EXPECT_EQ(allocation.size, std::min<std::uint64_t>(kAllocationSizes[i % 4], UINT32_MAX)) << i;
+    EXPECT_EQ(allocation.id, releases[i].call.id) << i;
+    EXPECT_EQ(allocation.timestamp, releases[i].timestamp) << i;
+    EXPECT_EQ(allocation.frames.size(), releases[i].frame_count) << i;
+    const test::DecodedCall& release = trace.calls[2 * i + 1];
     EXPECT_EQ(release.kind, 1U) << i;
     EXPECT_EQ(release.name, name.substr(0, CallPackets::kMaxText)) << i;
     EXPECT_EQ(release.id, releases[i].call.id) << i;
     EXPECT_EQ(release.timestamp, releases[i].timestamp) << i;
     EXPECT_EQ(release.frames.size(), releases[i].frame_count) << i;
   }
+}
+
+TEST(TracerRecordMerge, ReleaseRecordsGoOutInTheCompactFormatAsTheirPackets) {
+  expect_records_go_out_as_their_packets({true, false}, true);
+}
+
+TEST(TracerRecordMerge, AllocationRecordsGoOutInTheCompactFormatAsTheirPackets) {
+  expect_records_go_out_as_their_packets({false, true}, true);
+  expect_records_go_out_as_their_packets({true, true}, true);
+}
+
+TEST(TracerRecordMerge, AllocationAndReleaseRecordsGoOutInTheProtocolAsTheirPackets) {
+  expect_records_go_out_as_their_packets({false, true}, false);
+  expect_records_go_out_as_their_packets({true, false}, false);
+  expect_records_go_out_as_their_packets({true, true}, false);
 }
 
 }  // namespace

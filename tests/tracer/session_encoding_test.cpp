@@ -16,6 +16,7 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "tracer/allocation_record.h"
 #include "tracer/call_packets.h"
 #include "tracer/packet_encoder.h"
 #include "tracer/path_record.h"
@@ -459,6 +460,85 @@ TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
   EXPECT_EQ(trace.calls[0].kind, 1U);
   EXPECT_EQ(trace.calls[0].name, "fclose");
   EXPECT_EQ(trace.calls[0].size, 0U);
+  EXPECT_EQ(trace.calls[0].id, 0x55550000U);
+  EXPECT_EQ(trace.calls[0].timestamp, 42U);
+  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
+  EXPECT_TRUE(trace.calls[0].args.empty());
+}
+
+// An allocation's record (allocation_record.h: malloc, operator new, open, ...), with names short,
+// long and longer than a packet's string holds, sizes up to one the CALL packet caps, without
+// frames and with them, at a ring address 8-byte aligned and at one that is not, expands into
+// exactly the bytes CallPackets writes for the allocation, and into nothing when a byte of room
+// is missing.
+TEST(TracerAllocationRecord, ExpandsIntoTheBytesOfTheAllocation) {
+  alignas(8) static char ring[0x11000];
+  static char expected[0x11000];
+  static char expanded[0x11000];
+  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
+  const std::string too_long(CallPackets::kMaxText + 10, 'n');
+  const char* const names[] = {"malloc", "operator new[](unsigned long)", "", too_long.c_str()};
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
+    for (const std::uint32_t frame_count : {0U, 1U, 4U}) {
+      for (const std::uint64_t size :
+           {std::uint64_t{0}, std::uint64_t{24}, std::uint64_t{1} << 40}) {
+        for (const char* name : names) {
+          const RtraceCall call = allocation_call(name, size, 0xfedcba9876543210);
+          ASSERT_TRUE(fits_allocation_record(call));
+          char* record = ring + offset;
+          std::uintptr_t* in_ring = allocation_record_frames(record);
+          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
+          std::memcpy(in_ring, frames, sizeof frames);
+          const std::size_t length = write_allocation_record(record, call, 0x9, 777, frame_count);
+          EXPECT_LE(length, allocation_record_bound(frame_count));
+          EXPECT_TRUE(is_allocation_record(record));
+          EXPECT_FALSE(is_release_record(record));
+          EXPECT_FALSE(is_path_record(record));
+          EXPECT_FALSE(is_transient_record(record));
+
+          const CallPackets packets(call, frame_count);
+          packets.write(expected, 0x9, 777, frames);
+          const std::size_t expected_length = packets.size();
+          EXPECT_EQ(expand_allocation_record(record, expanded, expected_length - 1), 0U);
+          ASSERT_EQ(expand_allocation_record(record, expanded, expected_length), expected_length);
+          EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
+              << "offset " << offset << ", frames " << frame_count << ", size " << size;
+          EXPECT_FALSE(is_allocation_record(expected));  // a CALL packet
+        }
+      }
+    }
+  }
+}
+
+// Only an allocation without arguments is kept so: the record has no room for them.
+TEST(TracerAllocationRecord, OnlyAllocationsWithoutArgumentsFit) {
+  const RtraceArg args[] = {{"alignment", "64"}};
+  const RtraceCall allocation = allocation_call("malloc", 4096, 3);
+  EXPECT_TRUE(fits_allocation_record(allocation));
+  RtraceCall with_args = allocation;
+  with_args.args = args;
+  with_args.arg_count = 1;
+  EXPECT_FALSE(fits_allocation_record(with_args));
+  RtraceCall release = allocation;
+  release.kind = sprtrace::kCallFree;
+  release.size = 0;
+  EXPECT_FALSE(fits_allocation_record(release));
+}
+
+// The expansion reads back through the post-processor's reader as the allocation it stands for.
+TEST(TracerAllocationRecord, ReadsBackAsTheAllocation) {
+  alignas(8) static char ring[1024];
+  const RtraceCall call = allocation_call("calloc", 4096, 0x55550000);
+  std::uintptr_t* frames = allocation_record_frames(ring + 4);
+  frames[0] = 0x401000;
+  frames[1] = 0x402000;
+  EXPECT_GT(write_allocation_record(ring + 4, call, 0, 42, 2), 0U);
+  const test::TraceDecoder trace = read_back(expand_allocation_record, ring + 4);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 1U);
+  EXPECT_EQ(trace.calls[0].kind, 2U);
+  EXPECT_EQ(trace.calls[0].name, "calloc");
+  EXPECT_EQ(trace.calls[0].size, 4096U);
   EXPECT_EQ(trace.calls[0].id, 0x55550000U);
   EXPECT_EQ(trace.calls[0].timestamp, 42U);
   EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
