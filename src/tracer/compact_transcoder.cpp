@@ -303,6 +303,10 @@ void compact_note(const char* text) {
 
 void compact_call(const compact::CallFields& call) {
   emit_pending();
+  if (call.frame_count <= kMaxFrames) {  // every ring record's (at most the options' depth)
+    g_encoder.call(call);
+    return;
+  }
   compact::CallFields fields = call;
   fields.frame_count = call.frame_count < kMaxFrames ? call.frame_count : kMaxFrames;
   g_encoder.call(fields);

@@ -113,11 +113,12 @@ void add_expanded(Expand expand) {
   }
 }
 
-// One record of `ring` at `record`, `length` bytes, into the output.
-void add_record(EventRing& ring, const char* record, std::size_t length) {
+// One record of `ring` at `record`, `length` bytes, into the output; `copies`: the output's
+// output_copies_records() (the compact format), asked once per pass.
+void add_record(EventRing& ring, const char* record, std::size_t length, bool copies) {
   if (is_allocation_record(record)) {
     // As a release record: the allocation's packets were ~136 bytes of the ring, parsed back.
-    if (output_copies_records()) {
+    if (copies) {
       return output_add_call(allocation_record_call(record));
     }
     add_expanded(
@@ -126,13 +127,13 @@ void add_record(EventRing& ring, const char* record, std::size_t length) {
     // The compact format takes the call's fields: writing its packets and parsing them back cost
     // the writer ~220 instructions per release, of its ~960 per call (bench/RESULTS.md,
     // writer-1t).
-    if (output_copies_records()) {
+    if (copies) {
       return output_add_call(release_record_call(record));
     }
     add_expanded(
         [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
   } else if (is_transient_record(record)) {
-    if (output_copies_records()) {  // as a release record: its two calls' fields
+    if (copies) {  // as a release record: its two calls' fields
       compact::CallFields allocation;
       compact::CallFields release;
       if (transient_record_calls(record, ring.consumer_frames, allocation, release)) {
@@ -160,7 +161,7 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     if (entry.length > 0) {
       const char* record = cursor.ring->payload(cursor.payload_position + entry.skip);
       if (emit && entry.seq >= floor) {
-        add_record(*cursor.ring, record, entry.length);
+        add_record(*cursor.ring, record, entry.length, copies);
       } else if (is_transient_record(record)) {
         skip_transient(record, cursor.ring->consumer_frames);  // later records share its frames
       }
