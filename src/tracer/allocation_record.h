@@ -41,10 +41,9 @@ inline bool fits_allocation_record(const RtraceCall& call) {
   return call.kind == sprtrace::kCallAlloc && call.arg_count == 0;
 }
 
-// Room an allocation record with up to `depth` frames needs in the ring (the ring's records are
-// 4-byte aligned: up to 4 bytes go to aligning the frames).
+// Room an allocation record with up to `depth` frames needs in the ring.
 constexpr std::size_t allocation_record_bound(std::uint32_t depth) {
-  return kAllocationFixed + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+  return ring_record_bound(kAllocationFixed, depth);
 }
 
 // Where the frames of the record at `record` go.

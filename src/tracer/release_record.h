@@ -40,10 +40,9 @@ inline bool fits_release_record(const RtraceCall& call) {
   return call.kind == sprtrace::kCallFree && call.size == 0 && call.arg_count == 0;
 }
 
-// Room a release record with up to `depth` frames needs in the ring (the ring's records are
-// 4-byte aligned: up to 4 bytes go to aligning the frames).
+// Room a release record with up to `depth` frames needs in the ring.
 constexpr std::size_t release_record_bound(std::uint32_t depth) {
-  return kReleaseFixed + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+  return ring_record_bound(kReleaseFixed, depth);
 }
 
 // Where the frames of the record at `record` go.

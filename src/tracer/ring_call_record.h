@@ -60,6 +60,12 @@ inline std::uint32_t ring_record_type(const char* record) {
   return type;
 }
 
+// Room a record whose fields take `fixed_length` bytes needs in the ring with up to `depth`
+// frames (the ring's records are 4-byte aligned: up to 4 bytes go to aligning the frames).
+constexpr std::size_t ring_record_bound(std::size_t fixed_length, std::uint32_t depth) {
+  return fixed_length + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+}
+
 // Where the frames go of a record whose fields and bytes take `fixed_length` bytes.
 inline std::uintptr_t* ring_record_frames(char* record, std::size_t fixed_length) {
   const auto address = reinterpret_cast<std::uintptr_t>(record) + fixed_length;

@@ -39,7 +39,7 @@ static_assert(offsetof(TransientFields, kept_frame_count) + 4 == kTransientFixed
 
 // Room a transient record with up to `depth` frames needs in the ring.
 constexpr std::size_t transient_record_bound(std::uint32_t depth) {
-  return kTransientFixed + 4 + sizeof(std::uintptr_t) * std::size_t{depth};
+  return ring_record_bound(kTransientFixed, depth);
 }
 
 // Where the frames of the record at `record` go.

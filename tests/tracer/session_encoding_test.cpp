@@ -385,47 +385,66 @@ TEST(TracerPathRecord, KeepsThePathAsItWasAndReadsBackAsTheCallWithItsArguments)
   EXPECT_EQ(trace.calls[0].args, (Args{{"path", "/dev/null"}, {"mode", "0x1a4"}}));
 }
 
-// A release's record (release_record.h: close, free, fclose, ...), with names short and long,
-// without frames and with them (free-backtraces), at a ring address 8-byte aligned and at one
-// that is not, expands into exactly the bytes CallPackets writes for the release, and into
-// nothing when a byte of room is missing.
-TEST(TracerReleaseRecord, ExpandsIntoTheBytesOfTheRelease) {
-  alignas(8) static char ring[4096];
-  static char expected[4096];
-  static char expanded[4096];
+// How one kind of fixed ring record is written and expanded (release_record.h,
+// allocation_record.h).
+struct FixedRecordKind {
+  std::uintptr_t* (*frames)(char* record);
+  std::size_t (*write)(char* record, const RtraceCall& call, std::uint32_t context_mask,
+                       std::uint32_t timestamp_ms, std::uint32_t frame_count);
+  std::size_t (*expand)(const char* record, char* out, std::size_t room);
+  std::size_t (*bound)(std::uint32_t depth);
+  bool (*is)(const char* record);
+};
+
+// `call` written as a record of `kind` with 0, 1 and 4 frames, at a ring address 8-byte aligned
+// and at one that is not, expands into exactly the bytes CallPackets writes for it, and into
+// nothing when a byte of room is missing; the record is of no other kind.
+void expect_expands_into_the_packets(const FixedRecordKind& kind, const RtraceCall& call) {
+  alignas(8) static char ring[0x11000];
+  static char expected[0x11000];
+  static char expanded[0x11000];
   const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
-  const char* const names[] = {"close", "free", "operator delete[](void*, unsigned long)", ""};
   for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
     for (const std::uint32_t frame_count : {0U, 1U, 4U}) {
-      for (const char* name : names) {
-        const RtraceCall call{.resource_type = 2,
-                              .kind = sprtrace::kCallFree,
-                              .name = name,
-                              .size = 0,
-                              .id = 0xfedcba9876543210,
-                              .args = nullptr,
-                              .arg_count = 0};
-        ASSERT_TRUE(fits_release_record(call));
-        char* record = ring + offset;
-        std::uintptr_t* in_ring = release_record_frames(record);
-        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
-        std::memcpy(in_ring, frames, sizeof frames);
-        const std::size_t length = write_release_record(record, call, 0x9, 777, frame_count);
-        EXPECT_LE(length, release_record_bound(frame_count));
-        EXPECT_TRUE(is_release_record(record));
-        EXPECT_FALSE(is_path_record(record));
-        EXPECT_FALSE(is_transient_record(record));
+      char* record = ring + offset;
+      std::uintptr_t* in_ring = kind.frames(record);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
+      std::memcpy(in_ring, frames, sizeof frames);
+      const std::size_t length = kind.write(record, call, 0x9, 777, frame_count);
+      EXPECT_LE(length, kind.bound(frame_count));
+      EXPECT_TRUE(kind.is(record));
+      EXPECT_EQ(is_release_record(record) + is_allocation_record(record) + is_path_record(record) +
+                    is_transient_record(record),
+                1);
 
-        const CallPackets packets(call, frame_count);
-        packets.write(expected, 0x9, 777, frames);
-        const std::size_t expected_length = packets.size();
-        EXPECT_EQ(expand_release_record(record, expanded, expected_length - 1), 0U);
-        ASSERT_EQ(expand_release_record(record, expanded, expected_length), expected_length);
-        EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
-            << "offset " << offset << ", frames " << frame_count << ", name " << name;
-        EXPECT_FALSE(is_release_record(expected));  // a CALL packet
-      }
+      const CallPackets packets(call, frame_count);
+      packets.write(expected, 0x9, 777, frames);
+      const std::size_t expected_length = packets.size();
+      EXPECT_EQ(kind.expand(record, expanded, expected_length - 1), 0U);
+      ASSERT_EQ(kind.expand(record, expanded, expected_length), expected_length);
+      EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
+          << "offset " << offset << ", frames " << frame_count << ", size " << call.size
+          << ", name " << std::string(call.name).substr(0, 40);
+      EXPECT_FALSE(kind.is(expected));  // a CALL packet
     }
+  }
+}
+
+// A release's record (release_record.h: close, free, fclose, ...), with names short and long,
+// without frames and with them (free-backtraces).
+TEST(TracerReleaseRecord, ExpandsIntoTheBytesOfTheRelease) {
+  const FixedRecordKind kind{release_record_frames, write_release_record, expand_release_record,
+                             release_record_bound, is_release_record};
+  for (const char* name : {"close", "free", "operator delete[](void*, unsigned long)", ""}) {
+    const RtraceCall call{.resource_type = 2,
+                          .kind = sprtrace::kCallFree,
+                          .name = name,
+                          .size = 0,
+                          .id = 0xfedcba9876543210,
+                          .args = nullptr,
+                          .arg_count = 0};
+    ASSERT_TRUE(fits_release_record(call));
+    expect_expands_into_the_packets(kind, call);
   }
 }
 
@@ -467,45 +486,17 @@ TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
 }
 
 // An allocation's record (allocation_record.h: malloc, operator new, open, ...), with names short,
-// long and longer than a packet's string holds, sizes up to one the CALL packet caps, without
-// frames and with them, at a ring address 8-byte aligned and at one that is not, expands into
-// exactly the bytes CallPackets writes for the allocation, and into nothing when a byte of room
-// is missing.
+// long and longer than a packet's string holds, sizes up to one the CALL packet caps.
 TEST(TracerAllocationRecord, ExpandsIntoTheBytesOfTheAllocation) {
-  alignas(8) static char ring[0x11000];
-  static char expected[0x11000];
-  static char expanded[0x11000];
-  const std::uintptr_t frames[] = {0x401000, 0x402000, 0x403000, 0x404000};
+  const FixedRecordKind kind{allocation_record_frames, write_allocation_record,
+                             expand_allocation_record, allocation_record_bound,
+                             is_allocation_record};
   const std::string too_long(CallPackets::kMaxText + 10, 'n');
-  const char* const names[] = {"malloc", "operator new[](unsigned long)", "", too_long.c_str()};
-  for (const std::size_t offset : {std::size_t{0}, std::size_t{4}}) {
-    for (const std::uint32_t frame_count : {0U, 1U, 4U}) {
-      for (const std::uint64_t size :
-           {std::uint64_t{0}, std::uint64_t{24}, std::uint64_t{1} << 40}) {
-        for (const char* name : names) {
-          const RtraceCall call = allocation_call(name, size, 0xfedcba9876543210);
-          ASSERT_TRUE(fits_allocation_record(call));
-          char* record = ring + offset;
-          std::uintptr_t* in_ring = allocation_record_frames(record);
-          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(in_ring) % 8, 0U);
-          std::memcpy(in_ring, frames, sizeof frames);
-          const std::size_t length = write_allocation_record(record, call, 0x9, 777, frame_count);
-          EXPECT_LE(length, allocation_record_bound(frame_count));
-          EXPECT_TRUE(is_allocation_record(record));
-          EXPECT_FALSE(is_release_record(record));
-          EXPECT_FALSE(is_path_record(record));
-          EXPECT_FALSE(is_transient_record(record));
-
-          const CallPackets packets(call, frame_count);
-          packets.write(expected, 0x9, 777, frames);
-          const std::size_t expected_length = packets.size();
-          EXPECT_EQ(expand_allocation_record(record, expanded, expected_length - 1), 0U);
-          ASSERT_EQ(expand_allocation_record(record, expanded, expected_length), expected_length);
-          EXPECT_EQ(std::memcmp(expanded, expected, expected_length), 0)
-              << "offset " << offset << ", frames " << frame_count << ", size " << size;
-          EXPECT_FALSE(is_allocation_record(expected));  // a CALL packet
-        }
-      }
+  for (const std::uint64_t size : {std::uint64_t{0}, std::uint64_t{24}, std::uint64_t{1} << 40}) {
+    for (const char* name : {"malloc", "operator new[](unsigned long)", "", too_long.c_str()}) {
+      const RtraceCall call = allocation_call(name, size, 0xfedcba9876543210);
+      ASSERT_TRUE(fits_allocation_record(call));
+      expect_expands_into_the_packets(kind, call);
     }
   }
 }
