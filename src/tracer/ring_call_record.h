@@ -105,19 +105,22 @@ inline compact::CallFields ring_call_fields(const RingCallHead& head, std::uint3
                                             std::uint64_t name, std::uint64_t size,
                                             const std::uintptr_t* frames) {
   const char* text = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name));
-  compact::CallFields call;
-  call.kind = static_cast<std::uint8_t>(kind);
-  call.function = {text != nullptr ? text : "", CallPackets::text_length(text)};
-  call.resource_type = head.resource;
-  call.context = head.context;
-  call.timestamp = head.timestamp;
-  call.resource_id = head.id;
-  call.size = size > UINT32_MAX ? UINT32_MAX : size;
   // 8-byte aligned in the ring, and a uintptr_t is a uint64_t where the compact format is written.
   static_assert(sizeof(std::uintptr_t) == sizeof(std::uint64_t));
-  call.frames = reinterpret_cast<const std::uint64_t*>(frames);
-  call.frame_count = head.frame_count;
-  return call;
+  // Every field at once: assigned one by one after a default initialisation, the fields were
+  // zeroed first (a `rep stos` per call).
+  return compact::CallFields{
+      .kind = static_cast<std::uint8_t>(kind),
+      .function = {text != nullptr ? text : "", CallPackets::text_length(text)},
+      .resource_type = head.resource,
+      .context = head.context,
+      .timestamp = head.timestamp,
+      .resource_id = head.id,
+      .size = size > UINT32_MAX ? UINT32_MAX : size,
+      .frames = reinterpret_cast<const std::uint64_t*>(frames),
+      .frame_count = head.frame_count,
+      .arguments = nullptr,
+      .argument_count = 0};
 }
 
 }  // namespace rtrace::tracer
