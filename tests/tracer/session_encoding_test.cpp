@@ -465,24 +465,32 @@ TEST(TracerReleaseRecord, OnlyReleasesWithoutSizeOrArgumentsFit) {
   EXPECT_FALSE(fits_release_record(allocation));
 }
 
-// The expansion reads back through the post-processor's reader as the release it stands for.
-TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
+// `call` written as a record of `kind` with two frames reads back through the post-processor's
+// reader as the call it stands for.
+void expect_reads_back_as_the_call(const FixedRecordKind& kind, const RtraceCall& call) {
   alignas(8) static char ring[1024];
-  const RtraceCall call{3, sprtrace::kCallFree, "fclose", 0, 0x55550000, nullptr, 0};
-  std::uintptr_t* frames = release_record_frames(ring + 4);
+  std::uintptr_t* frames = kind.frames(ring + 4);
   frames[0] = 0x401000;
   frames[1] = 0x402000;
-  EXPECT_GT(write_release_record(ring + 4, call, 0, 42, 2), 0U);
-  const test::TraceDecoder trace = read_back(expand_release_record, ring + 4);
+  EXPECT_GT(kind.write(ring + 4, call, 0, 42, 2), 0U);
+  const test::TraceDecoder trace = read_back(kind.expand, ring + 4);
   ASSERT_TRUE(trace.complete()) << trace.error();
   ASSERT_EQ(trace.calls.size(), 1U);
-  EXPECT_EQ(trace.calls[0].kind, 1U);
-  EXPECT_EQ(trace.calls[0].name, "fclose");
-  EXPECT_EQ(trace.calls[0].size, 0U);
-  EXPECT_EQ(trace.calls[0].id, 0x55550000U);
+  EXPECT_EQ(trace.calls[0].kind, call.kind);
+  EXPECT_EQ(trace.calls[0].name, call.name);
+  EXPECT_EQ(trace.calls[0].size, call.size);
+  EXPECT_EQ(trace.calls[0].id, call.id);
   EXPECT_EQ(trace.calls[0].timestamp, 42U);
   EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
   EXPECT_TRUE(trace.calls[0].args.empty());
+}
+
+// The expansion reads back through the post-processor's reader as the release it stands for.
+TEST(TracerReleaseRecord, ReadsBackAsTheRelease) {
+  expect_reads_back_as_the_call(
+      {release_record_frames, write_release_record, expand_release_record, release_record_bound,
+       is_release_record},
+      RtraceCall{3, sprtrace::kCallFree, "fclose", 0, 0x55550000, nullptr, 0});
 }
 
 // An allocation's record (allocation_record.h: malloc, operator new, open, ...), with names short,
@@ -518,22 +526,10 @@ TEST(TracerAllocationRecord, OnlyAllocationsWithoutArgumentsFit) {
 
 // The expansion reads back through the post-processor's reader as the allocation it stands for.
 TEST(TracerAllocationRecord, ReadsBackAsTheAllocation) {
-  alignas(8) static char ring[1024];
-  const RtraceCall call = allocation_call("calloc", 4096, 0x55550000);
-  std::uintptr_t* frames = allocation_record_frames(ring + 4);
-  frames[0] = 0x401000;
-  frames[1] = 0x402000;
-  EXPECT_GT(write_allocation_record(ring + 4, call, 0, 42, 2), 0U);
-  const test::TraceDecoder trace = read_back(expand_allocation_record, ring + 4);
-  ASSERT_TRUE(trace.complete()) << trace.error();
-  ASSERT_EQ(trace.calls.size(), 1U);
-  EXPECT_EQ(trace.calls[0].kind, 2U);
-  EXPECT_EQ(trace.calls[0].name, "calloc");
-  EXPECT_EQ(trace.calls[0].size, 4096U);
-  EXPECT_EQ(trace.calls[0].id, 0x55550000U);
-  EXPECT_EQ(trace.calls[0].timestamp, 42U);
-  EXPECT_EQ(trace.calls[0].frames, (std::vector<std::uint64_t>{0x401000, 0x402000}));
-  EXPECT_TRUE(trace.calls[0].args.empty());
+  expect_reads_back_as_the_call(
+      {allocation_record_frames, write_allocation_record, expand_allocation_record,
+       allocation_record_bound, is_allocation_record},
+      allocation_call("calloc", 4096, 0x55550000));
 }
 
 // Without free backtraces (the default) the release's BTRC is empty.
