@@ -1,8 +1,6 @@
 // An allocation's record in its thread's ring (rtrace_record without arguments: malloc, calloc,
-// realloc's new block, operator new, ... of every module), in the compact format: one internal
-// record of fixed size instead of the CALL and BTRC packets, as a release's (release_record.h).
-// (In sp-rtrace's format the program's thread writes the packets, as the drain would only write
-// the same bytes there: main_module.cpp.) The traced thread
+// realloc's new block, operator new, ... of every module): one internal record of fixed size
+// instead of the CALL and BTRC packets, as a release's (release_record.h). The traced thread
 // writes the head (resource type, id, context, timestamp, frame count), the size and the name's
 // address, and unwinds the frames straight into the ring; the drain expands the record
 // (expand_allocation_record, called by record_merge) into exactly the bytes CallPackets writes

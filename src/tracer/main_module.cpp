@@ -261,15 +261,15 @@ RTRACE_EXPORT void rtrace_settle(std::uint64_t handle, int happened) {
   rtrace::tracer::session_settle(handle, happened != 0);
 }
 
-// In the compact format an allocation without arguments (every module's malloc, new, ...) goes
-// into the ring as one record of fixed size (allocation_record.h), unwound into in place as a
-// release's, and the drain encodes the call from its fields; other calls as their packets. In
-// sp-rtrace's format the drain would only write the packets this thread writes now: the writer,
-// which a single-threaded program waits for, then spent 283 instructions a call instead of 200
-// (bench/RESULTS.md, alloc-record).
+// An allocation without arguments (every module's malloc, new, open, ...) goes into the ring as
+// one record of fixed size (allocation_record.h), unwound into in place as a release's; other
+// calls as their packets. In sp-rtrace's format too: there the drain writes the packets instead
+// (more instructions), but into one buffer, where an allocation's packets left in the ring
+// alternated with its release's expansion, two pieces to write a call and a writev every 256
+// calls: the churn's CPU 0.35 s -> 0.25 s (bench/RESULTS.md, alloc-record).
 RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
-  if (rtrace::tracer::fits_allocation_record(*call) && rtrace::tracer::session_options().compact) {
+  if (rtrace::tracer::fits_allocation_record(*call)) {
     std::uint32_t depth = 0;
     const rtrace::tracer::TransientSpace space =
         rtrace::tracer::session_reserve_allocation(*call, depth);
