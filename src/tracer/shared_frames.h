@@ -26,8 +26,8 @@ struct SharedFrames {
   std::uint32_t count = 0;  // frames of the last record; 0: none to share
   std::uintptr_t frames[kMaxShared] = {};
   // Producer: where a backtrace of up to kMaxShared frames is walked to when it is not one the
-  // walk memo remembers (capture_backtrace_in_place): thread-private, warm; a frame shared is then
-  // never written to ring memory.
+  // walk memo remembers (capture_detail::capture, in place): thread-private, warm; a frame shared
+  // is then never written to ring memory.
   std::uintptr_t walked[kMaxShared] = {};
 
   // Producer: the record at whose frames `record_frames` a backtrace of `walked_count` frames
