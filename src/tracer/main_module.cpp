@@ -13,6 +13,7 @@
 #include "formats/sprtrace_binary/protocol.h"
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/allocation_record.h"
+#include "tracer/backtrace_capture.h"
 #include "tracer/event_ring.h"
 #include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
@@ -289,7 +290,16 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
   }
 }
 
-// Unwinds here, not in the session: one frame less for the walk to go through.
+namespace {
+
+// The most frames of ours above a transfer's caller that rtrace_record_transient has seen: its
+// own and walk_stack's (backtrace_capture.h; the capture is inlined into it).
+std::atomic<std::uint32_t> g_transient_own_frames{2};
+
+}  // namespace
+
+// Unwinds here, not in the session, and with the capture inlined (backtrace_capture.h): two
+// frames less for the walk to go through, and for the walk memo to compare.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
   std::uint32_t depth = 0;
@@ -300,14 +310,16 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
   }
   // Up to SharedFrames::kMaxShared frames are walked aside and only those not shared with the
   // ring's previous transient record are copied into it; deeper ones straight into the record.
+  // A walk the memo remembers (walk_memo.h) is not copied at all: `backtrace` points to it.
   rtrace::tracer::SharedFrames& shared = space.ring->producer_frames;
   std::uintptr_t* frames = rtrace::tracer::transient_frames(space.record);
   std::uint32_t kept = 0;
   if (depth <= rtrace::tracer::SharedFrames::kMaxShared) {
     const std::uintptr_t* backtrace = shared.walked;
-    const std::uint32_t count = depth > 0 ? rtrace::tracer::capture_backtrace_in_place(
-                                                shared.walked, depth, return_address, &backtrace)
-                                          : 0;
+    const std::uint32_t count =
+        depth > 0 ? rtrace::tracer::capture_detail::capture(shared.walked, depth, return_address,
+                                                            &backtrace, g_transient_own_frames)
+                  : 0;
     kept = shared.keep(backtrace, count, frames);
     rtrace::tracer::session_publish_transient(space, *call, count, kept);
   } else {

@@ -26,8 +26,8 @@ struct SharedFrames {
   std::uint32_t count = 0;  // frames of the last record; 0: none to share
   std::uintptr_t frames[kMaxShared] = {};
   // Producer: where a backtrace of up to kMaxShared frames is walked to when it is not one the
-  // walk memo remembers (capture_backtrace_in_place): thread-private, warm; a frame shared is then
-  // never written to ring memory.
+  // walk memo remembers (capture_detail::capture, in place): thread-private, warm; a frame shared
+  // is then never written to ring memory.
   std::uintptr_t walked[kMaxShared] = {};
 
   // Producer: the record at whose frames `record_frames` a backtrace of `walked_count` frames
@@ -38,8 +38,12 @@ struct SharedFrames {
                      std::uintptr_t* record_frames) {
     std::uint32_t kept = walked_count;
     if (walked_count == count) {
-      // Two frames per comparison (the run is most of the backtrace), then the odd one.
-      while (kept >= 2 && same_pair(backtrace + kept - 2, frames + kept - 2)) {
+      // Four frames per comparison (the run is most of the backtrace), then within the four
+      // that differ (or the fewer left), the upper two, then the odd one.
+      while (kept >= 4 && same_quad(backtrace + kept - 4, frames + kept - 4)) {
+        kept -= 4;
+      }
+      if (kept >= 2 && same_pair(backtrace + kept - 2, frames + kept - 2)) {
         kept -= 2;
       }
       if (kept > 0 && backtrace[kept - 1] == frames[kept - 1]) {
@@ -63,9 +67,18 @@ struct SharedFrames {
 
   // Whether the two words at `a` equal those at `b` (one 16-byte comparison).
   static bool same_pair(const std::uintptr_t* a, const std::uintptr_t* b) {
-    const __m128i equal = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
-                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
-    return _mm_movemask_epi8(equal) == 0xffff;
+    return _mm_movemask_epi8(pair_equal(a, b)) == 0xffff;
+  }
+
+  // Whether the four words at `a` equal those at `b` (two comparisons, one test).
+  static bool same_quad(const std::uintptr_t* a, const std::uintptr_t* b) {
+    return _mm_movemask_epi8(_mm_and_si128(pair_equal(a, b), pair_equal(a + 2, b + 2))) == 0xffff;
+  }
+
+  // All ones in the 32-bit lanes where the two words at `a` and those at `b` agree.
+  static __m128i pair_equal(const std::uintptr_t* a, const std::uintptr_t* b) {
+    return _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
   }
 
   // Drain: the whole `record_count` frames of a record that kept `kept` of them at `stored`;

@@ -174,8 +174,7 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
       if (rbp_saved_at == kFramePointerFromStart) {
         entry->frame_pointer_read = true;
       } else if (rbp_saved_at != kFramePointerWritten) {
-        entry->read_address[read_count] = rbp_saved_at;
-        entry->read_value[read_count++] = rbp;
+        entry->reads[read_count++] = WalkMemo::Read{rbp_saved_at, rbp};
       }
       rbp_saved_at = kFramePointerWritten;
     }
@@ -187,8 +186,7 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
     }
     const std::uintptr_t return_address = stack_word(cfa - 8);
     if (entry != nullptr) {
-      entry->read_address[read_count] = cfa - 8;
-      entry->read_value[read_count++] = return_address;
+      entry->reads[read_count++] = WalkMemo::Read{cfa - 8, return_address};
     }
     if ((rule & kPackedRbpSaved) != 0) {
       const auto rbp_offset = static_cast<std::int16_t>(static_cast<std::uint16_t>(rule >> 32));
@@ -203,7 +201,7 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
     pc = return_address - 1;  // inside the call instruction, which may end the function
   }
   if (entry != nullptr) {
-    entry->read_count = read_count;
+    WalkMemo::end_reads(*entry, read_count);
     memo->filling = entry;
   }
   return static_cast<int>(stored);

@@ -18,11 +18,6 @@ void unwinder_modules_changed();
 // own return address, i.e. the call site in its caller). Returns the number stored.
 std::uint32_t capture_backtrace(std::uintptr_t* frames, std::uint32_t capacity,
                                 const void* return_address);
-// As capture_backtrace, but a walk found in this thread's memory of walks (walk_memo.h) is not
-// copied: *frames points to the remembered frames (valid until this thread's next walk), or to
-// `scratch` (room for `capacity`), where a new walk stored them. For a caller that reads them
-// once (SharedFrames::keep).
-std::uint32_t capture_backtrace_in_place(std::uintptr_t* scratch, std::uint32_t capacity,
-                                         const void* return_address, const std::uintptr_t** frames);
+// (backtrace_capture.h has the same, inline, for an entry point that must not add a frame.)
 
 }  // namespace rtrace::tracer

@@ -28,10 +28,22 @@ struct WalkMemo {
   static constexpr std::uint32_t kEntries = kSets * kWays;
   static constexpr std::uint32_t kMaxReads = 64;   // walks of more than 32 frames are not kept
   static constexpr std::uint32_t kMaxFrames = 32;  // longer results are not kept
+  // The reads are compared this many at a time (same_walk): one loop test per group.
+  static constexpr std::uint32_t kReadGroup = 4;
+  static_assert(kMaxReads % kReadGroup == 0);
+
+  // A stack word the walk read: where, and what it was. Side by side, so that checking one is a
+  // load of the pair's address, a load of the stack word and a comparison with the pair's value.
+  struct Read {
+    std::uintptr_t address;
+    std::uintptr_t value;
+  };
 
   struct Entry {
     bool valid;
     bool frame_pointer_read;  // the walk used the starting frame pointer
+    // The reads, rounded up to a whole number of groups by repeating the last one (end_reads):
+    // a word read again from an address just read is safe to read and compares equal again.
     std::uint32_t read_count;
     std::uint32_t capacity;
     std::uint32_t frame_count;
@@ -40,9 +52,24 @@ struct WalkMemo {
     std::uintptr_t stack_pointer;
     std::uintptr_t frame_pointer;
     std::uintptr_t frames[kMaxFrames];  // what the caller kept (keep)
-    std::uintptr_t read_address[kMaxReads];
-    std::uintptr_t read_value[kMaxReads];
+    Read reads[kMaxReads];
   };
+
+  // The walk's reads are complete at `count`: rounds them up to whole groups (see Entry).
+  static void end_reads(Entry& entry, std::uint32_t count) {
+    if (count != 0) {
+      for (const Read last = entry.reads[count - 1]; count % kReadGroup != 0; ++count) {
+        entry.reads[count] = last;
+      }
+    }
+    entry.read_count = count;
+  }
+
+  // Whether the stack word at `read.address` is still `read.value`.
+  static bool still(const Read& read) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a stack address the same walk read
+    return *reinterpret_cast<const std::uintptr_t*>(read.address) == read.value;
+  }
 
   Entry entries[kEntries];
   std::uint8_t next_victim[kSets];  // per set: the way the next walk replaces
@@ -68,9 +95,14 @@ struct WalkMemo {
         (entry.frame_pointer_read && entry.frame_pointer != frame_pointer)) {
       return false;
     }
-    for (std::uint32_t i = 0; i < entry.read_count; ++i) {
-      // NOLINTNEXTLINE(performance-no-int-to-ptr): a stack address the same walk read
-      if (*reinterpret_cast<const std::uintptr_t*>(entry.read_address[i]) != entry.read_value[i]) {
+    // In the walk's order, stopping at the first difference (see the top of this file); a group
+    // at a time, each read with its own test (the ~25 words of a walk at depth 10 were 7
+    // instructions each in a loop of one, 4 here: bench/RESULTS.md, branch mt-fast).
+    const Read* read = entry.reads;
+    const Read* const end = read + entry.read_count;
+    for (; read != end; read += kReadGroup) {
+      static_assert(kReadGroup == 4);
+      if (!still(read[0]) || !still(read[1]) || !still(read[2]) || !still(read[3])) {
         return false;
       }
     }

@@ -300,6 +300,37 @@ TEST(TracerTransientRecord, KeepsOnlyTheFramesThatDifferFromThePreviousRecord) {
   }
 }
 
+// The producer compares four frames at a time from the outermost, then two, then one
+// (SharedFrames::keep): at every depth up to kMaxShared, a backtrace whose last difference from
+// the previous one is at any position keeps exactly the frames down to it, and writes them.
+TEST(TracerTransientRecord, KeepsTheFramesDownToTheLastDifferenceAtEveryPosition) {
+  for (std::uint32_t count = 1; count <= SharedFrames::kMaxShared; ++count) {
+    std::vector<std::uintptr_t> previous(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      previous[i] = 0x401000 + 0x10 * i;
+    }
+    // `last`: the outermost frame that differs; count: none does.
+    for (std::uint32_t last = 0; last <= count; ++last) {
+      SharedFrames producer;
+      std::uintptr_t record[SharedFrames::kMaxShared] = {};
+      std::copy(previous.begin(), previous.end(), producer.walked);
+      ASSERT_EQ(producer.keep(producer.walked, count, record), count);
+      std::vector<std::uintptr_t> next = previous;
+      for (std::uint32_t i = 0; last < count && i <= last; ++i) {
+        next[i] += i % 3 == 1 && i != last ? 0 : 0x8000;  // some below `last` the same
+      }
+      std::copy(next.begin(), next.end(), producer.walked);
+      const std::uint32_t expected = last == count ? 0 : last + 1;
+      std::fill(std::begin(record), std::end(record), 0);
+      EXPECT_EQ(producer.keep(producer.walked, count, record), expected)
+          << count << " frames, last difference " << last;
+      EXPECT_TRUE(std::equal(record, record + expected, next.begin())) << count << ", " << last;
+      EXPECT_EQ(std::count(record + expected, std::end(record), 0),
+                static_cast<std::ptrdiff_t>(SharedFrames::kMaxShared - expected));
+    }
+  }
+}
+
 // A record that says it shares frames the drain's copy does not have (another depth), or keeps
 // more than it has, expands into nothing rather than into frames it never had.
 TEST(TracerTransientRecord, ARecordThatCannotHaveBeenWrittenExpandsIntoNothing) {

@@ -251,6 +251,50 @@ TEST(WalkMemo, ChainsOfOtherDepthsAndShapesAreWalkedThenRemembered) {
   }
 }
 
+// Runs `chain` from one of two call sites of this one frame: the stacks at the chain's bottom are
+// then the same (same stack pointer, same tag) but for the return address into this function,
+// the outermost word the walk reads of the chain. (The asm after each call keeps the two calls
+// apart: the compiler may not merge them into one.)
+__attribute__((noipa)) void chain_from_site(Chain chain, int depth, bool second,
+                                            std::vector<MemoWalk>* walks) {
+  if (second) {
+    chain(depth, walk_at_chain_bottom, walks);
+    __asm__ volatile("nop" ::: "memory");
+  } else {
+    chain(depth, walk_at_chain_bottom, walks);
+    __asm__ volatile("nop\n\tnop" ::: "memory");
+  }
+}
+
+// The memo compares its reads a group at a time (walk_memo.h): a stack that differs from the
+// remembered one in a single word, at every position of a group (the chain's depth moves it), is
+// walked again, and each stack is then remembered as its own.
+TEST(WalkMemo, AStackDifferingInOneDeepWordIsWalkedAgainAtEveryPosition) {
+  for (const Chain chain : {chain_with_frame_pointers, chain_without_frame_pointers}) {
+    for (int depth = 0; depth < 8; ++depth) {
+      SCOPED_TRACE(depth);
+      g_memo = WalkMemo{};
+      std::vector<MemoWalk> walks;
+      for (const bool second : {false, true, false, true}) {
+        chain_from_site(chain, depth, second, &walks);
+      }
+      ASSERT_EQ(walks.size(), 4U);
+      ASSERT_GT(walks[0].walked, 3);
+      EXPECT_GT(walks[1].walked, 3);  // walked again, not taken from the memo
+      ASSERT_EQ(walks[1].frames.size(), walks[0].frames.size());
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < walks[0].frames.size(); ++i) {
+        differing += walks[0].frames[i] != walks[1].frames[i] ? 1 : 0;
+      }
+      EXPECT_EQ(differing, 1U);  // the return address into chain_from_site
+      EXPECT_EQ(walks[2].walked, kWalkRemembered);
+      EXPECT_EQ(walks[2].frames, walks[0].frames);
+      EXPECT_EQ(walks[3].walked, kWalkRemembered);
+      EXPECT_EQ(walks[3].frames, walks[1].frames);
+    }
+  }
+}
+
 TEST(WalkMemo, ForgottenRulesMakeTheNextWalkAFreshOne) {
   g_memo = WalkMemo{};
   const std::vector<MemoWalk> walks = walks_through({through_a, through_a});

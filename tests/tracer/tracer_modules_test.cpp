@@ -266,6 +266,42 @@ TEST(MemtransferModule, WithFreeBacktracesTheReleaseCarriesTheTransfersBacktrace
   }
 }
 
+// Every transfer's backtrace at `depth`, with the address space laid out the same in every run
+// (setarch -R); `unwinder` is RTRACE_UNWINDER's value (empty: the default, the fast walk).
+std::vector<std::vector<std::uint64_t>> transfer_backtraces(std::uint32_t depth,
+                                                            const std::string& unwinder) {
+  const TracedRun run(
+      {"memtransfer"}, program("memtransfer_calls"), "depth=" + std::to_string(depth),
+      "setarch -R env " + (unwinder.empty() ? std::string() : "RTRACE_UNWINDER=" + unwinder + " "));
+  EXPECT_EQ(run.result().status, 0) << run.result().err;
+  std::vector<std::vector<std::uint64_t>> backtraces;
+  for (const DecodedCall& call : run.decode().calls) {
+    if (call.kind == 2) {
+      backtraces.push_back(call.frames);
+    }
+  }
+  return backtraces;
+}
+
+// A transfer is walked from rtrace_record_transient with the capture inlined into it
+// (backtrace_capture.h), its repeats taken from the walk memo and only the frames not shared
+// with the previous record kept in the ring; at depth 64 it goes the other way (walked straight
+// into the record). Either way, libunwind's whole stacks, frame for frame.
+TEST(MemtransferModule, TheFastWalkRecordsTheBacktracesLibunwindDoes) {
+  for (const std::uint32_t depth : {10U, 64U}) {
+    SCOPED_TRACE(depth);
+    const auto fast = transfer_backtraces(depth, "");
+    const auto slow = transfer_backtraces(depth, "libunwind");
+    ASSERT_EQ(fast.size(), 23U);
+    EXPECT_EQ(fast, slow);
+    for (const auto& frames : fast) {
+      // memtransfer_calls' main, the C library's start: at least two frames, all at depth 64.
+      EXPECT_GE(frames.size(), 2U);
+      EXPECT_LT(frames.size(), depth);
+    }
+  }
+}
+
 // The thread writes one record per transfer, which the drain expands (transient_record.h): the same
 // records whichever writer gets them (the compact format) and however often the drain runs
 // (buffered=0: after every record), with and without free backtraces.
