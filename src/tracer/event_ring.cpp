@@ -26,15 +26,19 @@ char* EventRing::try_reserve(std::size_t max_payload) {
   if (max_payload > payload_capacity_ / 2) {
     return nullptr;
   }
-  if (head.load(std::memory_order_relaxed) - tail.load(std::memory_order_acquire) >= entries_) {
-    return nullptr;
-  }
+  const std::uint64_t position = head.load(std::memory_order_relaxed);
   const std::size_t offset = payload_head_ & (payload_capacity_ - 1);
   const std::size_t skip =
       payload_capacity_ - offset < max_payload ? payload_capacity_ - offset : 0;
-  const std::uint64_t used = payload_head_ - payload_tail.load(std::memory_order_acquire);
-  if (payload_capacity_ - used < skip + max_payload) {
-    return nullptr;
+  const auto has_room = [&] {
+    return position - seen_tail_ < entries_ &&
+           payload_capacity_ - (payload_head_ - seen_payload_tail_) >= skip + max_payload;
+  };
+  if (!has_room()) {
+    refresh_consumer_positions();
+    if (!has_room()) {
+      return nullptr;
+    }
   }
   pending_skip_ = static_cast<std::uint32_t>(skip);
   return payload_ + ((payload_head_ + skip) & (payload_capacity_ - 1));
@@ -62,6 +66,8 @@ void EventRing::reset() {
   ticket_depth = 0;
   payload_head_ = 0;
   pending_skip_ = 0;
+  seen_tail_ = 0;
+  seen_payload_tail_ = 0;
   producer_frames.count = 0;
   consumer_frames.count = 0;
 }

@@ -3,6 +3,11 @@
 // publishes with a release store of `head`, the consumer frees space with release stores of
 // `tail` and `payload_tail`.
 //
+// Each side writes its own cache lines (the index positions each side publishes, the producer's
+// private state, the read-only geometry): a line written by both sides moves between the cores
+// on every record. The producer keeps copies of the consumer's positions and reads the real ones
+// only when its copies say the ring is full or filling, which happens about once per drain.
+//
 // Two parts: the payload bytes (encoded packets, back to back, so that a run of records goes to
 // the output as one piece, without copying) and an index with one entry per record: its ticket,
 // its length and how many payload bytes were skipped before it (a record never wraps; when it
@@ -42,10 +47,12 @@ class EventRing {
   void void_record(std::uint64_t position);
   std::size_t capacity() const { return payload_capacity_; }
   // Producer: whether a quarter of the ring is in use (time to wake the drainer).
-  bool filling() const {
-    return (payload_head_ - payload_tail.load(std::memory_order_relaxed)) * 4 > payload_capacity_ ||
-           (head.load(std::memory_order_relaxed) - tail.load(std::memory_order_relaxed)) * 4 >
-               entries_;
+  bool filling() {
+    if (!looks_filling()) {
+      return false;  // the copies of the consumer's positions are older: the ring is no fuller
+    }
+    refresh_consumer_positions();
+    return looks_filling();
   }
 
   // Consumer: the index entry number `position` (< head) and where its payload starts, given
@@ -58,29 +65,54 @@ class EventRing {
   // Drops everything (used in a forked child, where the owning threads are gone).
   void reset();
 
-  std::atomic<std::uint64_t> head{0};          // index entries published
-  std::atomic<std::uint64_t> tail{0};          // index entries consumed
-  std::atomic<std::uint64_t> payload_tail{0};  // payload bytes consumed (skips included)
+  // Written by the producer on every record; read by the consumer once per merge pass.
+  alignas(64) std::atomic<std::uint64_t> head{0};  // index entries published
   // A lower bound of the ticket this thread holds while it is between taking a ticket and
   // publishing the record; kNoTicket when it holds none.
   std::atomic<std::uint64_t> inflight{kNoTicket};
-  // The kernel's id of the owning thread; 0 when the ring is free. Ownership passes only by a
-  // compare-and-swap of this word, so two threads can never own one ring.
-  std::atomic<int> owner_tid{0};
   int ticket_depth = 0;    // producer only: nested tickets (realloc holds two)
   bool wake_sent = false;  // producer only: the drainer was woken for this filling
+
+ private:
+  std::uint64_t payload_head_ = 0;  // producer only: payload bytes written (skips included)
+  std::uint32_t pending_skip_ = 0;  // producer only: the skip of the reserved record
+  // Producer only: copies of `tail` and `payload_tail` (never ahead of them).
+  std::uint64_t seen_tail_ = 0;
+  std::uint64_t seen_payload_tail_ = 0;
+
+ public:
+  // Written by the consumer after each merge pass; read by the producer when its copies of
+  // them say the ring is full or filling.
+  alignas(64) std::atomic<std::uint64_t> tail{0};  // index entries consumed
+  std::atomic<std::uint64_t> payload_tail{0};      // payload bytes consumed (skips included)
+
+  // The kernel's id of the owning thread; 0 when the ring is free. Ownership passes only by a
+  // compare-and-swap of this word, so two threads can never own one ring.
+  alignas(64) std::atomic<int> owner_tid{0};
+
+ private:
+  // Set by create; read by both sides on every record.
+  char* payload_ = nullptr;
+  std::size_t payload_capacity_ = 0;
+  Entry* index_ = nullptr;
+  std::size_t entries_ = 0;
+
+ public:
   // The frames of the ring's last transient record (shared_frames.h): the producer's copy and
   // the consumer's, each on cache lines of its own (written on every transfer, by either side).
   alignas(64) SharedFrames producer_frames;
   alignas(64) SharedFrames consumer_frames;
 
  private:
-  char* payload_ = nullptr;
-  std::size_t payload_capacity_ = 0;
-  Entry* index_ = nullptr;
-  std::size_t entries_ = 0;
-  std::uint64_t payload_head_ = 0;  // producer only: payload bytes written (skips included)
-  std::uint32_t pending_skip_ = 0;  // producer only: the skip of the reserved record
+  bool looks_filling() const {
+    return (payload_head_ - seen_payload_tail_) * 4 > payload_capacity_ ||
+           (head.load(std::memory_order_relaxed) - seen_tail_) * 4 > entries_;
+  }
+  // Acquire: the consumer is done with the room its positions give back before we write there.
+  void refresh_consumer_positions() {
+    seen_tail_ = tail.load(std::memory_order_acquire);
+    seen_payload_tail_ = payload_tail.load(std::memory_order_acquire);
+  }
 };
 
 }  // namespace rtrace::tracer

@@ -82,6 +82,44 @@ TEST(EventRing, FullRingRefusesUntilDrained) {
   EXPECT_NE(ring.try_reserve(16), nullptr);
 }
 
+// The producer reads the consumer's positions only when its copies of them say the ring is
+// filling; the answer must still follow the consumer, both ways.
+TEST(EventRing, FillingFollowsTheConsumer) {
+  EventRing ring;
+  ASSERT_TRUE(ring.create(4096, 64));
+  std::uint64_t ticket = 0;
+  const auto publish_bytes = [&](std::size_t bytes) {
+    ASSERT_NE(ring.try_reserve(bytes), nullptr);
+    ring.publish(++ticket, bytes);
+  };
+  publish_bytes(1000);
+  EXPECT_FALSE(ring.filling());  // 1000 of 4096 bytes, 1 of 64 entries
+  publish_bytes(100);
+  EXPECT_TRUE(ring.filling());  // 1100 > 4096 / 4
+  std::uint64_t payload_position = 0;
+  EXPECT_EQ(consume(ring, payload_position).size(), 2U);
+  EXPECT_FALSE(ring.filling());
+  for (int i = 0; i < 17; ++i) {
+    publish_bytes(8);
+  }
+  EXPECT_TRUE(ring.filling());  // 17 > 64 / 4 entries
+  EXPECT_EQ(consume(ring, payload_position).size(), 17U);
+  EXPECT_FALSE(ring.filling());
+}
+
+// What each side writes on every record sits on cache lines of its own (a line written by both
+// moves between the cores on every record).
+TEST(EventRing, EachSideWritesItsOwnCacheLines) {
+  EventRing ring;
+  const auto line = [](const void* field) { return reinterpret_cast<std::uintptr_t>(field) / 64; };
+  EXPECT_NE(line(&ring.head), line(&ring.tail));
+  EXPECT_EQ(line(&ring.tail), line(&ring.payload_tail));
+  EXPECT_NE(line(&ring.head), line(&ring.owner_tid));
+  EXPECT_NE(line(&ring.tail), line(&ring.owner_tid));
+  EXPECT_NE(line(&ring.payload_tail), line(&ring.producer_frames));
+  EXPECT_NE(line(&ring.head), line(&ring.producer_frames));
+}
+
 // What the encoder writes is a trace the post-processor reads, byte for byte re-encodable.
 TEST(PacketEncoder, WritesWhatTheReaderReads) {
   char buffer[4096];
