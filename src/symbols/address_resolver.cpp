@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <iterator>
 #include <system_error>
@@ -106,6 +107,42 @@ namespace {
 constexpr std::size_t kFewestPerThread = 256;
 }  // namespace
 
+namespace {
+
+// Runs run(thread) for thread = 0 .. threads - 1, thread 0 on the calling thread, the others on
+// threads of their own, and rethrows the first failure once all have ended. When no thread can
+// be started, fewer run: each run must take work until none is left, not a fixed share.
+template <typename Run>
+void run_on_threads(std::size_t threads, Run&& run) {
+  std::vector<std::exception_ptr> failures(threads);
+  const auto guarded = [&](std::size_t thread) {
+    try {
+      run(thread);
+    } catch (...) {
+      failures[thread] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t thread = 1; thread < threads; ++thread) {
+    try {
+      workers.emplace_back(guarded, thread);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others take its share over
+    }
+  }
+  guarded(0);
+  for (std::thread& worker : workers) {
+    worker.join();
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) {
+      std::rethrow_exception(failure);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
     std::span<const Address> return_addresses) const {
   std::vector<Pending> pending;
@@ -117,24 +154,44 @@ std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
     Module& module = *region->module;
     const std::uint64_t address = return_address - 1 - region->bias;
     if (!module.prefetched.contains(address) && !module.symbols->looked_up(address)) {
-      pending.push_back({&module, address, module.symbols->part_of(address), {}});
+      pending.push_back({&module, address, 0, {}});
     }
   }
-  // Module by module, compile unit by compile unit (whose code is not always in one piece: cold
-  // parts sit together at the end), by address: a thread's share then touches few units.
-  const auto before = [](const Pending& a, const Pending& b) {
-    if (a.module != b.module) {
-      return a.module->number < b.module->number;
-    }
-    return a.part != b.part ? a.part < b.part : a.address < b.address;
-  };
-  std::sort(pending.begin(), pending.end(), before);
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    return a.module != b.module ? a.module->number < b.module->number : a.address < b.address;
+  });
   pending.erase(std::unique(pending.begin(), pending.end(),
                             [](const Pending& a, const Pending& b) {
                               return a.module == b.module && a.address == b.address;
                             }),
                 pending.end());
   return pending;
+}
+
+// Finding an address's part reads the module's DWARF index (for libc, inflating its compressed
+// debug file): the modules are read side by side, each by one thread through its first handles.
+void AddressResolver::sort_by_part(std::vector<Pending>& pending) const {
+  std::vector<std::span<Pending>> modules;
+  for (auto first = pending.begin(); first != pending.end();) {
+    const auto last = std::find_if(
+        first, pending.end(), [&](const Pending& entry) { return entry.module != first->module; });
+    modules.emplace_back(&*first, static_cast<std::size_t>(last - first));
+    first = last;
+  }
+  std::atomic<std::size_t> next{0};
+  run_on_threads(std::min<std::size_t>(options_.jobs, modules.size()), [&](std::size_t) {
+    for (std::size_t m = next++; m < modules.size(); m = next++) {
+      ModuleSymbols& symbols = *modules[m].front().module->symbols;
+      for (Pending& entry : modules[m]) {
+        entry.part = symbols.part_of(entry.address);
+      }
+      // Compile unit by compile unit (whose code is not always in one piece: cold parts sit
+      // together at the end), by address: a thread's share then touches few units.
+      std::sort(modules[m].begin(), modules[m].end(), [](const Pending& a, const Pending& b) {
+        return a.part != b.part ? a.part < b.part : a.address < b.address;
+      });
+    }
+  });
 }
 
 void AddressResolver::prefetch(std::span<const Address> return_addresses) {
@@ -147,40 +204,19 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   if (threads <= 1) {
     return;
   }
+  sort_by_part(pending);
   open_handles(pending, threads);
   const std::vector<std::span<Pending>> pieces = pieces_of(pending);
   WorkRanges work(starts_of(pieces, threads), pieces.size());
-  std::vector<std::exception_ptr> failures(threads);
-  const auto run = [&](std::size_t thread) {
-    try {
-      while (const std::optional<std::size_t> piece = work.next(thread)) {
-        ModuleSymbols* symbols = opened_handles(*pieces[*piece].front().module, thread);
-        for (Pending& entry : symbols != nullptr ? pieces[*piece] : std::span<Pending>()) {
-          entry.answer = {symbols, symbols->lookup(entry.address)};
-          symbols->prepare_description(entry.answer.index);
-        }
+  run_on_threads(threads, [&](std::size_t thread) {
+    while (const std::optional<std::size_t> piece = work.next(thread)) {
+      ModuleSymbols* symbols = opened_handles(*pieces[*piece].front().module, thread);
+      for (Pending& entry : symbols != nullptr ? pieces[*piece] : std::span<Pending>()) {
+        entry.answer = {symbols, symbols->lookup(entry.address)};
+        symbols->prepare_description(entry.answer.index);
       }
-    } catch (...) {
-      failures[thread] = std::current_exception();
     }
-  };
-  std::vector<std::thread> workers;
-  for (std::size_t thread = 1; thread < threads; ++thread) {
-    try {
-      workers.emplace_back(run, thread);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had: the others take its share over
-    }
-  }
-  run(0);
-  for (std::thread& worker : workers) {
-    worker.join();
-  }
-  for (const std::exception_ptr& failure : failures) {
-    if (failure) {
-      std::rethrow_exception(failure);
-    }
-  }
+  });
   for (const Pending& entry : pending) {
     if (entry.answer.source != nullptr) {
       entry.module->prefetched.emplace(entry.address, entry.answer);
@@ -259,7 +295,7 @@ ModuleSymbols* AddressResolver::opened_handles(const Module& module, std::size_t
 DescribedAnswer AddressResolver::take_description(AnswerKey key) {
   if (key.source == nullptr || key.index == kUnreadable) {
     DescribedAnswer described{describe(key), {}};
-    described.key = SymbolTable::key(described.symbol);
+    described.hash = SymbolTable::hash(described.symbol);
     return described;
   }
   // The key names one of this resolver's own handles, which are not const.

@@ -43,7 +43,7 @@ class AddressResolver {
 
   const Symbol& resolve(Address return_address) { return describe(lookup(return_address)); }
 
-  // What the answer says, with its SymbolTable key, for a caller that keeps it: made by the
+  // What the answer says, with its SymbolTable::hash, for a caller that keeps it: made by the
   // thread that looked the address up when prefetch() did, so only moved here.
   DescribedAnswer take_description(AnswerKey key);
 
@@ -83,8 +83,11 @@ class AddressResolver {
   // The region mapping `call_address`, or null.
   const Region* region_at(Address call_address) const;
   // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
-  // by module and address.
+  // by module and address (their parts not set yet).
   std::vector<Pending> distinct_new(std::span<const Address> return_addresses) const;
+  // Sets the parts of `pending` (from distinct_new) and sorts each module's addresses by part
+  // and address, the modules on up to options_.jobs threads.
+  void sort_by_part(std::vector<Pending>& pending) const;
   // The pieces prefetch hands out: one module's addresses in one part of its debug information
   // (at most kMostPerPiece of them).
   static std::vector<std::span<Pending>> pieces_of(std::vector<Pending>& pending);

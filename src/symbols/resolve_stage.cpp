@@ -171,10 +171,10 @@ class ResolveStage final : public ForwardingSink {
     return known->second;
   }
 
-  // An answer's symbol, interned by the key the resolver made with it.
+  // An answer's symbol, interned by the hash the resolver made with it.
   SymbolId own_id(DescribedAnswer&& described) {
     const SymbolTable::Interned interned =
-        table_.intern(std::move(described.key), std::move(described.symbol));
+        table_.intern(described.hash, std::move(described.symbol));
     if (interned.added) {
       next().symbol(interned.id, table_.at(interned.id));
     }
