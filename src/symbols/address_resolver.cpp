@@ -168,9 +168,13 @@ std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
   return pending;
 }
 
-// Finding an address's part reads the module's DWARF index (for libc, inflating its compressed
-// debug file): the modules are read side by side, each by one thread through its first handles.
-void AddressResolver::sort_by_part(std::vector<Pending>& pending) const {
+namespace {
+// Pieces small enough that a thread left without work can take half of another's.
+constexpr std::size_t kMostPerPiece = 512;
+}  // namespace
+
+std::vector<std::span<AddressResolver::Pending>> AddressResolver::modules_of(
+    std::vector<Pending>& pending) {
   std::vector<std::span<Pending>> modules;
   for (auto first = pending.begin(); first != pending.end();) {
     const auto last = std::find_if(
@@ -178,18 +182,66 @@ void AddressResolver::sort_by_part(std::vector<Pending>& pending) const {
     modules.emplace_back(&*first, static_cast<std::size_t>(last - first));
     first = last;
   }
+  return modules;
+}
+
+// Finding an address's part reads the module's DWARF index (for libc, inflating its compressed
+// debug file).
+void AddressResolver::sort_by_part(std::span<Pending> module) {
+  ModuleSymbols& symbols = *module.front().module->symbols;
+  for (Pending& entry : module) {
+    entry.part = symbols.part_of(entry.address);
+  }
+  // Compile unit by compile unit (whose code is not always in one piece: cold parts sit together
+  // at the end), by address: a thread's share then touches few units.
+  std::sort(module.begin(), module.end(), [](const Pending& a, const Pending& b) {
+    return a.part != b.part ? a.part < b.part : a.address < b.address;
+  });
+}
+
+void AddressResolver::look_up(std::span<Pending> piece, ModuleSymbols* symbols) {
+  for (Pending& entry : symbols != nullptr ? piece : std::span<Pending>()) {
+    entry.answer = {symbols, symbols->lookup(entry.address)};
+    symbols->prepare_description(entry.answer.index);
+  }
+}
+
+std::span<AddressResolver::Pending> AddressResolver::last_piece(std::span<Pending> module) {
+  if (module.empty()) {
+    return module;
+  }
+  const std::size_t part = module.back().part;
+  std::size_t first = module.size() - std::min(module.size(), kMostPerPiece);
+  while (module[first].part != part) {
+    ++first;
+  }
+  return module.subspan(first);
+}
+
+// The modules' DWARF indexes are read side by side, each by one thread through the module's
+// first handles, which that thread then keeps (Module::owner). A thread done with its modules
+// while another still reads one (libc's compressed debug file takes longest) looks up the last
+// pieces of its own modules meanwhile: the part of the work that the even shares below would
+// give the last thread anyway.
+void AddressResolver::prepare(std::vector<Pending>& pending, std::size_t threads) {
+  const std::vector<std::span<Pending>> modules = modules_of(pending);
   std::atomic<std::size_t> next{0};
-  run_on_threads(std::min<std::size_t>(options_.jobs, modules.size()), [&](std::size_t) {
+  std::atomic<std::size_t> left{modules.size()};
+  run_on_threads(std::min(threads, modules.size()), [&](std::size_t thread) {
+    std::vector<std::span<Pending>> mine;
     for (std::size_t m = next++; m < modules.size(); m = next++) {
-      ModuleSymbols& symbols = *modules[m].front().module->symbols;
-      for (Pending& entry : modules[m]) {
-        entry.part = symbols.part_of(entry.address);
+      sort_by_part(modules[m]);
+      modules[m].front().module->owner = thread;
+      mine.push_back(modules[m]);
+      --left;
+    }
+    while (left > 0 && !mine.empty()) {
+      const std::span<Pending> piece = last_piece(mine.back());
+      look_up(piece, mine.back().front().module->symbols.get());
+      mine.back() = mine.back().first(mine.back().size() - piece.size());
+      if (mine.back().empty()) {
+        mine.pop_back();
       }
-      // Compile unit by compile unit (whose code is not always in one piece: cold parts sit
-      // together at the end), by address: a thread's share then touches few units.
-      std::sort(modules[m].begin(), modules[m].end(), [](const Pending& a, const Pending& b) {
-        return a.part != b.part ? a.part < b.part : a.address < b.address;
-      });
     }
   });
 }
@@ -204,17 +256,13 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   if (threads <= 1) {
     return;
   }
-  sort_by_part(pending);
+  prepare(pending, threads);
   open_handles(pending, threads);
   const std::vector<std::span<Pending>> pieces = pieces_of(pending);
   WorkRanges work(starts_of(pieces, threads), pieces.size());
   run_on_threads(threads, [&](std::size_t thread) {
     while (const std::optional<std::size_t> piece = work.next(thread)) {
-      ModuleSymbols* symbols = opened_handles(*pieces[*piece].front().module, thread);
-      for (Pending& entry : symbols != nullptr ? pieces[*piece] : std::span<Pending>()) {
-        entry.answer = {symbols, symbols->lookup(entry.address)};
-        symbols->prepare_description(entry.answer.index);
-      }
+      look_up(pieces[*piece], opened_handles(*pieces[*piece].front().module, thread));
     }
   });
   for (const Pending& entry : pending) {
@@ -224,18 +272,16 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   }
 }
 
-namespace {
-// Pieces small enough that a thread left without work can take half of another's.
-constexpr std::size_t kMostPerPiece = 512;
-}  // namespace
 
 std::vector<std::span<AddressResolver::Pending>> AddressResolver::pieces_of(
     std::vector<Pending>& pending) {
+  const auto answered = [](const Pending& entry) { return entry.answer.source != nullptr; };
   std::vector<std::span<Pending>> pieces;
-  for (auto first = pending.begin(); first != pending.end();) {
+  for (auto first = std::find_if_not(pending.begin(), pending.end(), answered);
+       first != pending.end(); first = std::find_if_not(first, pending.end(), answered)) {
     const auto limit = first + std::min<std::ptrdiff_t>(kMostPerPiece, pending.end() - first);
     const auto last = std::find_if(first, limit, [&](const Pending& entry) {
-      return entry.module != first->module || entry.part != first->part;
+      return entry.module != first->module || entry.part != first->part || answered(entry);
     });
     pieces.emplace_back(&*first, static_cast<std::size_t>(last - first));
     first = last;
@@ -265,8 +311,8 @@ std::vector<std::size_t> AddressResolver::starts_of(const std::vector<std::span<
 // every module with addresses; they are cheap until their tables are first read, on the thread.
 void AddressResolver::open_handles(const std::vector<Pending>& pending, std::size_t threads) {
   for (auto entry = pending.begin(); entry != pending.end();) {
-    for (std::size_t thread = 1; thread < threads; ++thread) {
-      handles_for(*entry->module, static_cast<unsigned>(thread));
+    for (std::size_t thread = 0; thread < threads; ++thread) {
+      handles_for(*entry->module, thread);
     }
     const Module* module = entry->module;
     entry = std::find_if(entry, pending.end(),
@@ -274,14 +320,14 @@ void AddressResolver::open_handles(const std::vector<Pending>& pending, std::siz
   }
 }
 
-ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
-  if (thread == 0) {
+ModuleSymbols* AddressResolver::handles_for(Module& module, std::size_t thread) {
+  if (thread == module.owner) {
     return module.symbols.get();
   }
-  if (module.copies.size() < thread) {
-    module.copies.resize(thread);
+  if (module.copies.size() <= thread) {
+    module.copies.resize(thread + 1);
   }
-  std::unique_ptr<ModuleSymbols>& copy = module.copies[thread - 1];
+  std::unique_ptr<ModuleSymbols>& copy = module.copies[thread];
   if (!copy) {
     copy = ModuleSymbols::open(module.on_disk, module.unreadable.module, search_, options_);
   }
@@ -289,7 +335,7 @@ ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
 }
 
 ModuleSymbols* AddressResolver::opened_handles(const Module& module, std::size_t thread) {
-  return thread == 0 ? module.symbols.get() : module.copies.at(thread - 1).get();
+  return thread == module.owner ? module.symbols.get() : module.copies.at(thread).get();
 }
 
 DescribedAnswer AddressResolver::take_description(AnswerKey key) {

@@ -61,7 +61,9 @@ class AddressResolver {
     Symbol unreadable;                       // only the module for every address then
     std::string on_disk;                     // the file under the sysroot
     std::size_t number = 0;                  // order of first mention in the trace
-    // Handles for prefetch's other threads (thread i > 0 uses copies[i - 1]), opened on demand.
+    // The prefetch thread that read the DWARF index through `symbols` and keeps using them;
+    // the others use copies[thread], opened on demand (copies[owner] stays null).
+    std::size_t owner = 0;
     std::vector<std::unique_ptr<ModuleSymbols>> copies;
     // Answers found by prefetch, by module address (the call instruction's).
     std::unordered_map<std::uint64_t, AnswerKey> prefetched;
@@ -85,11 +87,19 @@ class AddressResolver {
   // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
   // by module and address (their parts not set yet).
   std::vector<Pending> distinct_new(std::span<const Address> return_addresses) const;
-  // Sets the parts of `pending` (from distinct_new) and sorts each module's addresses by part
-  // and address, the modules on up to options_.jobs threads.
-  void sort_by_part(std::vector<Pending>& pending) const;
-  // The pieces prefetch hands out: one module's addresses in one part of its debug information
-  // (at most kMostPerPiece of them).
+  // `pending` (from distinct_new) cut into its modules.
+  static std::vector<std::span<Pending>> modules_of(std::vector<Pending>& pending);
+  // Sets the parts of one module's addresses and sorts them by part and address.
+  static void sort_by_part(std::span<Pending> module);
+  // Sorts every module's addresses by part on up to `threads` threads, sets the modules' owners,
+  // and answers some of them (from the back of a module) while others are still sorted.
+  void prepare(std::vector<Pending>& pending, std::size_t threads);
+  // The last piece of a module's addresses sorted by part: at most kMostPerPiece of one part.
+  static std::span<Pending> last_piece(std::span<Pending> module);
+  // Looks the piece's addresses up through `symbols` (null: they stay unanswered).
+  static void look_up(std::span<Pending> piece, ModuleSymbols* symbols);
+  // The pieces prefetch hands out: one module's unanswered addresses in one part of its debug
+  // information (at most kMostPerPiece of them).
   static std::vector<std::span<Pending>> pieces_of(std::vector<Pending>& pending);
   // Where each of `threads` threads starts among `pieces`: at even shares of the addresses.
   static std::vector<std::size_t> starts_of(const std::vector<std::span<Pending>>& pieces,
@@ -97,7 +107,7 @@ class AddressResolver {
   // Opens, on the calling thread, the handles the other threads may need for `pending`.
   void open_handles(const std::vector<Pending>& pending, std::size_t threads);
   // The handles thread `thread` of prefetch uses for `module`, opened now if need be.
-  ModuleSymbols* handles_for(Module& module, unsigned thread);
+  ModuleSymbols* handles_for(Module& module, std::size_t thread);
   // The same once open_handles() has opened them (null: the file could not be opened again);
   // opens nothing, so the prefetch threads can call it.
   static ModuleSymbols* opened_handles(const Module& module, std::size_t thread);
