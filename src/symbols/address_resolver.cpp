@@ -272,7 +272,6 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   }
 }
 
-
 std::vector<std::span<AddressResolver::Pending>> AddressResolver::pieces_of(
     std::vector<Pending>& pending) {
   const auto answered = [](const Pending& entry) { return entry.answer.source != nullptr; };

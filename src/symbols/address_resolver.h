@@ -49,10 +49,12 @@ class AddressResolver {
 
   // Looks up, on up to options.jobs threads, the return addresses among `return_addresses`
   // that no lookup has seen yet, so that their lookup() afterwards only fetches the answer.
-  // The addresses are taken compile unit by compile unit, in module and address order, each
-  // thread starting on its own contiguous share (so mostly its own units and files) and taking
-  // over half of the largest share left once done; a thread reads the files through its own
-  // handles, and also describes the answers it finds (see take_description).
+  // First the modules' DWARF indexes are read side by side (see prepare); then the addresses
+  // are taken compile unit by compile unit, in module and address order, each thread starting
+  // on its own contiguous share (so mostly its own units and files) and taking over half of
+  // the largest share left once done; a thread reads the files through its own handles (those
+  // that read a module's index stay with the thread that read it), and also describes the
+  // answers it finds (see take_description).
   void prefetch(std::span<const Address> return_addresses);
 
  private:
@@ -62,7 +64,7 @@ class AddressResolver {
     std::string on_disk;                     // the file under the sysroot
     std::size_t number = 0;                  // order of first mention in the trace
     // The prefetch thread that read the DWARF index through `symbols` and keeps using them;
-    // the others use copies[thread], opened on demand (copies[owner] stays null).
+    // the others use copies[thread], opened on demand (copies[owner] is not used).
     std::size_t owner = 0;
     std::vector<std::unique_ptr<ModuleSymbols>> copies;
     // Answers found by prefetch, by module address (the call instruction's).

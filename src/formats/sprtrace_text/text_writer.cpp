@@ -19,6 +19,7 @@ namespace rtrace {
 namespace {
 
 using sprtrace_text::append_resolved_frame;
+using sprtrace_text::has_control_character;
 using sprtrace_text::kGroupPrefix;
 using sprtrace_text::kLeakTypePrefix;
 using sprtrace_text::kMaxDigits;
@@ -27,7 +28,6 @@ using sprtrace_text::kProcessPrefix;
 using sprtrace_text::kReadFromTextKey;
 using sprtrace_text::kTimestampKey;
 using sprtrace_text::neutral_call_keyword;
-using sprtrace_text::has_control_character;
 using sprtrace_text::printable;
 using sprtrace_text::printable_header_value;
 using sprtrace_text::write_decimal;
