@@ -6,6 +6,7 @@
 #include <atomic>
 #include <exception>
 #include <iterator>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -225,14 +226,26 @@ std::span<AddressResolver::Pending> AddressResolver::last_piece(std::span<Pendin
 // give the last thread anyway.
 void AddressResolver::prepare(std::vector<Pending>& pending, std::size_t threads) {
   const std::vector<std::span<Pending>> modules = modules_of(pending);
-  std::atomic<std::size_t> next{0};
+  // Thread 0 takes modules from the front, the others from the back: the shares below start
+  // thread 0 at the front too, so a module's first handles mostly stay with the thread whose
+  // share it is in, and no other thread reads its index again (libc's inflated a second time).
+  std::mutex mutex;
+  std::size_t front = 0;
+  std::size_t back = modules.size();
+  const auto take = [&](std::size_t thread) -> std::optional<std::size_t> {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (front == back) {
+      return std::nullopt;
+    }
+    return thread == 0 ? front++ : --back;
+  };
   std::atomic<std::size_t> left{modules.size()};
   run_on_threads(std::min(threads, modules.size()), [&](std::size_t thread) {
     std::vector<std::span<Pending>> mine;
-    for (std::size_t m = next++; m < modules.size(); m = next++) {
-      sort_by_part(modules[m]);
-      modules[m].front().module->owner = thread;
-      mine.push_back(modules[m]);
+    while (const std::optional<std::size_t> m = take(thread)) {
+      sort_by_part(modules[*m]);
+      modules[*m].front().module->owner = thread;
+      mine.push_back(modules[*m]);
       --left;
     }
     while (left > 0 && !mine.empty()) {
