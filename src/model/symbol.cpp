@@ -23,43 +23,62 @@ std::pair<std::string_view, std::string_view> split_parameters(std::string_view 
   return {text, {}};
 }
 
-std::string SymbolTable::key(const Symbol& symbol) {
-  std::string key = symbol.module;
-  const auto add = [&key](const SourcePosition& p) {
-    key += '\0';
-    key += p.function;
-    key += '\0';
-    key += p.parameters;
-    key += '\0';
-    key += p.file;
-    key += '\0';
-    key += std::to_string(p.line);
-    key += ':';
-    key += std::to_string(p.column);
+namespace {
+
+// Folds `value` into `seed` (the boost::hash_combine step, with a 64-bit constant).
+void mix(std::size_t& seed, std::size_t value) {
+  seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
+
+}  // namespace
+
+std::size_t SymbolTable::hash(const Symbol& symbol) {
+  const std::hash<std::string_view> text;
+  std::size_t seed = text(symbol.module);
+  const auto add = [&](const SourcePosition& p) {
+    mix(seed, text(p.function));
+    mix(seed, text(p.parameters));
+    mix(seed, text(p.file));
+    mix(seed, (std::size_t{p.line} << 32) | p.column);
   };
   add(symbol.where);
   for (const SourcePosition& call : symbol.inlined_by) {
     add(call);
   }
-  return key;
+  return seed;
+}
+
+std::optional<SymbolId> SymbolTable::find(std::size_t hash, const Symbol& symbol) const {
+  const auto [first, last] = ids_.equal_range(hash);
+  for (auto entry = first; entry != last; ++entry) {
+    if (at(entry->second) == symbol) {
+      return entry->second;
+    }
+  }
+  return std::nullopt;
 }
 
 SymbolTable::Interned SymbolTable::intern(const Symbol& symbol) {
-  auto [entry, added] = ids_.try_emplace(key(symbol), 0);
-  if (added) {
-    symbols_.push_back(symbol);
-    entry->second = static_cast<SymbolId>(symbols_.size());
+  const std::size_t h = hash(symbol);
+  if (const std::optional<SymbolId> id = find(h, symbol)) {
+    return {*id, false};
   }
-  return {entry->second, added};
+  symbols_.push_back(symbol);
+  return add(h);
 }
 
-SymbolTable::Interned SymbolTable::intern(std::string key, Symbol&& symbol) {
-  auto [entry, added] = ids_.try_emplace(std::move(key), 0);
-  if (added) {
-    symbols_.push_back(std::move(symbol));
-    entry->second = static_cast<SymbolId>(symbols_.size());
+SymbolTable::Interned SymbolTable::intern(std::size_t hash, Symbol&& symbol) {
+  if (const std::optional<SymbolId> id = find(hash, symbol)) {
+    return {*id, false};
   }
-  return {entry->second, added};
+  symbols_.push_back(std::move(symbol));
+  return add(hash);
+}
+
+SymbolTable::Interned SymbolTable::add(std::size_t hash) {
+  const auto id = static_cast<SymbolId>(symbols_.size());
+  ids_.emplace(hash, id);
+  return {id, true};
 }
 
 }  // namespace rtrace

@@ -6,7 +6,9 @@
 // a stage that makes its own symbols (the resolver) renumbers the ones it passes on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,18 +60,28 @@ class SymbolTable {
     bool added = false;  // first time seen: announce it
   };
   Interned intern(const Symbol& symbol);
-  // The same for a symbol whose key(symbol) was made beforehand (on another thread, say); the
+  // The same for a symbol whose hash(symbol) was made beforehand (on another thread, say); the
   // symbol is kept by moving it.
-  Interned intern(std::string key, Symbol&& symbol);
+  Interned intern(std::size_t hash, Symbol&& symbol);
   const Symbol& at(SymbolId id) const { return symbols_.at(id - 1); }
   std::size_t size() const { return symbols_.size(); }
 
-  // What tells symbols apart: equal keys, equal symbols.
-  static std::string key(const Symbol& symbol);
+  // Equal symbols, equal hashes; symbols with equal hashes are then compared whole.
+  static std::size_t hash(const Symbol& symbol);
 
  private:
+  // The id of the symbol equal to `symbol` among those with `hash`, if any.
+  std::optional<SymbolId> find(std::size_t hash, const Symbol& symbol) const;
+  // Files the symbol just appended under `hash`.
+  Interned add(std::size_t hash);
+
+  // The hash is already one: the map's own hash passes it through.
+  struct Unhashed {
+    std::size_t operator()(std::size_t hash) const { return hash; }
+  };
+
   std::vector<Symbol> symbols_;
-  std::unordered_map<std::string, SymbolId> ids_;
+  std::unordered_multimap<std::size_t, SymbolId, Unhashed> ids_;
 };
 
 }  // namespace rtrace

@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <iterator>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -106,6 +108,42 @@ namespace {
 constexpr std::size_t kFewestPerThread = 256;
 }  // namespace
 
+namespace {
+
+// Runs run(thread) for thread = 0 .. threads - 1, thread 0 on the calling thread, the others on
+// threads of their own, and rethrows the first failure once all have ended. When no thread can
+// be started, fewer run: each run must take work until none is left, not a fixed share.
+template <typename Run>
+void run_on_threads(std::size_t threads, Run&& run) {
+  std::vector<std::exception_ptr> failures(threads);
+  const auto guarded = [&](std::size_t thread) {
+    try {
+      run(thread);
+    } catch (...) {
+      failures[thread] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t thread = 1; thread < threads; ++thread) {
+    try {
+      workers.emplace_back(guarded, thread);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others take its share over
+    }
+  }
+  guarded(0);
+  for (std::thread& worker : workers) {
+    worker.join();
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) {
+      std::rethrow_exception(failure);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
     std::span<const Address> return_addresses) const {
   std::vector<Pending> pending;
@@ -117,24 +155,108 @@ std::vector<AddressResolver::Pending> AddressResolver::distinct_new(
     Module& module = *region->module;
     const std::uint64_t address = return_address - 1 - region->bias;
     if (!module.prefetched.contains(address) && !module.symbols->looked_up(address)) {
-      pending.push_back({&module, address, module.symbols->part_of(address), {}});
+      pending.push_back({&module, address, 0, {}});
     }
   }
-  // Module by module, compile unit by compile unit (whose code is not always in one piece: cold
-  // parts sit together at the end), by address: a thread's share then touches few units.
-  const auto before = [](const Pending& a, const Pending& b) {
-    if (a.module != b.module) {
-      return a.module->number < b.module->number;
-    }
-    return a.part != b.part ? a.part < b.part : a.address < b.address;
-  };
-  std::sort(pending.begin(), pending.end(), before);
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    return a.module != b.module ? a.module->number < b.module->number : a.address < b.address;
+  });
   pending.erase(std::unique(pending.begin(), pending.end(),
                             [](const Pending& a, const Pending& b) {
                               return a.module == b.module && a.address == b.address;
                             }),
                 pending.end());
   return pending;
+}
+
+namespace {
+// Pieces small enough that a thread left without work can take half of another's.
+constexpr std::size_t kMostPerPiece = 512;
+}  // namespace
+
+std::vector<std::span<AddressResolver::Pending>> AddressResolver::modules_of(
+    std::vector<Pending>& pending) {
+  std::vector<std::span<Pending>> modules;
+  for (auto first = pending.begin(); first != pending.end();) {
+    const auto last = std::find_if(
+        first, pending.end(), [&](const Pending& entry) { return entry.module != first->module; });
+    modules.emplace_back(&*first, static_cast<std::size_t>(last - first));
+    first = last;
+  }
+  return modules;
+}
+
+// Finding an address's part reads the module's DWARF index (for libc, inflating its compressed
+// debug file).
+void AddressResolver::sort_by_part(std::span<Pending> module) {
+  ModuleSymbols& symbols = *module.front().module->symbols;
+  for (Pending& entry : module) {
+    entry.part = symbols.part_of(entry.address);
+  }
+  // Compile unit by compile unit (whose code is not always in one piece: cold parts sit together
+  // at the end), by address: a thread's share then touches few units.
+  std::sort(module.begin(), module.end(), [](const Pending& a, const Pending& b) {
+    return a.part != b.part ? a.part < b.part : a.address < b.address;
+  });
+}
+
+void AddressResolver::look_up(std::span<Pending> piece, ModuleSymbols* symbols) {
+  for (Pending& entry : symbols != nullptr ? piece : std::span<Pending>()) {
+    entry.answer = {symbols, symbols->lookup(entry.address)};
+    symbols->prepare_description(entry.answer.index);
+  }
+}
+
+std::span<AddressResolver::Pending> AddressResolver::last_piece(std::span<Pending> module) {
+  if (module.empty()) {
+    return module;
+  }
+  const std::size_t part = module.back().part;
+  std::size_t first = module.size() - std::min(module.size(), kMostPerPiece);
+  while (module[first].part != part) {
+    ++first;
+  }
+  return module.subspan(first);
+}
+
+// The modules' DWARF indexes are read side by side, each by one thread through the module's
+// first handles, which that thread then keeps (Module::owner). A thread done with its modules
+// while another still reads one (libc's compressed debug file takes longest) looks up the last
+// pieces of its own modules meanwhile: the part of the work that the even shares below would
+// give the last thread anyway.
+void AddressResolver::prepare(std::vector<Pending>& pending, std::size_t threads) {
+  const std::vector<std::span<Pending>> modules = modules_of(pending);
+  // Thread 0 takes modules from the front, the others from the back: the shares below start
+  // thread 0 at the front too, so a module's first handles mostly stay with the thread whose
+  // share it is in, and no other thread reads its index again (libc's inflated a second time).
+  std::mutex mutex;
+  std::size_t front = 0;
+  std::size_t back = modules.size();
+  const auto take = [&](std::size_t thread) -> std::optional<std::size_t> {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (front == back) {
+      return std::nullopt;
+    }
+    return thread == 0 ? front++ : --back;
+  };
+  std::atomic<std::size_t> left{modules.size()};
+  run_on_threads(std::min(threads, modules.size()), [&](std::size_t thread) {
+    std::vector<std::span<Pending>> mine;
+    while (const std::optional<std::size_t> m = take(thread)) {
+      sort_by_part(modules[*m]);
+      modules[*m].front().module->owner = thread;
+      mine.push_back(modules[*m]);
+      --left;
+    }
+    while (left > 0 && !mine.empty()) {
+      const std::span<Pending> piece = last_piece(mine.back());
+      look_up(piece, mine.back().front().module->symbols.get());
+      mine.back() = mine.back().first(mine.back().size() - piece.size());
+      if (mine.back().empty()) {
+        mine.pop_back();
+      }
+    }
+  });
 }
 
 void AddressResolver::prefetch(std::span<const Address> return_addresses) {
@@ -147,40 +269,15 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   if (threads <= 1) {
     return;
   }
+  prepare(pending, threads);
   open_handles(pending, threads);
   const std::vector<std::span<Pending>> pieces = pieces_of(pending);
   WorkRanges work(starts_of(pieces, threads), pieces.size());
-  std::vector<std::exception_ptr> failures(threads);
-  const auto run = [&](std::size_t thread) {
-    try {
-      while (const std::optional<std::size_t> piece = work.next(thread)) {
-        ModuleSymbols* symbols = opened_handles(*pieces[*piece].front().module, thread);
-        for (Pending& entry : symbols != nullptr ? pieces[*piece] : std::span<Pending>()) {
-          entry.answer = {symbols, symbols->lookup(entry.address)};
-          symbols->prepare_description(entry.answer.index);
-        }
-      }
-    } catch (...) {
-      failures[thread] = std::current_exception();
+  run_on_threads(threads, [&](std::size_t thread) {
+    while (const std::optional<std::size_t> piece = work.next(thread)) {
+      look_up(pieces[*piece], opened_handles(*pieces[*piece].front().module, thread));
     }
-  };
-  std::vector<std::thread> workers;
-  for (std::size_t thread = 1; thread < threads; ++thread) {
-    try {
-      workers.emplace_back(run, thread);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had: the others take its share over
-    }
-  }
-  run(0);
-  for (std::thread& worker : workers) {
-    worker.join();
-  }
-  for (const std::exception_ptr& failure : failures) {
-    if (failure) {
-      std::rethrow_exception(failure);
-    }
-  }
+  });
   for (const Pending& entry : pending) {
     if (entry.answer.source != nullptr) {
       entry.module->prefetched.emplace(entry.address, entry.answer);
@@ -188,18 +285,15 @@ void AddressResolver::prefetch(std::span<const Address> return_addresses) {
   }
 }
 
-namespace {
-// Pieces small enough that a thread left without work can take half of another's.
-constexpr std::size_t kMostPerPiece = 512;
-}  // namespace
-
 std::vector<std::span<AddressResolver::Pending>> AddressResolver::pieces_of(
     std::vector<Pending>& pending) {
+  const auto answered = [](const Pending& entry) { return entry.answer.source != nullptr; };
   std::vector<std::span<Pending>> pieces;
-  for (auto first = pending.begin(); first != pending.end();) {
+  for (auto first = std::find_if_not(pending.begin(), pending.end(), answered);
+       first != pending.end(); first = std::find_if_not(first, pending.end(), answered)) {
     const auto limit = first + std::min<std::ptrdiff_t>(kMostPerPiece, pending.end() - first);
     const auto last = std::find_if(first, limit, [&](const Pending& entry) {
-      return entry.module != first->module || entry.part != first->part;
+      return entry.module != first->module || entry.part != first->part || answered(entry);
     });
     pieces.emplace_back(&*first, static_cast<std::size_t>(last - first));
     first = last;
@@ -229,8 +323,8 @@ std::vector<std::size_t> AddressResolver::starts_of(const std::vector<std::span<
 // every module with addresses; they are cheap until their tables are first read, on the thread.
 void AddressResolver::open_handles(const std::vector<Pending>& pending, std::size_t threads) {
   for (auto entry = pending.begin(); entry != pending.end();) {
-    for (std::size_t thread = 1; thread < threads; ++thread) {
-      handles_for(*entry->module, static_cast<unsigned>(thread));
+    for (std::size_t thread = 0; thread < threads; ++thread) {
+      handles_for(*entry->module, thread);
     }
     const Module* module = entry->module;
     entry = std::find_if(entry, pending.end(),
@@ -238,14 +332,14 @@ void AddressResolver::open_handles(const std::vector<Pending>& pending, std::siz
   }
 }
 
-ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
-  if (thread == 0) {
+ModuleSymbols* AddressResolver::handles_for(Module& module, std::size_t thread) {
+  if (thread == module.owner) {
     return module.symbols.get();
   }
-  if (module.copies.size() < thread) {
-    module.copies.resize(thread);
+  if (module.copies.size() <= thread) {
+    module.copies.resize(thread + 1);
   }
-  std::unique_ptr<ModuleSymbols>& copy = module.copies[thread - 1];
+  std::unique_ptr<ModuleSymbols>& copy = module.copies[thread];
   if (!copy) {
     copy = ModuleSymbols::open(module.on_disk, module.unreadable.module, search_, options_);
   }
@@ -253,13 +347,13 @@ ModuleSymbols* AddressResolver::handles_for(Module& module, unsigned thread) {
 }
 
 ModuleSymbols* AddressResolver::opened_handles(const Module& module, std::size_t thread) {
-  return thread == 0 ? module.symbols.get() : module.copies.at(thread - 1).get();
+  return thread == module.owner ? module.symbols.get() : module.copies.at(thread).get();
 }
 
 DescribedAnswer AddressResolver::take_description(AnswerKey key) {
   if (key.source == nullptr || key.index == kUnreadable) {
     DescribedAnswer described{describe(key), {}};
-    described.key = SymbolTable::key(described.symbol);
+    described.hash = SymbolTable::hash(described.symbol);
     return described;
   }
   // The key names one of this resolver's own handles, which are not const.

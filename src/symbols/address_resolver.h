@@ -43,16 +43,18 @@ class AddressResolver {
 
   const Symbol& resolve(Address return_address) { return describe(lookup(return_address)); }
 
-  // What the answer says, with its SymbolTable key, for a caller that keeps it: made by the
+  // What the answer says, with its SymbolTable::hash, for a caller that keeps it: made by the
   // thread that looked the address up when prefetch() did, so only moved here.
   DescribedAnswer take_description(AnswerKey key);
 
   // Looks up, on up to options.jobs threads, the return addresses among `return_addresses`
   // that no lookup has seen yet, so that their lookup() afterwards only fetches the answer.
-  // The addresses are taken compile unit by compile unit, in module and address order, each
-  // thread starting on its own contiguous share (so mostly its own units and files) and taking
-  // over half of the largest share left once done; a thread reads the files through its own
-  // handles, and also describes the answers it finds (see take_description).
+  // First the modules' DWARF indexes are read side by side (see prepare); then the addresses
+  // are taken compile unit by compile unit, in module and address order, each thread starting
+  // on its own contiguous share (so mostly its own units and files) and taking over half of
+  // the largest share left once done; a thread reads the files through its own handles (those
+  // that read a module's index stay with the thread that read it), and also describes the
+  // answers it finds (see take_description).
   void prefetch(std::span<const Address> return_addresses);
 
  private:
@@ -61,7 +63,9 @@ class AddressResolver {
     Symbol unreadable;                       // only the module for every address then
     std::string on_disk;                     // the file under the sysroot
     std::size_t number = 0;                  // order of first mention in the trace
-    // Handles for prefetch's other threads (thread i > 0 uses copies[i - 1]), opened on demand.
+    // The prefetch thread that read the DWARF index through `symbols` and keeps using them;
+    // the others use copies[thread], opened on demand (copies[owner] is not used).
+    std::size_t owner = 0;
     std::vector<std::unique_ptr<ModuleSymbols>> copies;
     // Answers found by prefetch, by module address (the call instruction's).
     std::unordered_map<std::uint64_t, AnswerKey> prefetched;
@@ -83,10 +87,21 @@ class AddressResolver {
   // The region mapping `call_address`, or null.
   const Region* region_at(Address call_address) const;
   // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
-  // by module and address.
+  // by module and address (their parts not set yet).
   std::vector<Pending> distinct_new(std::span<const Address> return_addresses) const;
-  // The pieces prefetch hands out: one module's addresses in one part of its debug information
-  // (at most kMostPerPiece of them).
+  // `pending` (from distinct_new) cut into its modules.
+  static std::vector<std::span<Pending>> modules_of(std::vector<Pending>& pending);
+  // Sets the parts of one module's addresses and sorts them by part and address.
+  static void sort_by_part(std::span<Pending> module);
+  // Sorts every module's addresses by part on up to `threads` threads, sets the modules' owners,
+  // and answers some of them (from the back of a module) while others are still sorted.
+  void prepare(std::vector<Pending>& pending, std::size_t threads);
+  // The last piece of a module's addresses sorted by part: at most kMostPerPiece of one part.
+  static std::span<Pending> last_piece(std::span<Pending> module);
+  // Looks the piece's addresses up through `symbols` (null: they stay unanswered).
+  static void look_up(std::span<Pending> piece, ModuleSymbols* symbols);
+  // The pieces prefetch hands out: one module's unanswered addresses in one part of its debug
+  // information (at most kMostPerPiece of them).
   static std::vector<std::span<Pending>> pieces_of(std::vector<Pending>& pending);
   // Where each of `threads` threads starts among `pieces`: at even shares of the addresses.
   static std::vector<std::size_t> starts_of(const std::vector<std::span<Pending>>& pieces,
@@ -94,7 +109,7 @@ class AddressResolver {
   // Opens, on the calling thread, the handles the other threads may need for `pending`.
   void open_handles(const std::vector<Pending>& pending, std::size_t threads);
   // The handles thread `thread` of prefetch uses for `module`, opened now if need be.
-  ModuleSymbols* handles_for(Module& module, unsigned thread);
+  ModuleSymbols* handles_for(Module& module, std::size_t thread);
   // The same once open_handles() has opened them (null: the file could not be opened again);
   // opens nothing, so the prefetch threads can call it.
   static ModuleSymbols* opened_handles(const Module& module, std::size_t thread);

@@ -151,7 +151,7 @@ void ModuleSymbols::describe(std::uint32_t index, Symbol& symbol) const {
 DescribedAnswer ModuleSymbols::described(std::uint32_t index) const {
   DescribedAnswer answer;
   describe(index, answer.symbol);
-  answer.key = SymbolTable::key(answer.symbol);
+  answer.hash = SymbolTable::hash(answer.symbol);
   return answer;
 }
 

@@ -33,10 +33,10 @@ class DebugSearch {
   Dwfl_Callbacks callbacks_{};
 };
 
-// An answer put into words: the Symbol it stands for and its SymbolTable key.
+// An answer put into words: the Symbol it stands for and its SymbolTable::hash.
 struct DescribedAnswer {
   Symbol symbol;
-  std::string key;
+  std::size_t hash = 0;
 };
 
 class ModuleSymbols {
@@ -69,7 +69,7 @@ class ModuleSymbols {
   void describe(std::uint32_t index, Symbol& symbol) const;
   // Describes answer `index` now, unless done or taken before, and keeps it for
   // take_description(): the thread that looked the answer up also does this (demangled names
-  // split, strings copied, the key made), leaving the calling thread only the interning.
+  // split, strings copied, the hash made), leaving the calling thread only the interning.
   void prepare_description(std::uint32_t index);
   // Answer `index` described: the prepared one, moved out, or made now.
   DescribedAnswer take_description(std::uint32_t index);

@@ -164,28 +164,38 @@ class ResolveStage final : public ForwardingSink {
       return incoming(frame.symbol);
     }
     const AddressResolver::AnswerKey answer = resolver_.lookup(frame.address);
-    auto [known, first_time] = answers_.try_emplace(answer, kNoSymbol);
-    if (first_time) {
-      known->second = own_id(resolver_.take_description(answer));
+    SymbolId& known = known_symbol(answer);
+    if (known == kNoSymbol) {
+      known = own_id(resolver_.take_description(answer));
     }
-    return known->second;
+    return known;
   }
 
-  // An answer's symbol, interned by the key the resolver made with it.
+  // Where the id of `answer`'s symbol is kept (kNoSymbol: not described yet). A source numbers
+  // its answers from 0 without gaps, so each source's ids are a vector, read without hashing
+  // (this runs for every frame). Slot = number + 1, so that the one answer of an unreadable
+  // module (number 0xffffffff) wraps around to slot 0.
+  SymbolId& known_symbol(const AddressResolver::AnswerKey& answer) {
+    if (known_ == nullptr || answer.source != known_source_) {
+      known_source_ = answer.source;
+      known_ = &known_by_source_[answer.source];
+    }
+    const std::uint32_t slot = answer.index + 1U;
+    if (slot >= known_->size()) {
+      known_->resize(std::size_t{slot} + 1, kNoSymbol);
+    }
+    return (*known_)[slot];
+  }
+
+  // An answer's symbol, interned by the hash the resolver made with it.
   SymbolId own_id(DescribedAnswer&& described) {
     const SymbolTable::Interned interned =
-        table_.intern(std::move(described.key), std::move(described.symbol));
+        table_.intern(described.hash, std::move(described.symbol));
     if (interned.added) {
       next().symbol(interned.id, table_.at(interned.id));
     }
     return interned.id;
   }
-
-  struct AnswerHash {
-    std::size_t operator()(const AddressResolver::AnswerKey& key) const {
-      return std::hash<const void*>()(key.source) * 31 + key.index;
-    }
-  };
 
   bool keep_resolved_;
   bool batched_;  // several threads: calls are held in batch_
@@ -194,8 +204,11 @@ class ResolveStage final : public ForwardingSink {
   std::vector<Address> addresses_;  // scratch for flush()
   SymbolTable table_;
   std::vector<SymbolId> incoming_;  // input's id -> our id
-  std::unordered_map<AddressResolver::AnswerKey, SymbolId, AnswerHash> answers_;
-  std::vector<Frame> frames_;  // scratch
+  // By answer source, then slot (known_symbol): our symbol id of each answer described so far.
+  std::unordered_map<const void*, std::vector<SymbolId>> known_by_source_;
+  const void* known_source_ = nullptr;      // the source of the last answer...
+  std::vector<SymbolId>* known_ = nullptr;  // ... and its ids (map values do not move)
+  std::vector<Frame> frames_;               // scratch
 };
 
 }  // namespace

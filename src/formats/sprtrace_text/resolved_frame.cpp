@@ -136,16 +136,23 @@ Symbol parse_resolved_frame(std::string_view text) {
 }
 
 std::string format_resolved_frame(const Symbol& symbol) {
+  std::string text;
+  append_resolved_frame(text, symbol);
+  return text;
+}
+
+void append_resolved_frame(std::string& text, const Symbol& symbol) {
   if (symbol.unknown()) {
-    return "in ??";
+    text += "in ??";
+    return;
   }
   const SourcePosition& where = symbol.where;
   const bool source = !where.file.empty();
-  std::string text;
-  text.reserve(text_size_bound(symbol));
+  const std::size_t start = text.size();
+  text.reserve(start + text_size_bound(symbol));
   append_name(text, where);
   if (source || !symbol.module.empty()) {
-    if (!text.empty()) {
+    if (text.size() > start) {
       text += ' ';
     }
     if (source) {
@@ -165,7 +172,6 @@ std::string format_resolved_frame(const Symbol& symbol) {
       text += ')';
     }
   }
-  return text;
 }
 
 }  // namespace rtrace::sprtrace_text

@@ -23,5 +23,7 @@ Symbol parse_resolved_frame(std::string_view text);
 // The text printed after the address (without the separating space): the `at file:line` form
 // when the symbol has a source file, else `from module`, else the bare function, else `in ??`.
 std::string format_resolved_frame(const Symbol& symbol);
+// The same text appended to `text` (a writer's own storage: no string of its own).
+void append_resolved_frame(std::string& text, const Symbol& symbol);
 
 }  // namespace rtrace::sprtrace_text

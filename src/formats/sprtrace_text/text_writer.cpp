@@ -18,7 +18,8 @@
 namespace rtrace {
 namespace {
 
-using sprtrace_text::format_resolved_frame;
+using sprtrace_text::append_resolved_frame;
+using sprtrace_text::has_control_character;
 using sprtrace_text::kGroupPrefix;
 using sprtrace_text::kLeakTypePrefix;
 using sprtrace_text::kMaxDigits;
@@ -236,9 +237,15 @@ class TextWriter::Printer {
     if (id >= symbol_texts_.size()) {
       symbol_texts_.resize(id + 1);
     }
-    const std::string text = format_resolved_frame(symbol);
-    symbol_texts_[id] = ' ';
-    symbol_texts_[id] += printable(text, scratch_[0]);
+    // Formatted where it is kept; escaped (rarely) from a copy.
+    std::string& text = symbol_texts_[id];
+    text.assign(1, ' ');
+    append_resolved_frame(text, symbol);
+    if (has_control_character(std::string_view(text).substr(1))) [[unlikely]] {
+      const std::string raw = text.substr(1);
+      text.resize(1);
+      text += printable(raw, scratch_[0]);
+    }
     has_symbols_ = true;
   }
 
