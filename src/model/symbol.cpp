@@ -1,5 +1,7 @@
 #include "model/symbol.h"
 
+#include "model/seeded_hash.h"
+
 namespace rtrace {
 
 std::pair<std::string_view, std::string_view> split_parameters(std::string_view text) {
@@ -32,8 +34,12 @@ void mix(std::size_t& seed, std::size_t value) {
 
 }  // namespace
 
+// Keyed with the process's secret seed (seeded_hash.h): the names come from the files we read.
 std::size_t SymbolTable::hash(const Symbol& symbol) {
-  const std::hash<std::string_view> text;
+  const std::uint64_t key = hash_seed();
+  const auto text = [key](std::string_view s) {
+    return static_cast<std::size_t>(seeded_hash(s.data(), s.size(), key));
+  };
   std::size_t seed = text(symbol.module);
   const auto add = [&](const SourcePosition& p) {
     mix(seed, text(p.function));
