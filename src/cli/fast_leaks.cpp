@@ -1,12 +1,8 @@
 #include "cli/fast_leaks.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <span>
 
@@ -14,83 +10,24 @@
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "io/input_stream.h"
 #include "io/mapped_file.h"
-#include "io/memory_source.h"
 #include "io/progress.h"
 
 namespace rtrace::cli {
 namespace {
 
-// An open file descriptor, closed on every way out.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Reads `length` bytes at `offset` into `out`; false when the file no longer holds them.
-bool read_at(int fd, std::uint64_t offset, std::uint64_t length, char* out) {
-  while (length > 0) {
-    const ssize_t got = ::pread(fd, out, length, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got <= 0) {
-      return false;
-    }
-    out += got;
-    offset += static_cast<std::uint64_t>(got);
-    length -= static_cast<std::uint64_t>(got);
-  }
-  return true;
-}
-
-// Kept stretches closer than this are read with one pread (the bytes between are read and
-// dropped): fewer system calls for the leaks of a trace, which sit close together.
-constexpr std::uint64_t kJoinGap = 4096;
-constexpr std::uint64_t kMaxJoined = std::uint64_t{1} << 20;
-
-// The kept pieces, read from the file and joined.
-bool read_pieces(int fd, FastLeaksInput& input) {
+// The kept pieces, copied from the mapping and joined.
+void copy_pieces(const MappedFile& mapped, FastLeaksInput& input) {
   std::uint64_t total = 0;
   for (const LeaksScanPiece& piece : input.pieces) {
     input.starts.push_back(total);
     total += piece.length;
   }
   input.bytes.resize(total);
-  std::string span_bytes;
-  for (std::size_t first = 0; first < input.pieces.size();) {
-    // Pieces [first, last) are read with one pread of [from, to).
-    const std::uint64_t from = input.pieces[first].offset;
-    std::uint64_t to = from + input.pieces[first].length;
-    std::size_t last = first + 1;
-    while (last < input.pieces.size() && input.pieces[last].offset >= to &&
-           input.pieces[last].offset - to <= kJoinGap &&
-           input.pieces[last].offset + input.pieces[last].length - from <= kMaxJoined) {
-      to = input.pieces[last].offset + input.pieces[last].length;
-      ++last;
-    }
-    span_bytes.resize(to - from);
-    if (!read_at(fd, from, to - from, span_bytes.data())) {
-      return false;
-    }
-    for (std::size_t i = first; i < last; ++i) {
-      const LeaksScanPiece& piece = input.pieces[i];
-      std::copy_n(span_bytes.data() + (piece.offset - from), piece.length,
-                  input.bytes.data() + input.starts[i]);
-    }
-    first = last;
+  const std::uint8_t* file = mapped.bytes().data();
+  for (std::size_t i = 0; i < input.pieces.size(); ++i) {
+    std::memcpy(input.bytes.data() + input.starts[i], file + input.pieces[i].offset,
+                input.pieces[i].length);  // never empty: a piece is at least a packet header
   }
-  return true;
 }
 
 // The offset in the file of an offset in the joined bytes.
@@ -144,8 +81,11 @@ class TrueIndices final : public ForwardingSink {
   std::size_t piece_ = 0;
 };
 
+// The joined bytes, read where they lie.
 std::unique_ptr<InputStream> joined_stream(const FastLeaksInput& input) {
-  return open_input(std::make_unique<MemorySource>(input.bytes), input.name);
+  const std::span<const std::uint8_t> bytes(
+      reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size());
+  return std::make_unique<InputStream>(bytes, input.name);
 }
 
 // The second pass with nowhere to deliver: whether the packets the scan did not check decode.
@@ -173,30 +113,25 @@ bool fast_leaks_applies(const ProcessOptions& o) {
          !o.call_address;
 }
 
-std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name,
-                                                 bool show_progress) {
-  if (path.empty() || path == "-") {
-    return std::nullopt;
+std::optional<FastLeaksInput> prepare_fast_leaks(const InputStream& trace, bool show_progress) {
+  MappedFile* const mapped = trace.mapping();
+  if (mapped == nullptr) {
+    return std::nullopt;  // standard input, a pipe, a compressed file: read the general way
   }
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat st {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return std::nullopt;
-  }
-  // Mapped, the file is scanned where it lies (no copy of it); read() when it cannot be.
-  const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd.get(), name);
-  Progress progress("reading " + path, static_cast<std::uint64_t>(st.st_size), show_progress);
-  std::optional<LeaksScan> scan =
-      scan_binary_leaks(fd.get(), mapped.get(), kMaxKeptBytes, &progress);
+  Progress progress("reading " + trace.name(), mapped->size(), show_progress);
+  std::optional<LeaksScan> scan = scan_binary_leaks(*mapped, kMaxKeptBytes, &progress);
   progress.finish();
   if (!scan) {
     return std::nullopt;
   }
   FastLeaksInput input;
-  input.name = name;
+  input.name = trace.name();
   input.pieces = std::move(scan->pieces);
   input.file_size = scan->file_size;
-  if (!read_pieces(fd.get(), input) || !decodes(input)) {
+  copy_pieces(*mapped, input);
+  // Bytes of a file cut short after the scan may have been copied as zeros: asked again, the
+  // mapping says so, and the general path reports the truncation.
+  if (mapped->readable(0, mapped->size()) < mapped->size() || !decodes(input)) {
     return std::nullopt;
   }
   return input;

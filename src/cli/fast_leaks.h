@@ -20,6 +20,7 @@
 #include "cli/process_command.h"
 #include "filters/leaks_scan.h"
 #include "io/diagnostics.h"
+#include "io/input_stream.h"
 #include "model/records.h"
 #include "pipeline/trace_sink.h"
 
@@ -40,9 +41,11 @@ struct FastLeaksInput {
 // scan decide what leaks): -l without -C, -R, --include, --exclude, --call-address.
 bool fast_leaks_applies(const ProcessOptions& options);
 
-// The first pass and the reading of what it kept; nothing when the general path must read.
-// With `show_progress`, the first pass draws the general path's progress line ("reading PATH").
-std::optional<FastLeaksInput> prepare_fast_leaks(const std::string& path, const std::string& name,
+// The first pass over the mapped file that `trace` reads (the same mapping, not read by
+// `trace` meanwhile) and the copying of what it kept; nothing when the general path must read
+// `trace` (also when it is no mapped file: standard input, a pipe, a compressed file). With
+// `show_progress`, the first pass draws the general path's progress line ("reading PATH").
+std::optional<FastLeaksInput> prepare_fast_leaks(const InputStream& trace,
                                                  bool show_progress = false);
 
 // The memory maps after the first call (as read_late_maps gives them for the whole file).

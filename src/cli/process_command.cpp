@@ -99,9 +99,8 @@ int process(const ProcessOptions& o) {
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
   // -l on a binary file: the calls that cannot leak are never decoded (cli/fast_leaks.h).
   const std::optional<FastLeaksInput> fast =
-      fast_leaks_applies(o)
-          ? prepare_fast_leaks(o.input, input->name(), Progress::shown_on_stderr(o.quiet))
-          : std::nullopt;
+      fast_leaks_applies(o) ? prepare_fast_leaks(*input, Progress::shown_on_stderr(o.quiet))
+                            : std::nullopt;
   // Without late maps the stage would only pass every record on: it is left out.
   std::vector<Mapping> late_maps = fast ? fast_late_maps(*fast) : late_maps_of(o.input, *input);
   std::optional<LateMapsFirst> late_maps_first;

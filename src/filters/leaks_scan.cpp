@@ -1,10 +1,6 @@
 #include "filters/leaks_scan.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <iterator>
 #include <limits>
@@ -27,8 +23,6 @@ using sprtrace::load_u32;
 using sprtrace::load_u64;
 using sprtrace::PacketType;
 
-// Each read() asks for this much: large reads into one reused buffer, few system calls.
-constexpr std::size_t kChunk = std::size_t{1} << 18;
 // A mapped file is vouched for (MappedFile::readable(), an fstat) this much at a time.
 constexpr std::size_t kMappedStep = std::size_t{4} << 20;
 // The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
@@ -40,79 +34,6 @@ static_assert(kMaxProcesses <= 65536, "a process number is 16 bits in the scan's
 constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
 }
-
-// Reads the file from its start: through its mapping when there is one (no copy), otherwise
-// with read() of large pieces into one reused buffer. A packet is always whole in the window.
-class Window {
- public:
-  // `mapped`, when not null, is the file open as `fd`; the window reads only what its
-  // readable() vouches for, so that a file truncated meanwhile ends the window early (the scan
-  // then gives up and the general path reports the truncation).
-  Window(int fd, MappedFile* mapped) : fd_(fd), mapped_(mapped) {
-    if (mapped_ != nullptr) {
-      view_ = mapped_->bytes().data();
-    } else {
-      buffer_.resize(kChunk);
-      view_ = buffer_.data();
-    }
-  }
-
-  // At least `n` bytes from the current position, or fewer at the end of the file; false on a
-  // read error.
-  bool fill(std::size_t n) {
-    if (end_ - begin_ >= n) {
-      return true;
-    }
-    return mapped_ != nullptr ? vouch(n) : read_more(n);
-  }
-
-  std::size_t available() const { return end_ - begin_; }
-  const std::uint8_t* data() const { return view_ + begin_; }
-  std::uint64_t offset() const { return base_ + begin_; }
-  void consume(std::size_t n) { begin_ += n; }
-
- private:
-  // Mapped: begin_ and end_ are offsets in the file, base_ stays 0.
-  bool vouch(std::size_t n) {
-    const std::uint64_t size = mapped_->size();
-    const std::uint64_t want = std::max<std::uint64_t>(n - (end_ - begin_), kMappedStep);
-    end_ += mapped_->readable(end_, static_cast<std::size_t>(std::min(want, size - end_)));
-    return true;
-  }
-
-  bool read_more(std::size_t n) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-    end_ -= begin_;
-    base_ += begin_;
-    begin_ = 0;
-    if (buffer_.size() < n) {
-      buffer_.resize(n);
-      view_ = buffer_.data();
-    }
-    while (end_ < n) {
-      const ssize_t got = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
-      if (got < 0 && errno == EINTR) {
-        continue;
-      }
-      if (got < 0) {
-        return false;
-      }
-      if (got == 0) {
-        break;
-      }
-      end_ += static_cast<std::size_t>(got);
-    }
-    return true;
-  }
-
-  int fd_;
-  MappedFile* mapped_;
-  std::vector<std::uint8_t> buffer_;
-  const std::uint8_t* view_ = nullptr;  // the mapping, or buffer_
-  std::size_t begin_ = 0;
-  std::size_t end_ = 0;
-  std::uint64_t base_ = 0;  // file offset of view_[0]
-};
 
 // Where a string field of a packet ends, as PacketCursor::string() reads it; nothing when it
 // does not fit.
@@ -209,8 +130,12 @@ class LiveTable {
 
 class Scanner {
  public:
-  Scanner(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes, Progress* progress)
-      : window_(fd, mapped), mapped_(mapped), progress_(progress), max_kept_(max_kept_bytes) {}
+  Scanner(MappedFile& mapped, std::uint64_t max_kept_bytes, Progress* progress)
+      : mapped_(mapped),
+        bytes_(mapped.bytes().data()),
+        size_(mapped.size()),
+        progress_(progress),
+        max_kept_(max_kept_bytes) {}
 
   std::optional<LeaksScan> run();
 
@@ -245,9 +170,10 @@ class Scanner {
   static constexpr std::size_t kBatch = 8192;
   static constexpr std::size_t kPrefetchDistance = 16;
 
+  bool vouch(std::uint64_t end);
   bool read_handshake();
   bool scan_packets();
-  bool scan_window();
+  bool scan_vouched();
   void apply_events(std::vector<Event>& events);
   bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
   bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
@@ -265,9 +191,12 @@ class Scanner {
   std::uint32_t new_slot(const Event& event);
   LeaksScan result();
 
-  Window window_;
-  MappedFile* mapped_;
-  Progress* progress_;  // or nullptr
+  MappedFile& mapped_;
+  const std::uint8_t* bytes_;  // the mapping: trust only [0, vouched_)
+  std::uint64_t size_;
+  std::uint64_t vouched_ = 0;  // MappedFile::readable() vouched for the bytes before this
+  std::uint64_t offset_ = 0;   // of the next packet
+  Progress* progress_;         // or nullptr
   std::uint64_t max_kept_;
   std::uint64_t kept_bytes_ = 0;
   std::uint8_t pointer_size_ = 8;
@@ -306,51 +235,58 @@ std::optional<LeaksScan> Scanner::run() {
   if (!worker_.finish()) {
     std::rethrow_exception(worker_.error());
   }
-  // A mapped file cut short at any time during the scan (a fault noted, or its size now) is
-  // the general path's to report.
-  if (!scanned || (mapped_ != nullptr && mapped_->readable(0, mapped_->size()) < mapped_->size())) {
+  // A file cut short at any time during the scan (a fault noted, or its size now) is the
+  // general path's to report.
+  if (!scanned || mapped_.readable(0, size_) < size_) {
     return std::nullopt;
   }
   return result();
 }
 
+// Whether the mapping's first `end` bytes are the file's (end <= size_), asking readable() for
+// kMappedStep or more at a time (each asks fstat()).
+bool Scanner::vouch(std::uint64_t end) {
+  if (end <= vouched_) {
+    return true;
+  }
+  const std::uint64_t want =
+      std::min(std::max(end - vouched_, std::uint64_t{kMappedStep}), size_ - vouched_);
+  vouched_ += mapped_.readable(vouched_, static_cast<std::size_t>(want));
+  return end <= vouched_;
+}
+
 // Every packet after the handshake; false when the general path must read the trace.
 bool Scanner::scan_packets() {
-  for (;;) {
-    if (!window_.fill(sprtrace::kPacketHeaderSize)) {
-      return false;
-    }
-    if (window_.available() == 0) {
-      return true;
-    }
-    if (window_.available() < sprtrace::kPacketHeaderSize) {
+  while (offset_ < size_) {
+    if (size_ - offset_ < sprtrace::kPacketHeaderSize) {
       return false;  // a truncated end: the general path warns of it
     }
-    const std::uint8_t* head = window_.data();
+    if (!vouch(offset_ + sprtrace::kPacketHeaderSize)) {
+      return false;  // cut short meanwhile
+    }
+    const std::uint8_t* head = bytes_ + offset_;
     if (head[0] == sprtrace::kHandshakeId) {
       return false;  // a second trace: the general path warns and stops
     }
     const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
-    if (total > kMaxPacket) {
+    if (total > kMaxPacket || total > size_ - offset_ || !vouch(offset_ + total)) {
       return false;
     }
-    if (!window_.fill(static_cast<std::size_t>(total)) || window_.available() < total) {
-      return false;
-    }
-    if (!scan_window()) {
+    if (!scan_vouched()) {
       return false;
     }
   }
+  return true;
 }
 
-// The packets wholly in the window, the first of which is known to be: the window is asked
-// for more only when the next packet is not.
-bool Scanner::scan_window() {
-  const std::uint8_t* const start = window_.data();
+// The packets wholly in the part vouched for, the first of which is known to be: readable() is
+// asked again only when the next packet runs past it. False when a packet makes the scan give up.
+bool Scanner::scan_vouched() {
+  const std::uint8_t* const start = bytes_ + offset_;
   // No more than the largest packet the reader accepts: a packet wholly inside is never larger
   // (scan_packets() refuses the larger ones), at no cost per packet.
-  const std::size_t available = std::min<std::size_t>(window_.available(), kMaxPacket);
-  const std::uint64_t base = window_.offset();
+  const std::size_t available =
+      static_cast<std::size_t>(std::min<std::uint64_t>(vouched_ - offset_, kMaxPacket));
   std::size_t pos = 0;
   while (available - pos >= sprtrace::kPacketHeaderSize) {
     const std::uint8_t* head = start + pos;
@@ -358,28 +294,28 @@ bool Scanner::scan_window() {
     if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize) {
       break;  // scan_packets() decides
     }
-    if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, base + pos)) {
+    if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, offset_ + pos)) {
       return false;
     }
     pos += sprtrace::kPacketHeaderSize + size;
   }
-  window_.consume(pos);
+  offset_ += pos;
   if (progress_ != nullptr) {
-    progress_->advance(pos);  // once a window: a few hundred times for a large file
+    progress_->advance(pos);  // once a stretch vouched for: a few dozen times for a large file
   }
   return true;
 }
 
 // As the reader checks it; only version 2.0 in the machine's byte order is scanned.
 bool Scanner::read_handshake() {
-  if (!window_.fill(2) || window_.available() < 2 || window_.data()[0] != sprtrace::kHandshakeId) {
+  if (size_ < 2 || !vouch(2) || bytes_[0] != sprtrace::kHandshakeId) {
     return false;
   }
-  const std::size_t total = 2 + std::size_t{window_.data()[1]};
-  if (!window_.fill(total) || window_.available() < total) {
+  const std::size_t total = 2 + std::size_t{bytes_[1]};
+  if (total > size_ || !vouch(total)) {
     return false;
   }
-  const std::uint8_t* bytes = window_.data();
+  const std::uint8_t* bytes = bytes_;
   const std::size_t arch_length = bytes[4];
   if (5 + arch_length + 2 > total) {
     return false;
@@ -392,7 +328,7 @@ bool Scanner::read_handshake() {
     return false;
   }
   pointer_size_ = pointer_size;
-  window_.consume(total);
+  offset_ = total;
   return keep({.offset = 0, .length = total});
 }
 
@@ -611,7 +547,7 @@ std::uint32_t Scanner::new_slot(const Event& event) {
 // The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the routing
 // calls that are not survivors, in file order.
 LeaksScan Scanner::result() {
-  LeaksScan scan{.file_size = window_.offset(), .pieces = {}};
+  LeaksScan scan{.file_size = offset_, .pieces = {}};
   scan.pieces = std::move(pieces_);
   std::vector<LeaksScanPiece> calls = std::move(routing_calls_);
   live_.for_each_candidate([&](std::uint32_t slot) {
@@ -639,9 +575,9 @@ LeaksScan Scanner::result() {
 
 }  // namespace
 
-std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes,
+std::optional<LeaksScan> scan_binary_leaks(MappedFile& mapped, std::uint64_t max_kept_bytes,
                                            Progress* progress) {
-  std::optional<LeaksScan> scan = Scanner(fd, mapped, max_kept_bytes, progress).run();
+  std::optional<LeaksScan> scan = Scanner(mapped, max_kept_bytes, progress).run();
   if (scan) {
     std::uint64_t kept = 0;
     for (const LeaksScanPiece& piece : scan->pieces) {

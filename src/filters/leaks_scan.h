@@ -43,11 +43,11 @@ struct LeaksScan {
   std::vector<LeaksScanPiece> pieces;  // in file order, the handshake first
 };
 
-// Scans the regular file open as `fd` from its start, through `mapped` (its mapping, see
-// io/mapped_file.h) when not null, else with read(); nothing when the fast path does not apply
-// (also when the file was found truncated while mapped). The bytes scanned are counted into
-// `progress` when not null (a progress line on a terminal, io/progress.h).
-std::optional<LeaksScan> scan_binary_leaks(int fd, MappedFile* mapped, std::uint64_t max_kept_bytes,
+// Scans the mapped file `mapped` (io/mapped_file.h) from its start, trusting only what its
+// readable() vouches for; nothing when the fast path does not apply (also when the file was
+// found truncated while scanned). The bytes scanned are counted into `progress` when not null (a
+// progress line on a terminal, io/progress.h).
+std::optional<LeaksScan> scan_binary_leaks(MappedFile& mapped, std::uint64_t max_kept_bytes,
                                            Progress* progress = nullptr);
 
 }  // namespace rtrace

@@ -41,7 +41,7 @@ class ResourceMap {
   std::size_t find(const ResourceKey& key, std::uint64_t key_hash) const {
     for (std::size_t i = home_of(key_hash);; i = next(i)) {
       const Slot& slot = slots_[i];
-      if (!slot.used) {
+      if (slot.tag == 0) {
         return kNone;
       }
       if (slot.id == key.id && slot.type == key.type) {
@@ -62,8 +62,8 @@ class ResourceMap {
     }
     for (std::size_t i = home_of(key_hash);; i = next(i)) {
       Slot& slot = slots_[i];
-      if (!slot.used) {
-        slot = Slot{.id = key.id, .type = key.type, .used = true, .value = value};
+      if (slot.tag == 0) {
+        slot = Slot{.id = key.id, .type = key.type, .tag = tag_of(key_hash), .value = value};
         ++size_;
         return {i, true};
       }
@@ -99,17 +99,17 @@ class ResourceMap {
     // need tombstones.
     for (std::size_t i = next(hole);; i = next(i)) {
       Slot& slot = slots_[i];
-      if (!slot.used) {
+      if (slot.tag == 0) {
         break;
       }
-      const std::size_t want = home({.id = slot.id, .type = slot.type});
+      const std::size_t want = home_of_slot(slot);
       const bool movable = hole <= i ? (want <= hole || want > i) : (want <= hole && want > i);
       if (movable) {
         slots_[hole] = slot;
         hole = i;
       }
     }
-    slots_[hole].used = false;
+    slots_[hole].tag = 0;
     --size_;
   }
 
@@ -120,7 +120,7 @@ class ResourceMap {
   std::size_t longest_probe() const {
     std::size_t longest = 0;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
-      if (slots_[i].used) {
+      if (slots_[i].tag != 0) {
         const std::size_t want = home({.id = slots_[i].id, .type = slots_[i].type});
         longest = std::max(longest, (i - want) & (slots_.size() - 1));
       }
@@ -131,7 +131,7 @@ class ResourceMap {
   template <typename Visit>
   void for_each(Visit visit) const {
     for (const Slot& slot : slots_) {
-      if (slot.used) {
+      if (slot.tag != 0) {
         visit(ResourceKey{.id = slot.id, .type = slot.type}, slot.value);
       }
     }
@@ -141,7 +141,10 @@ class ResourceMap {
   struct Slot {
     Address id = 0;
     std::uint32_t type = 0;
-    bool used = false;
+    // 0 for a free slot; else the top 24 bits of the key's hash and a low bit of 1: where the
+    // key belongs, without hashing it again, when a deletion or a growth moves it (in a table of
+    // up to 2^24 slots). In the bytes a bool and padding took: a slot is no larger.
+    std::uint32_t tag = 0;
     Value value{};
   };
   static constexpr int kInitialBits = 10;
@@ -153,15 +156,30 @@ class ResourceMap {
   }
   std::size_t next(std::size_t i) const { return (i + 1) & mask_; }
 
+  static constexpr int kTagBits = 24;
+  static std::uint32_t tag_of(std::uint64_t key_hash) {
+    return static_cast<std::uint32_t>(key_hash >> (64 - kTagBits)) << 8 | 1;
+  }
+  // home() of a slot's key: from its tag while the table has at most 2^kTagBits slots.
+  std::size_t home_of_slot(const Slot& slot) const {
+    if (shift_ >= 64 - kTagBits) {
+      return static_cast<std::size_t>((slot.tag >> 8) >> (shift_ - (64 - kTagBits)));
+    }
+    return home({.id = slot.id, .type = slot.type});
+  }
+
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     --shift_;
     mask_ = slots_.size() - 1;
-    size_ = 0;
-    for (const Slot& slot : old) {
-      if (slot.used) {
-        insert({.id = slot.id, .type = slot.type}, slot.value);
+    for (const Slot& slot : old) {  // every key is distinct: each goes to the first free slot
+      if (slot.tag != 0) {
+        std::size_t i = home_of_slot(slot);
+        while (slots_[i].tag != 0) {
+          i = next(i);
+        }
+        slots_[i] = slot;
       }
     }
   }

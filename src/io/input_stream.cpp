@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "io/diagnostics.h"
 #include "io/mapped_file.h"
@@ -59,6 +60,9 @@ InputStream::InputStream(std::shared_ptr<MappedFile> mapped, std::string name,
       name_(std::move(name)),
       data_(mapped_->bytes().data()) {}
 
+InputStream::InputStream(std::span<const std::uint8_t> bytes, std::string name)
+    : name_(std::move(name)), data_(bytes.data()), end_(bytes.size()), eof_(true) {}
+
 InputStream::~InputStream() = default;
 
 std::unique_ptr<InputStream> InputStream::read_again() const {
@@ -71,6 +75,9 @@ std::unique_ptr<InputStream> InputStream::read_again() const {
 bool InputStream::fill(std::size_t wanted) {
   if (mapped_) {
     return fill_mapped(wanted);
+  }
+  if (!source_) {  // bytes in memory: all of them are there from the start
+    return end_ - begin_ >= wanted;
   }
   if (begin_ > 0 && (buffer_.size() - begin_ < wanted || begin_ == end_)) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
@@ -174,6 +181,9 @@ void InputStream::report_truncation() const {
 void InputStream::report_damage(Diagnostics& diagnostics) const {
   if (mapped_) {
     report_truncation();
+    return;
+  }
+  if (!source_) {
     return;
   }
   const std::optional<StreamDamage>& damage = source_->damage();

@@ -34,6 +34,9 @@ class InputStream {
   // Reads `mapped`, counting what it hands out into `progress` (when there is one).
   InputStream(std::shared_ptr<MappedFile> mapped, std::string name,
               std::unique_ptr<Progress> progress);
+  // Reads `bytes` where they lie, without copying them: they must outlive the stream (the fast
+  // leaks path's second pass over the stretches it kept, cli/fast_leaks.h).
+  InputStream(std::span<const std::uint8_t> bytes, std::string name);
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
   ~InputStream();
@@ -58,6 +61,10 @@ class InputStream {
   // (the file is mapped once); nothing when this input is not a mapped file.
   std::unique_ptr<InputStream> read_again() const;
 
+  // The mapped file this input reads, for a first pass that walks it where it lies (the fast
+  // leaks scan); null when the input is not a mapped file.
+  MappedFile* mapping() const { return mapped_.get(); }
+
   // Call when done reading. Compressed data that ended early was handed to the reader as an
   // ordinary end of input; this reports it, at its compressed byte offset: a truncated stream as
   // a warning (as a truncated plain file is), corrupt data or a decompression bomb by throwing
@@ -75,12 +82,13 @@ class InputStream {
   bool fill(std::size_t wanted);
   bool fill_mapped(std::size_t wanted);
 
-  std::unique_ptr<ByteSource> source_;  // null when mapped_ is read
+  std::unique_ptr<ByteSource> source_;  // null when mapped_ or bytes in memory are read
   std::shared_ptr<MappedFile> mapped_;
   std::unique_ptr<Progress> progress_;  // of mapped_
   std::string name_;
   std::vector<std::uint8_t> buffer_;
-  // Where begin_ and end_ count from: buffer_'s data, or the mapped file's first byte.
+  // Where begin_ and end_ count from: buffer_'s data, the mapped file's first byte, or the
+  // bytes in memory.
   const std::uint8_t* data_ = nullptr;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;

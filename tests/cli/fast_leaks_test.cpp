@@ -8,10 +8,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "formats/sprtrace_binary/binary_test_support.h"
+#include "io/input_stream.h"
+#include "io/memory_source.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -35,6 +38,12 @@ void expect_same(const std::string& args) {
   EXPECT_EQ(fast.status, general.status) << args;
   EXPECT_EQ(fast.err, general.err) << args;
   EXPECT_TRUE(fast.out == general.out) << args << ": outputs differ";
+}
+
+// Whether the first pass takes the file at `path`, opened as `rtrace process` opens its input.
+bool takes_fast_path(const std::filesystem::path& path) {
+  const std::unique_ptr<InputStream> input = open_input(path.string());
+  return cli::prepare_fast_leaks(*input).has_value();
 }
 
 bool is_binary_trace(const std::filesystem::path& path) {
@@ -78,21 +87,23 @@ TEST(FastLeaks, OnlyUndamagedBinaryFilesTakeTheFastPath) {
   RTRACE_NEEDS_FIXTURES();
   const ScratchDir dir;
   const auto raw = test::fixture("sp-rtrace/memory/memory.raw");
-  EXPECT_TRUE(cli::prepare_fast_leaks(raw.string(), "t"));
-  EXPECT_FALSE(cli::prepare_fast_leaks("-", "t"));
-  EXPECT_FALSE(cli::prepare_fast_leaks(test::fixture("sp-rtrace/memory/memory.txt").string(), "t"));
+  EXPECT_TRUE(takes_fast_path(raw));
+  // Not a mapped file (as standard input or a pipe): the same bytes are read the general way.
+  InputStream unmapped(std::make_unique<MemorySource>(test::read_file(raw)), "t");
+  EXPECT_FALSE(cli::prepare_fast_leaks(unmapped));
+  EXPECT_FALSE(takes_fast_path(test::fixture("sp-rtrace/memory/memory.txt")));
   ASSERT_EQ(run_command("gzip -c " + quote(raw) + " > " + quote(dir / "gz")).status, 0);
-  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "gz").string(), "t"));
+  EXPECT_FALSE(takes_fast_path(dir / "gz"));
   const std::string bytes = test::read_file(raw);
   test::write_file(dir / "cut", bytes.substr(0, bytes.size() - 3));
-  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "cut").string(), "t"));
+  EXPECT_FALSE(takes_fast_path(dir / "cut"));
   std::string corrupt = bytes;
   corrupt[corrupt.size() / 2] = '\xFF';  // somewhere in the calls
   corrupt[corrupt.size() / 2 + 1] = '\xFF';
   corrupt[corrupt.size() / 2 + 2] = '\xFF';
   corrupt[corrupt.size() / 2 + 3] = '\xFF';
   test::write_file(dir / "corrupt", corrupt);
-  EXPECT_FALSE(cli::prepare_fast_leaks((dir / "corrupt").string(), "t"));
+  EXPECT_FALSE(takes_fast_path(dir / "corrupt"));
 }
 
 TEST(FastLeaks, EveryFixtureGivesTheGeneralPathsOutput) {
@@ -109,7 +120,7 @@ TEST(FastLeaks, EveryFixtureGivesTheGeneralPathsOutput) {
       continue;
     }
     ++binary;
-    EXPECT_TRUE(cli::prepare_fast_leaks(entry.path().string(), "t")) << entry.path();
+    EXPECT_TRUE(takes_fast_path(entry.path())) << entry.path();
     for (const std::string& options : kLeakOptions) {
       expect_same(options + " " + input);
     }
@@ -202,7 +213,7 @@ TEST(FastLeaks, LateMapsAndSeveralProcessesGiveTheGeneralPathsOutput) {
   const ScratchDir dir;
   const auto trace = dir / "mixed.raw";
   test::write_file(trace, mixed_trace());
-  ASSERT_TRUE(cli::prepare_fast_leaks(trace.string(), "t"));
+  ASSERT_TRUE(takes_fast_path(trace));
   const auto r = run_command(bin("rtrace") + " process -l -i " + quote(trace));
   EXPECT_NE(r.err.find("trace incomplete"), std::string::npos) << r.err;
   for (const std::string& options : kLeakOptions) {

@@ -61,21 +61,15 @@ std::vector<std::uint64_t> general_survivors(const std::filesystem::path& path) 
   return survivors.indices;
 }
 
-// How the first pass reads the file.
-enum class Reading { Mapped, WithRead };
-
-// The fast path's first pass: the calls it keeps whole (a routing call is only a CALL packet).
-std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path,
-                                                         Reading reading) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  EXPECT_GE(fd, 0) << path;
-  std::unique_ptr<MappedFile> mapped;
-  if (reading == Reading::Mapped) {
-    mapped = MappedFile::map(fd, path.string());
-    EXPECT_NE(mapped, nullptr) << path;
+// The fast path's first pass over the mapped file: the calls it keeps whole (a routing call is
+// only a CALL packet).
+std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::path& path) {
+  const std::unique_ptr<MappedFile> mapped = MappedFile::map(path.string());
+  EXPECT_NE(mapped, nullptr) << path;
+  if (!mapped) {
+    return std::nullopt;
   }
-  const std::optional<LeaksScan> scan = scan_binary_leaks(fd, mapped.get(), kNoLimit);
-  ::close(fd);
+  const std::optional<LeaksScan> scan = scan_binary_leaks(*mapped, kNoLimit);
   if (!scan) {
     return std::nullopt;
   }
@@ -107,8 +101,7 @@ TEST(LeaksScan, GeneratedTracesOfManyBatchesKeepTheGeneralPathsLeaks) {
     const auto trace = generate(dir, "g" + std::to_string(i), shapes[i]);
     const std::vector<std::uint64_t> expected = general_survivors(trace);
     EXPECT_GT(expected.size(), 10u) << shapes[i];
-    EXPECT_EQ(scan_survivors(trace, Reading::Mapped), expected) << shapes[i];
-    EXPECT_EQ(scan_survivors(trace, Reading::WithRead), expected) << shapes[i];
+    EXPECT_EQ(scan_survivors(trace), expected) << shapes[i];
   }
 }
 
@@ -126,7 +119,7 @@ TEST(LeaksScan, AMappedFileTruncatedMeanwhileIsLeftToTheGeneralPath) {
     const std::unique_ptr<MappedFile> mapped = MappedFile::map(fd, copy.string());
     ASSERT_NE(mapped, nullptr);
     std::filesystem::resize_file(copy, cut);
-    EXPECT_FALSE(scan_binary_leaks(fd, mapped.get(), kNoLimit)) << cut;
+    EXPECT_FALSE(scan_binary_leaks(*mapped, kNoLimit)) << cut;
     ::close(fd);
   }
 }
@@ -160,9 +153,8 @@ TEST(LeaksScan, APacketLargerThanTheReaderAcceptsIsLeftToTheGeneralPath) {
   bytes += release + backtrace;
   const auto big = dir / "big.raw";
   test::write_file(big, bytes);
-  EXPECT_EQ(scan_survivors(big, Reading::Mapped), std::nullopt);
-  EXPECT_EQ(scan_survivors(big, Reading::WithRead), std::nullopt);
-  EXPECT_TRUE(scan_survivors(trace, Reading::Mapped));  // without the packet: scanned
+  EXPECT_EQ(scan_survivors(big), std::nullopt);
+  EXPECT_TRUE(scan_survivors(trace));  // without the packet: scanned
 }
 
 // The bytes scanned go into a progress line (on a terminal, `rtrace process -l`'s), as the
@@ -171,28 +163,22 @@ TEST(LeaksScan, CountsTheBytesScannedIntoAProgressLine) {
   const ScratchDir dir;
   const auto trace = generate(dir, "p", "--calls 20000 --depth 2 --stacks 50 --live 100 --seed 9");
   const auto size = std::filesystem::file_size(trace);
-  for (const Reading reading : {Reading::Mapped, Reading::WithRead}) {
-    const auto line_path = dir / (reading == Reading::Mapped ? "mapped" : "read");
-    const int line = ::open(line_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    ASSERT_GE(line, 0);
-    const int fd = ::open(trace.c_str(), O_RDONLY | O_CLOEXEC);
-    ASSERT_GE(fd, 0);
-    const std::unique_ptr<MappedFile> mapped =
-        reading == Reading::Mapped ? MappedFile::map(fd, trace.string()) : nullptr;
-    {
-      Progress progress("reading p", size, true, line);
-      std::this_thread::sleep_for(std::chrono::milliseconds(120));  // a line is due at once
-      EXPECT_TRUE(scan_binary_leaks(fd, mapped.get(), kNoLimit, &progress));
-    }
-    ::close(fd);
-    ::close(line);
-    const std::string text = test::read_file(line_path);
-    EXPECT_TRUE(
-        std::regex_match(text, std::regex("(\r\033\\[Krtrace: reading p: [0-9.]+ (B|KiB|MiB) "
-                                          "of [0-9.]+ MiB \\([0-9]+%\\), [0-9.]+ "
-                                          "[KMG]?i?B/s)+\r\033\\[K")))
-        << text;
+  const auto line_path = dir / "line";
+  const int line = ::open(line_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(line, 0);
+  const std::unique_ptr<MappedFile> mapped = MappedFile::map(trace.string());
+  ASSERT_NE(mapped, nullptr);
+  {
+    Progress progress("reading p", size, true, line);
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));  // a line is due at once
+    EXPECT_TRUE(scan_binary_leaks(*mapped, kNoLimit, &progress));
   }
+  ::close(line);
+  const std::string text = test::read_file(line_path);
+  EXPECT_TRUE(std::regex_match(text, std::regex("(\r\033\\[Krtrace: reading p: [0-9.]+ (B|KiB|MiB) "
+                                                "of [0-9.]+ MiB \\([0-9]+%\\), [0-9.]+ "
+                                                "[KMG]?i?B/s)+\r\033\\[K")))
+      << text;
 }
 
 TEST(LeaksScan, FixturesKeepTheGeneralPathsLeaks) {
@@ -205,8 +191,7 @@ TEST(LeaksScan, FixturesKeepTheGeneralPathsLeaks) {
     }
     ++binary;
     const std::vector<std::uint64_t> expected = general_survivors(entry.path());
-    EXPECT_EQ(scan_survivors(entry.path(), Reading::Mapped), expected) << entry.path();
-    EXPECT_EQ(scan_survivors(entry.path(), Reading::WithRead), expected) << entry.path();
+    EXPECT_EQ(scan_survivors(entry.path()), expected) << entry.path();
   }
   EXPECT_GE(binary, 4);  // memory, fd, shmsysv, context
 }

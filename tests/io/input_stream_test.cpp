@@ -6,12 +6,16 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <memory>
+#include <span>
 #include <string>
 #include <thread>
 
 #include "compressed_cut.h"
 #include "io/decompression_limit.h"
 #include "io/diagnostics.h"
+#include "io/mapped_file.h"
+#include "io/memory_source.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -248,6 +252,50 @@ TEST(InputStream, ReadsAMappedFileAgain) {
   EXPECT_EQ(read_all(*again), text);
   EXPECT_EQ(in->read_line(), "line 1");
   EXPECT_EQ(in->offset(), 14U);
+}
+
+// A plain file is mapped and says so (the fast leaks scan walks that mapping); a pipe is not.
+TEST(InputStream, AMappedFileGivesItsMapping) {
+  const ScratchDir dir;
+  test::write_file(dir / "plain", "0123456789");
+  auto in = open_input((dir / "plain").string());
+  ASSERT_NE(in->mapping(), nullptr);
+  EXPECT_EQ(in->mapping()->size(), 10U);
+  EXPECT_EQ(in->read_again()->mapping(), in->mapping());
+  InputStream piped(std::make_unique<MemorySource>(std::string("0123456789")), "piped");
+  EXPECT_EQ(piped.mapping(), nullptr);
+}
+
+// Bytes in memory are read where they lie (no copy), to their end, as a plain file is.
+TEST(InputStream, ReadsBytesInMemoryWhereTheyLie) {
+  const std::string text = sample_text();
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(text.data()),
+                                            text.size());
+  InputStream in(bytes, "memory");
+  EXPECT_EQ(in.name(), "memory");
+  EXPECT_EQ(in.peek(4).data(), bytes.data());
+  EXPECT_EQ(in.peek(4).size(), text.size());  // everything is there at once
+  EXPECT_EQ(in.read_line(), "line 0");
+  EXPECT_EQ(in.offset(), 7U);
+  EXPECT_EQ(in.peek(1).data(), bytes.data() + 7);
+  EXPECT_EQ(read_all(in), text.substr(7));
+  EXPECT_TRUE(in.at_end());
+  EXPECT_EQ(in.read_line(), std::nullopt);
+  EXPECT_EQ(in.mapping(), nullptr);
+  EXPECT_EQ(in.read_again(), nullptr);
+  CollectingDiagnostics diagnostics;
+  EXPECT_NO_THROW(in.report_damage(diagnostics));
+  EXPECT_EQ(diagnostics.text(), "");
+
+  InputStream last(bytes.last(12), "last");
+  EXPECT_EQ(last.read_line(), "line 199999");
+  EXPECT_EQ(last.read_line(), std::nullopt);
+  InputStream cut(bytes.first(4), "cut");  // a last line without its newline
+  EXPECT_EQ(cut.read_line(), "line");
+  EXPECT_EQ(cut.line_number(), 1U);
+  InputStream empty(std::span<const std::uint8_t>(), "empty");
+  EXPECT_TRUE(empty.at_end());
+  EXPECT_EQ(empty.read_line(), std::nullopt);
 }
 
 TEST(InputStream, EmptyFile) {
