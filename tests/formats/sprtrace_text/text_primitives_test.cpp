@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "formats/sprtrace_text/text_characters.h"
 #include "formats/sprtrace_text/text_escape.h"
@@ -87,15 +88,43 @@ TEST(TextPrimitives, DecimalAtEveryDigitCountBoundary) {
   expect_decimal(~std::uint64_t{0});
 }
 
+// Every hex formatter this machine has: the one write_hex() uses and the portable one.
+using HexWriter = char* (*)(char*, std::uint64_t);
+constexpr std::pair<const char*, HexWriter> kHexWriters[] = {
+    {"write_hex", write_hex},
+    {"write_hex_words", sprtrace_text::write_hex_words},
+#if defined(__SSE2__)
+    {"write_hex_sse2", sprtrace_text::write_hex_sse2},
+#endif
+};
+
+void expect_hex(std::uint64_t value) {
+  char reference[kMaxDigits];
+  char* reference_end = std::to_chars(reference, reference + kMaxDigits, value, 16).ptr;
+  for (const auto& [name, writer] : kHexWriters) {
+    char ours[kMaxDigits];
+    char* end = writer(ours, value);
+    ASSERT_EQ(std::string(ours, end), std::string(reference, reference_end))
+        << name << " of " << value;
+  }
+}
+
 TEST(TextPrimitives, HexAtEveryDigitCountBoundary) {
   for (int bit = 0; bit < 64; ++bit) {
     for (const std::uint64_t value :
          {std::uint64_t{1} << bit, (std::uint64_t{1} << bit) - 1, ~std::uint64_t{0} >> bit}) {
-      char ours[kMaxDigits];
-      char reference[kMaxDigits];
-      char* end = write_hex(ours, value);
-      char* reference_end = std::to_chars(reference, reference + kMaxDigits, value, 16).ptr;
-      ASSERT_EQ(std::string(ours, end), std::string(reference, reference_end)) << value;
+      expect_hex(value);
+    }
+  }
+}
+
+// Each of the 16 digits at each of the 16 places, among other digits and as the first one.
+TEST(TextPrimitives, HexOfEveryDigitAtEveryPlace) {
+  for (int place = 0; place < 16; ++place) {
+    for (std::uint64_t digit = 0; digit < 16; ++digit) {
+      expect_hex(digit << (4 * place));
+      expect_hex(0x0123456789abcdefULL ^ (digit << (4 * place)));
+      expect_hex(0xfedcba9876543210ULL >> (4 * place) ^ digit);
     }
   }
 }
