@@ -11,6 +11,7 @@
 #include "formats/sprtrace_text/comment_lines.h"
 #include "formats/sprtrace_text/header_line.h"
 #include "formats/sprtrace_text/record_lines.h"
+#include "formats/sprtrace_text/repeated_fields.h"
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_escape.h"
 #include "formats/sprtrace_text/text_numbers.h"
@@ -26,6 +27,7 @@ using sprtrace_text::kPidPrefix;
 using sprtrace_text::kProcessPrefix;
 using sprtrace_text::kReadFromTextKey;
 using sprtrace_text::kTimestampKey;
+using sprtrace_text::MillisecondStamp;
 using sprtrace_text::neutral_call_keyword;
 using sprtrace_text::printable;
 using sprtrace_text::printable_header_value;
@@ -65,9 +67,14 @@ class TailWriter {
       p_ += text.size();
     }
   }
+  // N characters at `text`: a copy of known size.
+  template <std::size_t N>
+  void put_fixed(const char* text) {
+    std::memcpy(p_, text, N);
+    p_ += N;
+  }
   void hex(std::uint64_t value) { p_ = write_hex(p_, value); }
   void decimal(std::uint64_t value) { p_ = write_decimal(p_, value); }
-  void two_digits(unsigned value) { p_ = write_two_digits(p_, value); }
 
  private:
   std::string& buffer_;
@@ -572,7 +579,7 @@ class TextWriter::Printer {
     const std::string_view function = printable(record.function, scratch_[0]);
     const std::string_view type = type_tag(call.resource_type);
     TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + function.size() + type.size());
-    line.decimal(call.index);
+    line.put(call_index_.text(call.index));
     line.put(". ");
     if (call.context != 0) {
       line.put('@');
@@ -582,7 +589,8 @@ class TextWriter::Printer {
     // The protocol's clock is in whole milliseconds; a timestamp under 1 ms shows as none.
     const std::uint64_t ms = call.timestamp_ns / kNanosecondsPerMillisecond;
     if (ms != 0) {
-      print_timestamp(line, static_cast<std::uint32_t>(ms % kMillisecondsPerDay));
+      line.put_fixed<MillisecondStamp::kLength>(
+          timestamp_.text(static_cast<std::uint32_t>(ms % kMillisecondsPerDay)));
     }
     line.put(function);
     if (!type.empty()) {
@@ -625,19 +633,6 @@ class TextWriter::Printer {
     line.decimal(call.size);
     line.put(") = 0x");
     line.hex(call.resource_id);
-  }
-
-  static void print_timestamp(TailWriter& line, std::uint32_t ms) {
-    line.put('[');
-    line.two_digits(ms / 3'600'000);
-    line.put(':');
-    line.two_digits(ms / 60'000 % 60);
-    line.put(':');
-    line.two_digits(ms / 1000 % 60);
-    line.put('.');
-    line.put(static_cast<char>('0' + ms % 1000 / 100));
-    line.two_digits(ms % 100);
-    line.put("] ");
   }
 
   void print_arguments(std::span<const Argument> arguments) {
@@ -706,6 +701,8 @@ class TextWriter::Printer {
   std::unordered_set<std::uint32_t> other_pids_;  // the processes announced after the header's
   std::vector<std::string> symbol_texts_;         // " fn() from /module", by SymbolId; empty: none
   std::string scratch_[2];                        // escaped strings of the line being printed
+  sprtrace_text::CountingDecimal call_index_;     // the last call line's index
+  sprtrace_text::MillisecondStamp timestamp_;     // the last call line's timestamp
 };
 
 TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)

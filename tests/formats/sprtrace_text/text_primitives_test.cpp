@@ -5,9 +5,11 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 
+#include "formats/sprtrace_text/repeated_fields.h"
 #include "formats/sprtrace_text/text_characters.h"
 #include "formats/sprtrace_text/text_escape.h"
 #include "formats/sprtrace_text/text_numbers.h"
@@ -127,6 +129,51 @@ TEST(TextPrimitives, HexOfEveryDigitAtEveryPlace) {
       expect_hex(0xfedcba9876543210ULL >> (4 * place) ^ digit);
     }
   }
+}
+
+// Counting up (every carry up to six digits), then numbers that do not follow the one before,
+// around the carries and the largest number.
+TEST(TextPrimitives, CountingDecimalIsEveryNumbersDecimal) {
+  sprtrace_text::CountingDecimal counter;
+  const auto expect = [&counter](std::uint64_t value) {
+    char reference[kMaxDigits];
+    char* reference_end = std::to_chars(reference, reference + kMaxDigits, value).ptr;
+    ASSERT_EQ(counter.text(value), std::string_view(reference, reference_end - reference)) << value;
+  };
+  for (std::uint64_t value = 0; value <= 1'000'001; ++value) {
+    expect(value);
+  }
+  for (const std::uint64_t value :
+       {std::uint64_t{5}, std::uint64_t{5}, std::uint64_t{4}, std::uint64_t{9}, std::uint64_t{10},
+        std::uint64_t{99}, std::uint64_t{100}, std::uint64_t{1}, ~std::uint64_t{0} - 1,
+        ~std::uint64_t{0}, std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{9'999'999'999},
+        std::uint64_t{10'000'000'000}, std::uint64_t{10'000'000'001}, std::uint64_t{7}}) {
+    expect(value);
+  }
+}
+
+// Every millisecond of the first two seconds and around each minute and hour of a day, in order
+// and out of order.
+TEST(TextPrimitives, MillisecondStampIsPrintfs) {
+  sprtrace_text::MillisecondStamp stamp;
+  const auto expect = [&stamp](std::uint32_t ms) {
+    char reference[32];
+    std::snprintf(reference, sizeof reference, "[%02u:%02u:%02u.%03u] ", ms / 3'600'000,
+                  ms / 60'000 % 60, ms / 1000 % 60, ms % 1000);
+    ASSERT_EQ(std::string_view(stamp.text(ms), sprtrace_text::MillisecondStamp::kLength),
+              std::string_view(reference))
+        << ms;
+  };
+  for (std::uint32_t ms = 0; ms < 2000; ++ms) {
+    expect(ms);
+    expect(ms);
+  }
+  for (std::uint32_t minute = 1; minute < 24 * 60; ++minute) {
+    expect(minute * 60'000 - 1);
+    expect(minute * 60'000);
+    expect(minute * 60'000 - 1);
+  }
+  expect(24 * 3'600'000 - 1);
 }
 
 }  // namespace
