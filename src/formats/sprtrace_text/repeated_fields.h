@@ -13,19 +13,33 @@
 
 namespace rtrace::sprtrace_text {
 
-// The decimal text of a number that is usually the one before plus one.
+// Writes the decimal text of a number that is usually the one before plus one.
 class CountingDecimal {
  public:
-  std::string_view text(std::uint64_t value) {
-    // (value - 1, not value_ + 1: the largest value plus one would wrap to 0.)
-    if (length_ == 0 || value == 0 || value - 1 != value_ || !increment()) {
+  // Writes kMaxDigits bytes at `out`, of which the digits are the first ones, up to the
+  // returned end.
+  char* write(char* out, std::uint64_t value) {
+    if (length_ == 0 || value != next_) {
       length_ = static_cast<std::size_t>(write_decimal(digits_, value) - digits_);
     }
-    value_ = value;
-    return {digits_, length_};
+    // All kMaxDigits bytes: a copy of known size, no call.
+    std::memcpy(out, digits_, kMaxDigits);
+    char* const end = out + length_;
+    prepare_next(value);
+    return end;
   }
 
  private:
+  // The next number's digits, made now rather than when it comes: the bytes written here are
+  // in memory by then, while a copy right after them would wait for them (a wide load over
+  // narrow stores just made cannot take its bytes from the stores).
+  void prepare_next(std::uint64_t value) {
+    next_ = value + 1;  // wraps after the largest number: then 0's digits are formatted anew
+    if (next_ == 0 || !increment()) {
+      length_ = 0;
+    }
+  }
+
   // Adds one to the digits in place; false when a digit more is needed (999 + 1).
   bool increment() {
     for (char* p = digits_ + length_; p != digits_;) {
@@ -40,8 +54,8 @@ class CountingDecimal {
   }
 
   char digits_[kMaxDigits] = {};
-  std::size_t length_ = 0;  // 0: no text yet
-  std::uint64_t value_ = 0;
+  std::size_t length_ = 0;  // 0: digits_ holds no number
+  std::uint64_t next_ = 0;  // the number digits_ holds when length_ != 0
 };
 
 // `[hh:mm:ss.mmm] ` of a time of day in milliseconds (under a day), formatted again only when

@@ -39,6 +39,8 @@ using sprtrace_text::write_two_digits;
 constexpr std::string_view kTextVersion = "2.0";
 constexpr std::uint32_t kMillisecondsPerDay = 24 * 60 * 60 * 1000;
 constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
+// The most an address line (`\t0x<address>\n`) takes.
+constexpr std::size_t kAddressLineRoom = 4 + kMaxDigits;
 
 // Formats into the tail of `buffer`: room for `max` characters is made first, and the string is
 // cut back to what was written when the line goes out of scope. This avoids a capacity check per
@@ -74,6 +76,9 @@ class TailWriter {
     p_ += N;
   }
   void hex(std::uint64_t value) { p_ = write_hex(p_, value); }
+  void counted(sprtrace_text::CountingDecimal& counter, std::uint64_t value) {
+    p_ = counter.write(p_, value);
+  }
   void decimal(std::uint64_t value) { p_ = write_decimal(p_, value); }
 
  private:
@@ -275,7 +280,25 @@ class TextWriter::Printer {
   void call(const CallRecord& record) {
     start();
     note_block(record.call);
-    print_call_line(record);
+    switch_to_process(record.call.pid);
+    const std::string_view function = printable(record.function, scratch_[0]);
+    const std::string_view type = type_tag(record.call.resource_type);
+    if (group_calls_left_ == 0 && record.arguments.empty() && !has_symbols_) {
+      // The usual call: its line, its addresses and the blank line after them in one room.
+      {
+        TailWriter lines(out_.buffer(), call_line_room(function, type) +
+                                            record.frames.size() * kAddressLineRoom + 1);
+        print_call_line(lines, record.call, function, type);
+        print_addresses(lines, record.frames);
+        lines.put('\n');
+      }
+      out_.maybe_flush();
+      return;
+    }
+    {
+      TailWriter line(out_.buffer(), call_line_room(function, type));
+      print_call_line(line, record.call, function, type);
+    }
     print_arguments(record.arguments);
     if (group_calls_left_ > 0) {
       // A group's calls share one backtrace, printed once after the group's summary.
@@ -573,13 +596,15 @@ class TextWriter::Printer {
     return type_names_[id];
   }
 
-  void print_call_line(const CallRecord& record) {
-    const Call& call = record.call;
-    switch_to_process(call.pid);
-    const std::string_view function = printable(record.function, scratch_[0]);
-    const std::string_view type = type_tag(call.resource_type);
-    TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + function.size() + type.size());
-    line.put(call_index_.text(call.index));
+  // The most a call line of this printable function name and type tag takes.
+  static std::size_t call_line_room(std::string_view function, std::string_view type) {
+    return 48 + 4 * kMaxDigits + function.size() + type.size();
+  }
+
+  // The call's line; `function` and `type` printable.
+  void print_call_line(TailWriter& line, const Call& call, std::string_view function,
+                       std::string_view type) {
+    line.counted(call_index_, call.index);
     line.put(". ");
     if (call.context != 0) {
       line.put('@');
@@ -663,12 +688,8 @@ class TextWriter::Printer {
   // `\t0x<address>[ <symbol>]`. A frame known only by its symbol shows address 0.
   void print_frames(std::span<const Frame> frames) {
     if (!has_symbols_) {
-      TailWriter lines(out_.buffer(), frames.size() * (4 + kMaxDigits));
-      for (const Frame& frame : frames) {
-        lines.put("\t0x");
-        lines.hex(frame.address);
-        lines.put('\n');
-      }
+      TailWriter lines(out_.buffer(), frames.size() * kAddressLineRoom);
+      print_addresses(lines, frames);
       return;
     }
     for (const Frame& frame : frames) {
@@ -680,6 +701,15 @@ class TextWriter::Printer {
       line.hex(frame.address);
       line.put(name);
       line.put('\n');
+    }
+  }
+
+  // `\t0x<address>` lines, for a trace without symbols: kAddressLineRoom each.
+  static void print_addresses(TailWriter& lines, std::span<const Frame> frames) {
+    for (const Frame& frame : frames) {
+      lines.put("\t0x");
+      lines.hex(frame.address);
+      lines.put('\n');
     }
   }
 
