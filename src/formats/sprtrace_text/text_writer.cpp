@@ -11,6 +11,7 @@
 #include "formats/sprtrace_text/comment_lines.h"
 #include "formats/sprtrace_text/header_line.h"
 #include "formats/sprtrace_text/record_lines.h"
+#include "formats/sprtrace_text/repeated_fields.h"
 #include "formats/sprtrace_text/resolved_frame.h"
 #include "formats/sprtrace_text/text_escape.h"
 #include "formats/sprtrace_text/text_numbers.h"
@@ -27,6 +28,7 @@ using sprtrace_text::kPidPrefix;
 using sprtrace_text::kProcessPrefix;
 using sprtrace_text::kReadFromTextKey;
 using sprtrace_text::kTimestampKey;
+using sprtrace_text::MillisecondStamp;
 using sprtrace_text::neutral_call_keyword;
 using sprtrace_text::printable;
 using sprtrace_text::printable_header_value;
@@ -38,6 +40,8 @@ using sprtrace_text::write_two_digits;
 constexpr std::string_view kTextVersion = "2.0";
 constexpr std::uint32_t kMillisecondsPerDay = 24 * 60 * 60 * 1000;
 constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
+// The most an address line (`\t0x<address>\n`) takes.
+constexpr std::size_t kAddressLineRoom = 4 + kMaxDigits;
 
 // Formats into the tail of `buffer`: room for `max` characters is made first, and the string is
 // cut back to what was written when the line goes out of scope. This avoids a capacity check per
@@ -66,9 +70,17 @@ class TailWriter {
       p_ += text.size();
     }
   }
+  // N characters at `text`: a copy of known size.
+  template <std::size_t N>
+  void put_fixed(const char* text) {
+    std::memcpy(p_, text, N);
+    p_ += N;
+  }
   void hex(std::uint64_t value) { p_ = write_hex(p_, value); }
+  void counted(sprtrace_text::CountingDecimal& counter, std::uint64_t value) {
+    p_ = counter.write(p_, value);
+  }
   void decimal(std::uint64_t value) { p_ = write_decimal(p_, value); }
-  void two_digits(unsigned value) { p_ = write_two_digits(p_, value); }
 
  private:
   std::string& buffer_;
@@ -275,7 +287,25 @@ class TextWriter::Printer {
   void call(const CallRecord& record) {
     start();
     note_block(record.call);
-    print_call_line(record);
+    switch_to_process(record.call.pid);
+    const std::string_view function = printable(record.function, scratch_[0]);
+    const std::string_view type = type_tag(record.call.resource_type);
+    if (group_calls_left_ == 0 && record.arguments.empty() && !has_symbols_) {
+      // The usual call: its line, its addresses and the blank line after them in one room.
+      {
+        TailWriter lines(out_.buffer(), call_line_room(function, type) +
+                                            record.frames.size() * kAddressLineRoom + 1);
+        print_call_line(lines, record.call, function, type);
+        print_addresses(lines, record.frames);
+        lines.put('\n');
+      }
+      out_.maybe_flush();
+      return;
+    }
+    {
+      TailWriter line(out_.buffer(), call_line_room(function, type));
+      print_call_line(line, record.call, function, type);
+    }
     print_arguments(record.arguments);
     if (group_calls_left_ > 0) {
       // A group's calls share one backtrace, printed once after the group's summary.
@@ -573,13 +603,15 @@ class TextWriter::Printer {
     return type_names_[id];
   }
 
-  void print_call_line(const CallRecord& record) {
-    const Call& call = record.call;
-    switch_to_process(call.pid);
-    const std::string_view function = printable(record.function, scratch_[0]);
-    const std::string_view type = type_tag(call.resource_type);
-    TailWriter line(out_.buffer(), 48 + 4 * kMaxDigits + function.size() + type.size());
-    line.decimal(call.index);
+  // The most a call line of this printable function name and type tag takes.
+  static std::size_t call_line_room(std::string_view function, std::string_view type) {
+    return 48 + 4 * kMaxDigits + function.size() + type.size();
+  }
+
+  // The call's line; `function` and `type` printable.
+  void print_call_line(TailWriter& line, const Call& call, std::string_view function,
+                       std::string_view type) {
+    line.counted(call_index_, call.index);
     line.put(". ");
     if (call.context != 0) {
       line.put('@');
@@ -589,7 +621,8 @@ class TextWriter::Printer {
     // The protocol's clock is in whole milliseconds; a timestamp under 1 ms shows as none.
     const std::uint64_t ms = call.timestamp_ns / kNanosecondsPerMillisecond;
     if (ms != 0) {
-      print_timestamp(line, static_cast<std::uint32_t>(ms % kMillisecondsPerDay));
+      line.put_fixed<MillisecondStamp::kLength>(
+          timestamp_.text(static_cast<std::uint32_t>(ms % kMillisecondsPerDay)));
     }
     line.put(function);
     if (!type.empty()) {
@@ -634,19 +667,6 @@ class TextWriter::Printer {
     line.hex(call.resource_id);
   }
 
-  static void print_timestamp(TailWriter& line, std::uint32_t ms) {
-    line.put('[');
-    line.two_digits(ms / 3'600'000);
-    line.put(':');
-    line.two_digits(ms / 60'000 % 60);
-    line.put(':');
-    line.two_digits(ms / 1000 % 60);
-    line.put('.');
-    line.put(static_cast<char>('0' + ms % 1000 / 100));
-    line.two_digits(ms % 100);
-    line.put("] ");
-  }
-
   void print_arguments(std::span<const Argument> arguments) {
     for (const Argument& a : arguments) {
       const std::string_view name = printable(a.name, scratch_[0]);
@@ -675,12 +695,8 @@ class TextWriter::Printer {
   // `\t0x<address>[ <symbol>]`. A frame known only by its symbol shows address 0.
   void print_frames(std::span<const Frame> frames) {
     if (!has_symbols_) {
-      TailWriter lines(out_.buffer(), frames.size() * (4 + kMaxDigits));
-      for (const Frame& frame : frames) {
-        lines.put("\t0x");
-        lines.hex(frame.address);
-        lines.put('\n');
-      }
+      TailWriter lines(out_.buffer(), frames.size() * kAddressLineRoom);
+      print_addresses(lines, frames);
       return;
     }
     for (const Frame& frame : frames) {
@@ -692,6 +708,15 @@ class TextWriter::Printer {
       line.hex(frame.address);
       line.put(name);
       line.put('\n');
+    }
+  }
+
+  // `\t0x<address>` lines, for a trace without symbols: kAddressLineRoom each.
+  static void print_addresses(TailWriter& lines, std::span<const Frame> frames) {
+    for (const Frame& frame : frames) {
+      lines.put("\t0x");
+      lines.hex(frame.address);
+      lines.put('\n');
     }
   }
 
@@ -713,6 +738,8 @@ class TextWriter::Printer {
   std::unordered_set<std::uint32_t> other_pids_;  // the processes announced after the header's
   std::vector<std::string> symbol_texts_;         // " fn() from /module", by SymbolId; empty: none
   std::string scratch_[2];                        // escaped strings of the line being printed
+  sprtrace_text::CountingDecimal call_index_;     // the last call line's index
+  sprtrace_text::MillisecondStamp timestamp_;     // the last call line's timestamp
 };
 
 TextWriter::TextWriter(OutputStream& out, TextWriterOptions options)
