@@ -201,7 +201,10 @@ void AddressResolver::sort_by_part(std::span<Pending> module) {
 }
 
 void AddressResolver::look_up(std::span<Pending> piece, ModuleSymbols* symbols) {
-  for (Pending& entry : symbols != nullptr ? piece : std::span<Pending>()) {
+  if (symbols == nullptr) {
+    return;  // they stay unanswered
+  }
+  for (Pending& entry : piece) {
     entry.answer = {symbols, symbols->lookup(entry.address)};
     symbols->prepare_description(entry.answer.index);
   }

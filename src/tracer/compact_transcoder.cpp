@@ -308,7 +308,7 @@ void compact_call(const compact::CallFields& call) {
     return;
   }
   compact::CallFields fields = call;
-  fields.frame_count = call.frame_count < kMaxFrames ? call.frame_count : kMaxFrames;
+  fields.frame_count = kMaxFrames;
   g_encoder.call(fields);
 }
 
