@@ -57,14 +57,15 @@ __attribute__((always_inline)) inline int raw_backtrace(std::uintptr_t* raw, std
 }
 
 // capture_backtrace, and when `in_place` is not null, a walk found in the memo is not copied to
-// `frames` but pointed to by *in_place. `own_frames`: the most frames of our own seen above a
-// traced function's caller on this path (the index of its return address in what the walk
-// returns), which grows when a deeper path shows up; one counter per entry point, so that a
-// path with fewer frames of ours does not walk (and have the memo compare) the others' extra.
-// Always inlined: a frame of its own would be one more frame for every walk to go through.
+// `frames`: *in_place is the memo's entry that has it (and stays null otherwise). `own_frames`: the
+// most frames of our own seen above a traced function's caller on this path (the index of its
+// return address in what the walk returns), which grows when a deeper path shows up; one counter
+// per entry point, so that a path with fewer frames of ours does not walk (and have the memo
+// compare) the others' extra. Always inlined: a frame of its own would be one more frame for every
+// walk to go through.
 __attribute__((always_inline)) inline std::uint32_t capture(
     std::uintptr_t* frames, std::uint32_t capacity, const void* return_address,
-    const std::uintptr_t** in_place, std::atomic<std::uint32_t>& own_frames) {
+    WalkMemo::Entry** in_place, std::atomic<std::uint32_t>& own_frames) {
   if (capacity == 0) {
     return 0;
   }

@@ -310,17 +310,18 @@ RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* r
   }
   // Up to SharedFrames::kMaxShared frames are walked aside and only those not shared with the
   // ring's previous transient record are copied into it; deeper ones straight into the record.
-  // A walk the memo remembers (walk_memo.h) is not copied at all: `backtrace` points to it.
+  // A walk the memo remembers (walk_memo.h) is not copied at all: `remembered` is its entry.
   rtrace::tracer::SharedFrames& shared = space.ring->producer_frames;
   std::uintptr_t* frames = rtrace::tracer::transient_frames(space.record);
   std::uint32_t kept = 0;
   if (depth <= rtrace::tracer::SharedFrames::kMaxShared) {
-    const std::uintptr_t* backtrace = shared.walked;
+    rtrace::tracer::WalkMemo::Entry* remembered = nullptr;
     const std::uint32_t count =
         depth > 0 ? rtrace::tracer::capture_detail::capture(shared.walked, depth, return_address,
-                                                            &backtrace, g_transient_own_frames)
+                                                            &remembered, g_transient_own_frames)
                   : 0;
-    kept = shared.keep(backtrace, count, frames);
+    kept = remembered != nullptr ? shared.keep_remembered(*remembered, frames)
+                                 : shared.keep(shared.walked, count, frames);
     rtrace::tracer::session_publish_transient(space, *call, count, kept);
   } else {
     const std::uint32_t count = rtrace::tracer::capture_backtrace(frames, depth, return_address);

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "tracer/walk_memo.h"
+
 namespace rtrace::tracer {
 
 struct SharedFrames {
@@ -29,6 +31,9 @@ struct SharedFrames {
   // walk memo remembers (capture_detail::capture, in place): thread-private, warm; a frame shared
   // is then never written to ring memory.
   std::uintptr_t walked[kMaxShared] = {};
+  // Producer: the walk memo's stamp (WalkMemo::Entry::stamp) of the frames the last record had
+  // when they came from the memo (keep_remembered); 0: not known so.
+  std::uint64_t stamp = 0;
 
   // Producer: the record at whose frames `record_frames` a backtrace of `walked_count` frames
   // (at `backtrace`) goes keeps those before the longest run of trailing frames equal to the last
@@ -50,18 +55,55 @@ struct SharedFrames {
         --kept;
       }
     }
+    copy_kept(backtrace, kept, record_frames);
+    count = walked_count;
+    stamp = 0;
+    return kept;
+  }
+
+  // Producer: keep, for a backtrace the walk memo remembered (`entry`'s frames). A loop calling
+  // from a few places over a few stacks follows one memo entry's frames with another's again
+  // and again: how many frames the pair keeps is known from the last time (Entry::after),
+  // so only those are copied, none compared. Exact: a stamp names an entry's frames for good
+  // (WalkMemo::keep gives a new one whenever they change), so the same pair of stamps is the
+  // same pair of backtraces, and keep is a function of the pair as long as the last record's
+  // count is its frames' (checked every time: EventRing::reset forgets the count, not the
+  // stamp). The same count as keep's, test ABacktraceFromTheWalkMemoKeepsWhatComparingKeeps.
+  // Inline: on every transfer's path.
+  std::uint32_t keep_remembered(WalkMemo::Entry& entry, std::uintptr_t* record_frames) {
+    const std::uint64_t before = stamp;
+    const std::uint32_t walked_count = entry.frame_count;
+    std::uint32_t kept = 0;
+    const bool comparable = before != 0 && count == walked_count;
+    WalkMemo::Entry::After& after = entry.after_for(before);
+    if (comparable && after.stamp == before) {
+      kept = static_cast<std::uint32_t>(after.kept);
+      copy_kept(entry.frames, kept, record_frames);
+    } else {
+      kept = keep(entry.frames, walked_count, record_frames);
+      // Not after another count: after a ring's reset (count 0) the stamp is the one before.
+      after.stamp = comparable ? before : 0;
+      after.kept = kept;
+    }
+    stamp = entry.stamp;
+    return kept;
+  }
+
+  // Producer: the `kept` leading frames of `backtrace` go to the record and become the last
+  // record's.
+  void copy_kept(const std::uintptr_t* backtrace, std::uint32_t kept,
+                 std::uintptr_t* record_frames) {
     for (std::uint32_t i = 0; i < kept; ++i) {
       frames[i] = backtrace[i];
       record_frames[i] = backtrace[i];
     }
-    count = walked_count;
-    return kept;
   }
 
   // Producer: a backtrace deeper than kMaxShared, walked straight into its record, keeps all of
   // its `walked_count` frames and leaves none to share.
   std::uint32_t keep_all(std::uint32_t walked_count) {
     count = 0;
+    stamp = 0;
     return walked_count;
   }
 

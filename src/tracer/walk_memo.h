@@ -52,6 +52,24 @@ struct WalkMemo {
     std::uintptr_t stack_pointer;
     std::uintptr_t frame_pointer;
     std::uintptr_t frames[kMaxFrames];  // what the caller kept (keep)
+    // Names these frames: a new number (from 1) each time keep writes them, so that a stamp
+    // seen once stands for exactly the frames the entry had then.
+    std::uint64_t stamp;
+    // What SharedFrames::keep_remembered found the last times these frames followed a record
+    // whose frames had stamp `stamp` (0: nothing yet): how many it kept. A few, the slot chosen
+    // by that stamp: a call site follows a few others in turn (a memcpy after the memsets of
+    // the last round at a few depths).
+    struct After {
+      std::uint64_t stamp;
+      std::uint64_t kept;
+    };
+    static constexpr std::uint32_t kAfters = 8;
+    After after[kAfters];
+    // Stamps are given in turn: those of a few call sites taking turns are often a multiple of
+    // one step apart, which a plain remainder would put into the same slot.
+    After& after_for(std::uint64_t before) {
+      return after[(before * 0x9e3779b97f4a7c15ULL) >> 61];  // kAfters == 8
+    }
     Read reads[kMaxReads];
   };
 
@@ -74,8 +92,9 @@ struct WalkMemo {
   Entry entries[kEntries];
   std::uint8_t next_victim[kSets];  // per set: the way the next walk replaces
   std::uint32_t misses;             // walks not found since the last one found
-  Entry* filling;      // the entry the last walk wrote its reads into; null: nothing to keep
-  const Entry* found;  // the entry the last walk was taken from
+  Entry* filling;         // the entry the last walk wrote its reads into; null: nothing to keep
+  Entry* found;           // the entry the last walk was taken from
+  std::uint64_t stamped;  // the last stamp given (Entry::stamp)
 
   // kWays entries per set, the set chosen by the key; a new walk replaces the set's entries in
   // turn. (Sets, not one entry per key: a loop calling from a few places at a few depths would
@@ -122,7 +141,7 @@ struct WalkMemo {
                std::uintptr_t stack_pointer, std::uintptr_t frame_pointer) {
     const std::uint32_t set = set_of(tag, stack_pointer);
     for (std::uint32_t way = 0; way < kWays; ++way) {
-      const Entry& entry = entries[set + way];
+      Entry& entry = entries[set + way];
       if (same_walk(entry, generation, tag, capacity, stack_pointer, frame_pointer)) {
         found = &entry;
         filling = nullptr;
@@ -159,6 +178,10 @@ struct WalkMemo {
     }
     libc_copy(entry->frames, frames, sizeof *frames * count);
     entry->frame_count = count;
+    entry->stamp = ++stamped;
+    for (Entry::After& after : entry->after) {
+      after.stamp = 0;
+    }
     entry->valid = true;
   }
 
@@ -168,9 +191,9 @@ struct WalkMemo {
     return found->frame_count;
   }
 
-  // The same, where they are (valid until this thread's next walk), not copied.
-  std::uint32_t remembered_in_place(const std::uintptr_t** frames) const {
-    *frames = found->frames;
+  // The same, where they are (valid until this thread's next walk), not copied: the entry.
+  std::uint32_t remembered_in_place(Entry** entry) const {
+    *entry = found;
     return found->frame_count;
   }
 };

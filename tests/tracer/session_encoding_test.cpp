@@ -331,6 +331,90 @@ TEST(TracerTransientRecord, KeepsTheFramesDownToTheLastDifferenceAtEveryPosition
   }
 }
 
+// A backtrace the walk memo remembered keeps what keep keeps (SharedFrames::keep_remembered): a
+// producer taking every backtrace from memo entries, known pairs of entries from the cache of
+// the last time, against one comparing every backtrace (keep), over random steps: a backtrace
+// from one of four entries (most of their frames shared, the difference at any position, 3 or 10
+// frames), an entry's frames written anew (a new stamp), a walked backtrace, one too deep to
+// share, the ring reset (the count forgotten). The same kept counts and frames, a drain that
+// restores every backtrace, and most steps from the cache.
+TEST(TracerTransientRecord, ABacktraceFromTheWalkMemoKeepsWhatComparingKeeps) {
+  static WalkMemo memo{};
+  memo = WalkMemo{};
+  std::uint32_t random = 12345;
+  const auto next = [&random](std::uint32_t bound) {
+    random ^= random << 13;
+    random ^= random >> 17;
+    random ^= random << 5;
+    return random % bound;
+  };
+  // The entries' frames: the same outer frames, a few of the inner ones changed.
+  const auto rewrite = [&](WalkMemo::Entry& entry) {
+    std::uintptr_t frames[10];
+    const std::uint32_t count = next(4) == 0 ? 3 : 10;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      frames[i] = 0x401000 + 0x10 * i + (next(3) == 0 ? 0x8000 * (1 + next(2)) : 0);
+    }
+    memo.filling = &entry;
+    memo.keep(frames, count);
+  };
+  for (std::uint32_t e = 0; e < 4; ++e) {
+    rewrite(memo.entries[e]);
+  }
+  SharedFrames cached;
+  SharedFrames compared;
+  SharedFrames consumer;
+  std::uintptr_t deep[SharedFrames::kMaxShared + 1];
+  std::fill(std::begin(deep), std::end(deep), 0x405000);
+  std::uint32_t from_cache = 0;
+  constexpr std::uint32_t kSteps = 20000;
+  for (std::uint32_t step = 0; step < kSteps; ++step) {
+    std::uintptr_t record_a[SharedFrames::kMaxShared + 1] = {};
+    std::uintptr_t record_b[SharedFrames::kMaxShared + 1] = {};
+    const std::uint32_t what = next(100);
+    const std::uintptr_t* backtrace = nullptr;
+    std::uint32_t count = 0;
+    std::uint32_t kept = 0;
+    if (what < 2) {
+      rewrite(memo.entries[next(4)]);
+      continue;
+    }
+    if (what < 3) {
+      cached.count = compared.count = consumer.count = 0;  // EventRing::reset
+      continue;
+    }
+    if (what < 8) {
+      count = 1 + next(10);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        cached.walked[i] = 0x401000 + 0x10 * i + (next(2) == 0 ? 0x8000 : 0);
+      }
+      backtrace = cached.walked;
+      std::copy(backtrace, backtrace + count, compared.walked);
+      kept = cached.keep(cached.walked, count, record_a);
+      ASSERT_EQ(compared.keep(compared.walked, count, record_b), kept) << "step " << step;
+    } else if (what < 10) {
+      count = SharedFrames::kMaxShared + 1;
+      backtrace = deep;
+      std::copy(std::begin(deep), std::end(deep), record_a);
+      kept = cached.keep_all(count);
+      ASSERT_EQ(compared.keep_all(count), kept);
+    } else {
+      WalkMemo::Entry& entry = memo.entries[next(4)];
+      from_cache += cached.stamp != 0 && entry.after_for(cached.stamp).stamp == cached.stamp &&
+                    cached.count == entry.frame_count;
+      backtrace = entry.frames;
+      count = entry.frame_count;
+      kept = cached.keep_remembered(entry, record_a);
+      ASSERT_EQ(compared.keep(entry.frames, count, record_b), kept) << "step " << step;
+      ASSERT_TRUE(std::equal(record_a, record_a + kept, record_b)) << "step " << step;
+    }
+    const std::uintptr_t* restored = consumer.restore(record_a, count, kept);
+    ASSERT_NE(restored, nullptr) << "step " << step;
+    ASSERT_TRUE(std::equal(restored, restored + count, backtrace)) << "step " << step;
+  }
+  EXPECT_GT(from_cache, kSteps / 3);  // half the memo steps: not across counts or new stamps
+}
+
 // A record that says it shares frames the drain's copy does not have (another depth), or keeps
 // more than it has, expands into nothing rather than into frames it never had.
 TEST(TracerTransientRecord, ARecordThatCannotHaveBeenWrittenExpandsIntoNothing) {
