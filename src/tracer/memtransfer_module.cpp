@@ -65,6 +65,7 @@ struct RealTransfers {
   char* (*strndup)(const char*, std::size_t) = nullptr;
   wchar_t* (*wmemcpy)(wchar_t*, const wchar_t*, std::size_t) = nullptr;
   wchar_t* (*wcscpy)(wchar_t*, const wchar_t*) = nullptr;
+  wchar_t* (*wcpcpy)(wchar_t*, const wchar_t*) = nullptr;
   void* (*memcpy_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
   void* (*memmove_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
   void* (*memset_chk)(void*, int, std::size_t, std::size_t) = nullptr;
@@ -95,6 +96,7 @@ bool resolve_transfer_functions() {
   find_real(r.strndup, "strndup");
   find_real(r.wmemcpy, "wmemcpy");
   find_real(r.wcscpy, "wcscpy");
+  find_real(r.wcpcpy, "wcpcpy");
   find_real(r.memcpy_chk, "__memcpy_chk");
   find_real(r.memmove_chk, "__memmove_chk");
   find_real(r.memset_chk, "__memset_chk");
@@ -157,7 +159,9 @@ __attribute__((always_inline)) inline void record_transfer(const char* name, std
   rtrace_record_transient(&call, return_address);
 }
 
-// Bytes written by the string copies, measured on what they wrote.
+// Bytes written by the string copies, measured on what they wrote (strcat, strncat, strdup,
+// strndup), or from where the copy ended (strcpy, wcscpy, through stpcpy and wcpcpy: no second
+// pass over the string).
 inline std::size_t string_bytes(const char* text) {
   return __builtin_strlen(text) + 1;
 }
@@ -259,15 +263,26 @@ RTRACE_EXPORT void* mempcpy(void* destination, const void* source, size_t size) 
   return result;
 }
 
+// As stpcpy, whose end gives the size: strcpy writes what stpcpy writes and returns its
+// destination.
 RTRACE_EXPORT char* strcpy(char* destination, const char* source) {
   if (!transfers_ready()) {
     return fb::fallback_string_copy(destination, source);
   }
-  char* result = g_real_transfer.strcpy(destination, source);
-  if (transfer_tracing_now()) {
-    record_transfer("strcpy", string_bytes(destination), destination, __builtin_return_address(0));
+  if (g_real_transfer.stpcpy == nullptr) {
+    char* result = g_real_transfer.strcpy(destination, source);
+    if (transfer_tracing_now()) {
+      record_transfer("strcpy", string_bytes(destination), destination,
+                      __builtin_return_address(0));
+    }
+    return result;
   }
-  return result;
+  const char* end = g_real_transfer.stpcpy(destination, source);
+  if (transfer_tracing_now()) {
+    record_transfer("strcpy", static_cast<size_t>(end - destination) + 1, destination,
+                    __builtin_return_address(0));
+  }
+  return destination;
 }
 
 RTRACE_EXPORT char* strncpy(char* destination, const char* source, size_t size) {
@@ -352,16 +367,25 @@ RTRACE_EXPORT wchar_t* wmemcpy(wchar_t* destination, const wchar_t* source, size
   return result;
 }
 
+// As wcpcpy, whose end gives the size (see strcpy).
 RTRACE_EXPORT wchar_t* wcscpy(wchar_t* destination, const wchar_t* source) {
   if (!transfers_ready()) {
     return fb::fallback_wide_copy(destination, source);
   }
-  wchar_t* result = g_real_transfer.wcscpy(destination, source);
-  if (transfer_tracing_now()) {
-    record_transfer("wcscpy", wide_string_bytes(destination), destination,
-                    __builtin_return_address(0));
+  if (g_real_transfer.wcpcpy == nullptr) {
+    wchar_t* result = g_real_transfer.wcscpy(destination, source);
+    if (transfer_tracing_now()) {
+      record_transfer("wcscpy", wide_string_bytes(destination), destination,
+                      __builtin_return_address(0));
+    }
+    return result;
   }
-  return result;
+  const wchar_t* end = g_real_transfer.wcpcpy(destination, source);
+  if (transfer_tracing_now()) {
+    record_transfer("wcscpy", (static_cast<size_t>(end - destination) + 1) * sizeof(wchar_t),
+                    destination, __builtin_return_address(0));
+  }
+  return destination;
 }
 
 // NOLINTBEGIN(bugprone-reserved-identifier)
@@ -412,9 +436,18 @@ RTRACE_EXPORT void* __mempcpy_chk(void* destination, const void* source, size_t 
   return result;
 }
 
+// As __stpcpy_chk (the same check of `room`, see strcpy) when there is one.
 RTRACE_EXPORT char* __strcpy_chk(char* destination, const char* source, size_t room) {
   if (!transfers_ready() || g_real_transfer.strcpy_chk == nullptr) {
     return fb::fallback_string_copy(destination, source);
+  }
+  if (g_real_transfer.stpcpy_chk != nullptr) {
+    const char* end = g_real_transfer.stpcpy_chk(destination, source, room);
+    if (transfer_tracing_now()) {
+      record_transfer("__strcpy_chk", static_cast<size_t>(end - destination) + 1, destination,
+                      __builtin_return_address(0));
+    }
+    return destination;
   }
   char* result = g_real_transfer.strcpy_chk(destination, source, room);
   if (transfer_tracing_now()) {

@@ -348,6 +348,18 @@ TEST(MemtransferModule, RecordsTheFortifiedFormsTheCompilerEmits) {
   EXPECT_EQ(describe_type(run.decode(), 1), expected);
 }
 
+// The fortified strcpy goes to the C library's __stpcpy_chk (its end gives the size): the same
+// check of the room, so a copy that does not fit still aborts the program, before anything is
+// recorded of it.
+TEST(MemtransferModule, AFortifiedCopyThatDoesNotFitStillAborts) {
+  const TracedRun run({"memtransfer"}, program("memtransfer_fortified") + " overflow");
+  EXPECT_NE(run.result().status, 0);
+  EXPECT_NE(run.result().err.find("copying\n"), std::string::npos) << run.result().err;
+  EXPECT_NE(run.result().err.find("buffer overflow detected"), std::string::npos)
+      << run.result().err;
+  EXPECT_EQ(run.result().out, "");
+}
+
 TEST(MemtransferModule, WithTheMemoryModuleBothTypesAreRecordedAndOnlyMemoryLeaks) {
   const TracedRun run({"memory", "memtransfer"}, program("memtransfer_calls"));
   ASSERT_EQ(run.result().status, 0) << run.result().err;
