@@ -50,13 +50,14 @@ wchar_t* __wcscpy_chk(wchar_t* destination, const wchar_t* source, size_t room);
 namespace rtrace::tracer {
 namespace {
 
-// The real functions, found once (never in a wrapper's hot path or a signal handler).
+// The real functions, found once (never in a wrapper's hot path or a signal handler). strcpy,
+// wcscpy and __strcpy_chk are done by stpcpy, wcpcpy and __stpcpy_chk (the same bytes written,
+// the same check of the room), whose end gives the size without a second pass over the string.
 struct RealTransfers {
   void* (*memcpy)(void*, const void*, std::size_t) = nullptr;
   void* (*memmove)(void*, const void*, std::size_t) = nullptr;
   void* (*memset)(void*, int, std::size_t) = nullptr;
   void* (*mempcpy)(void*, const void*, std::size_t) = nullptr;
-  char* (*strcpy)(char*, const char*) = nullptr;
   char* (*strncpy)(char*, const char*, std::size_t) = nullptr;
   char* (*stpcpy)(char*, const char*) = nullptr;
   char* (*strcat)(char*, const char*) = nullptr;
@@ -64,13 +65,11 @@ struct RealTransfers {
   char* (*strdup)(const char*) = nullptr;
   char* (*strndup)(const char*, std::size_t) = nullptr;
   wchar_t* (*wmemcpy)(wchar_t*, const wchar_t*, std::size_t) = nullptr;
-  wchar_t* (*wcscpy)(wchar_t*, const wchar_t*) = nullptr;
   wchar_t* (*wcpcpy)(wchar_t*, const wchar_t*) = nullptr;
   void* (*memcpy_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
   void* (*memmove_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
   void* (*memset_chk)(void*, int, std::size_t, std::size_t) = nullptr;
   void* (*mempcpy_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
-  char* (*strcpy_chk)(char*, const char*, std::size_t) = nullptr;
   char* (*strncpy_chk)(char*, const char*, std::size_t, std::size_t) = nullptr;
   char* (*stpcpy_chk)(char*, const char*, std::size_t) = nullptr;
   char* (*strcat_chk)(char*, const char*, std::size_t) = nullptr;
@@ -87,7 +86,6 @@ bool resolve_transfer_functions() {
   find_real(r.memmove, "memmove");
   find_real(r.memset, "memset");
   find_real(r.mempcpy, "mempcpy");
-  find_real(r.strcpy, "strcpy");
   find_real(r.strncpy, "strncpy");
   find_real(r.stpcpy, "stpcpy");
   find_real(r.strcat, "strcat");
@@ -95,13 +93,11 @@ bool resolve_transfer_functions() {
   find_real(r.strdup, "strdup");
   find_real(r.strndup, "strndup");
   find_real(r.wmemcpy, "wmemcpy");
-  find_real(r.wcscpy, "wcscpy");
   find_real(r.wcpcpy, "wcpcpy");
   find_real(r.memcpy_chk, "__memcpy_chk");
   find_real(r.memmove_chk, "__memmove_chk");
   find_real(r.memset_chk, "__memset_chk");
   find_real(r.mempcpy_chk, "__mempcpy_chk");
-  find_real(r.strcpy_chk, "__strcpy_chk");
   find_real(r.strncpy_chk, "__strncpy_chk");
   find_real(r.stpcpy_chk, "__stpcpy_chk");
   find_real(r.strcat_chk, "__strcat_chk");
@@ -111,7 +107,7 @@ bool resolve_transfer_functions() {
   // memcpy last: its presence says the table is complete.
   find_real(r.memcpy, "memcpy");
   return r.memcpy != nullptr && r.memmove != nullptr && r.memset != nullptr &&
-         r.strcpy != nullptr && r.strdup != nullptr && r.wcscpy != nullptr &&
+         r.stpcpy != nullptr && r.strdup != nullptr && r.wcpcpy != nullptr &&
          r.memcpy_chk != nullptr;
 }
 
@@ -159,9 +155,8 @@ __attribute__((always_inline)) inline void record_transfer(const char* name, std
   rtrace_record_transient(&call, return_address);
 }
 
-// Bytes written by the string copies, measured on what they wrote (strcat, strncat, strdup,
-// strndup), or from where the copy ended (strcpy, wcscpy, through stpcpy and wcpcpy: no second
-// pass over the string).
+// Bytes written by strcat, strncat, strdup, strndup and __wcscpy_chk, measured on what they
+// wrote (the copies to an end, stpcpy's way, take it from where the copy ended).
 inline std::size_t string_bytes(const char* text) {
   return __builtin_strlen(text) + 1;
 }
@@ -263,19 +258,9 @@ RTRACE_EXPORT void* mempcpy(void* destination, const void* source, size_t size) 
   return result;
 }
 
-// As stpcpy, whose end gives the size: strcpy writes what stpcpy writes and returns its
-// destination.
 RTRACE_EXPORT char* strcpy(char* destination, const char* source) {
   if (!transfers_ready()) {
     return fb::fallback_string_copy(destination, source);
-  }
-  if (g_real_transfer.stpcpy == nullptr) {
-    char* result = g_real_transfer.strcpy(destination, source);
-    if (transfer_tracing_now()) {
-      record_transfer("strcpy", string_bytes(destination), destination,
-                      __builtin_return_address(0));
-    }
-    return result;
   }
   const char* end = g_real_transfer.stpcpy(destination, source);
   if (transfer_tracing_now()) {
@@ -367,18 +352,9 @@ RTRACE_EXPORT wchar_t* wmemcpy(wchar_t* destination, const wchar_t* source, size
   return result;
 }
 
-// As wcpcpy, whose end gives the size (see strcpy).
 RTRACE_EXPORT wchar_t* wcscpy(wchar_t* destination, const wchar_t* source) {
   if (!transfers_ready()) {
     return fb::fallback_wide_copy(destination, source);
-  }
-  if (g_real_transfer.wcpcpy == nullptr) {
-    wchar_t* result = g_real_transfer.wcscpy(destination, source);
-    if (transfer_tracing_now()) {
-      record_transfer("wcscpy", wide_string_bytes(destination), destination,
-                      __builtin_return_address(0));
-    }
-    return result;
   }
   const wchar_t* end = g_real_transfer.wcpcpy(destination, source);
   if (transfer_tracing_now()) {
@@ -436,25 +412,16 @@ RTRACE_EXPORT void* __mempcpy_chk(void* destination, const void* source, size_t 
   return result;
 }
 
-// As __stpcpy_chk (the same check of `room`, see strcpy) when there is one.
 RTRACE_EXPORT char* __strcpy_chk(char* destination, const char* source, size_t room) {
-  if (!transfers_ready() || g_real_transfer.strcpy_chk == nullptr) {
+  if (!transfers_ready() || g_real_transfer.stpcpy_chk == nullptr) {
     return fb::fallback_string_copy(destination, source);
   }
-  if (g_real_transfer.stpcpy_chk != nullptr) {
-    const char* end = g_real_transfer.stpcpy_chk(destination, source, room);
-    if (transfer_tracing_now()) {
-      record_transfer("__strcpy_chk", static_cast<size_t>(end - destination) + 1, destination,
-                      __builtin_return_address(0));
-    }
-    return destination;
-  }
-  char* result = g_real_transfer.strcpy_chk(destination, source, room);
+  const char* end = g_real_transfer.stpcpy_chk(destination, source, room);
   if (transfer_tracing_now()) {
-    record_transfer("__strcpy_chk", string_bytes(destination), destination,
+    record_transfer("__strcpy_chk", static_cast<size_t>(end - destination) + 1, destination,
                     __builtin_return_address(0));
   }
-  return result;
+  return destination;
 }
 
 RTRACE_EXPORT char* __strncpy_chk(char* destination, const char* source, size_t size, size_t room) {
