@@ -43,7 +43,8 @@ inline std::uintptr_t memo_tag(const void* return_address, std::uint32_t capacit
 __attribute__((always_inline)) inline int raw_backtrace(std::uintptr_t* raw, std::uint32_t wanted,
                                                         WalkMemo* memo, std::uintptr_t tag) {
   if (g_walk_first) {
-    const int got = walk_stack(raw, wanted, memo, tag);
+    // From this frame (the entry point's, this being inlined into it): no frame of walk_stack's.
+    const int got = walk_remembered_or_from(walk_start_here(), raw, wanted, memo, tag);
     if (got != kWalkUnknownFrame) {
       return got;
     }

@@ -293,8 +293,9 @@ RTRACE_EXPORT void rtrace_record(const RtraceCall* call, const void* return_addr
 namespace {
 
 // The most frames of ours above a transfer's caller that rtrace_record_transient has seen: its
-// own and walk_stack's (backtrace_capture.h; the capture is inlined into it).
-std::atomic<std::uint32_t> g_transient_own_frames{2};
+// own (backtrace_capture.h: the capture and the memo's look-up are inlined into it, and the walk
+// starts in its frame).
+std::atomic<std::uint32_t> g_transient_own_frames{1};
 
 }  // namespace
 

@@ -28,7 +28,6 @@ struct Slot {
   std::atomic<std::uint64_t> rule{0};  // packed (pack_rule); 0 while being written
 };
 Slot g_slots[kSlots];
-std::atomic<std::uint64_t> g_generation{1};
 
 // A rule in one word, laid out so that the walk reads it with the fewest instructions: the CFA
 // offset in the low 32 bits, the rbp offset in the next 16, then flags; bit 63 is always set,
@@ -133,31 +132,21 @@ constexpr std::uintptr_t kFramePointerWritten = 0;    // used, and written down 
 
 }  // namespace
 
+std::atomic<std::uint64_t> g_frame_rules_generation{1};
+
 __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t capacity,
                                          WalkMemo* memo, std::uintptr_t tag) {
-  std::uintptr_t pc = 0;
-  std::uintptr_t rsp = 0;
-  std::uintptr_t rbp = 0;
-  // The instruction after the lea, and the stack and frame registers as they are there: the
-  // innermost frame, whose rule is looked up at that very address (not minus one).
-  __asm__ volatile(
-      "lea 0(%%rip), %0\n\t"
-      "mov %%rsp, %1\n\t"
-      "mov %%rbp, %2"
-      : "=r"(pc), "=r"(rsp), "=r"(rbp));
-  const std::uint64_t generation = g_generation.load(std::memory_order_acquire);
-  WalkMemo::Entry* entry = nullptr;
-  if (memo != nullptr) {
-    if (memo->look_up(generation, tag, capacity, rsp, rbp)) {
-      return kWalkRemembered;
-    }
-    entry = memo->filling;
-    memo->filling = nullptr;  // until the walk is complete
-    // At most two words per frame: a walk that may read more is not written down.
-    if (capacity > WalkMemo::kMaxReads / 2) {
-      entry = nullptr;
-    }
-  }
+  const int got = walk_remembered_or_from(walk_start_here(), frames, capacity, memo, tag);
+  __asm__ volatile("" : : "r"(got));  // never a tail call: the walk starts in this frame
+  return got;
+}
+
+__attribute__((noinline)) int walk_from(const WalkStart& start, std::uint64_t generation,
+                                        std::uintptr_t* frames, std::uint32_t capacity,
+                                        WalkMemo* memo, WalkMemo::Entry* entry) {
+  std::uintptr_t pc = start.pc;
+  std::uintptr_t rsp = start.rsp;
+  std::uintptr_t rbp = start.rbp;
   std::uint32_t read_count = 0;
   std::uintptr_t rbp_saved_at = kFramePointerFromStart;
   std::uint32_t stored = 0;
@@ -208,11 +197,11 @@ __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t c
 }
 
 void forget_frame_rules() {
-  std::uint64_t generation = g_generation.load();
+  std::uint64_t generation = g_frame_rules_generation.load();
   std::uint64_t next = 0;
   do {
     next = generation == 0 || generation >= kMaxGeneration ? 0 : generation + 1;
-  } while (!g_generation.compare_exchange_weak(generation, next));
+  } while (!g_frame_rules_generation.compare_exchange_weak(generation, next));
 }
 
 }  // namespace rtrace::tracer

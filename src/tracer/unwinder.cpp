@@ -16,7 +16,7 @@ namespace {
 
 // The most frames of our own seen above a traced function's caller by capture_backtrace
 // (backtrace_capture.h).
-std::atomic<std::uint32_t> g_own_frames{3};
+std::atomic<std::uint32_t> g_own_frames{2};
 
 // The code of the tracer's own libraries (librtrace-*.so). A wrapper's caller may be another
 // tracer library: librtrace-main.so's close passing the program's call on to the file module's,

@@ -224,6 +224,66 @@ TEST(WalkMemo, AnotherCallerAtTheSameDepthIsWalkedAndGetsItsOwnStack) {
   }
 }
 
+// The same walk started in the caller's own frame (walk_start_here, walk_remembered_or_from:
+// what backtrace_capture.h does inside rtrace_record_transient and capture_backtrace, with no
+// frame of walk_stack's): walk_stack's frames without its first (its return address into this
+// function), then remembered from that frame as walk_stack's are, and walked again from
+// another caller.
+struct BothWalks {
+  int from_here = 0;
+  Frames here;
+  Frames stack;
+};
+
+__attribute__((noipa)) BothWalks walks_here_and_stack() {
+  BothWalks walks;
+  std::uintptr_t frames[WalkMemo::kMaxFrames];
+  walks.from_here =
+      walk_remembered_or_from(walk_start_here(), frames, WalkMemo::kMaxFrames, &g_memo, 43);
+  if (walks.from_here == kWalkRemembered) {
+    const std::uint32_t count = g_memo.remembered(frames);
+    walks.here.assign(frames, frames + count);
+  } else if (walks.from_here > 0) {
+    g_memo.keep(frames, static_cast<std::uint32_t>(walks.from_here));
+    walks.here.assign(frames, frames + walks.from_here);
+  }
+  const int count = walk_stack(frames, WalkMemo::kMaxFrames);
+  if (count > 0) {
+    walks.stack.assign(frames, frames + count);
+  }
+  return walks;
+}
+
+__attribute__((noipa)) BothWalks both_through_a() {
+  BothWalks walks = walks_here_and_stack();
+  __asm__ volatile("" ::: "memory");  // no tail call: this frame stays on the stack
+  return walks;
+}
+
+__attribute__((noipa)) BothWalks both_through_b() {
+  BothWalks walks = walks_here_and_stack();
+  __asm__ volatile("" ::: "memory");
+  return walks;
+}
+
+TEST(WalkMemo, AWalkFromTheCallersOwnFrameIsWalkStacksWithoutItsFrame) {
+  g_memo = WalkMemo{};
+  std::vector<BothWalks> walks;
+  for (const auto through : {both_through_a, both_through_a, both_through_b, both_through_a}) {
+    walks.push_back(through());
+  }
+  ASSERT_GT(walks[0].from_here, 2);
+  ASSERT_GT(walks[0].stack.size(), 3U);
+  EXPECT_EQ(walks[0].here, Frames(walks[0].stack.begin() + 1, walks[0].stack.end()));
+  EXPECT_EQ(walks[1].from_here, kWalkRemembered);
+  EXPECT_EQ(walks[1].here, walks[0].here);
+  EXPECT_GT(walks[2].from_here, 2);  // another caller: walked again, its own stack
+  EXPECT_EQ(walks[2].here, Frames(walks[2].stack.begin() + 1, walks[2].stack.end()));
+  EXPECT_NE(walks[2].here[0], walks[0].here[0]);
+  EXPECT_EQ(walks[3].from_here, kWalkRemembered);
+  EXPECT_EQ(walks[3].here, walks[0].here);
+}
+
 // remembered_walk at the bottom of a chain: each depth is a stack of its own.
 void walk_at_chain_bottom(void* context) {
   static_cast<std::vector<MemoWalk>*>(context)->push_back(through_a());
