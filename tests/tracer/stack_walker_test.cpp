@@ -156,31 +156,39 @@ struct MemoWalk {
 
 WalkMemo g_memo{};
 
+// The frames of a walk that returned `walked` into `frames`: the memo's when it remembered the
+// walk, else the walk's, which the memo then keeps.
+Frames kept_walk(int walked, std::uintptr_t* frames) {
+  if (walked == kWalkRemembered) {
+    const std::uint32_t count = g_memo.remembered(frames);
+    return Frames(frames, frames + count);
+  }
+  if (walked <= 0) {
+    return {};
+  }
+  g_memo.keep(frames, static_cast<std::uint32_t>(walked));
+  return Frames(frames, frames + walked);
+}
+
 __attribute__((noipa)) MemoWalk remembered_walk() {
   MemoWalk walk;
   std::uintptr_t frames[WalkMemo::kMaxFrames];
   walk.walked = walk_stack(frames, WalkMemo::kMaxFrames, &g_memo, 42);
-  if (walk.walked == kWalkRemembered) {
-    const std::uint32_t count = g_memo.remembered(frames);
-    walk.frames.assign(frames, frames + count);
-  } else if (walk.walked > 0) {
-    g_memo.keep(frames, static_cast<std::uint32_t>(walk.walked));
-    walk.frames.assign(frames, frames + walk.walked);
-  }
+  walk.frames = kept_walk(walk.walked, frames);
   return walk;
 }
 
-__attribute__((noipa)) MemoWalk through_a() {
-  MemoWalk walk = remembered_walk();
+// `walk` called through a frame of its own, one per `Which` (noipa: never folded into another),
+// so that two of them differ only in the return address they leave on the stack.
+template <typename Walk, Walk (*walk)(), int Which>
+__attribute__((noipa)) Walk through() {
+  Walk result = walk();
   __asm__ volatile("" ::: "memory");  // no tail call: this frame stays on the stack
-  return walk;
+  return result;
 }
 
-__attribute__((noipa)) MemoWalk through_b() {
-  MemoWalk walk = remembered_walk();
-  __asm__ volatile("" ::: "memory");
-  return walk;
-}
+constexpr MemoWalk (*through_a)() = through<MemoWalk, remembered_walk, 0>;
+constexpr MemoWalk (*through_b)() = through<MemoWalk, remembered_walk, 1>;
 
 // Walks through the given callers in turn, all called from one place (the loop's one indirect
 // call: the stacks differ only where the callers do).
@@ -240,13 +248,7 @@ __attribute__((noipa)) BothWalks walks_here_and_stack() {
   std::uintptr_t frames[WalkMemo::kMaxFrames];
   walks.from_here =
       walk_remembered_or_from(walk_start_here(), frames, WalkMemo::kMaxFrames, &g_memo, 43);
-  if (walks.from_here == kWalkRemembered) {
-    const std::uint32_t count = g_memo.remembered(frames);
-    walks.here.assign(frames, frames + count);
-  } else if (walks.from_here > 0) {
-    g_memo.keep(frames, static_cast<std::uint32_t>(walks.from_here));
-    walks.here.assign(frames, frames + walks.from_here);
-  }
+  walks.here = kept_walk(walks.from_here, frames);
   const int count = walk_stack(frames, WalkMemo::kMaxFrames);
   if (count > 0) {
     walks.stack.assign(frames, frames + count);
@@ -254,17 +256,8 @@ __attribute__((noipa)) BothWalks walks_here_and_stack() {
   return walks;
 }
 
-__attribute__((noipa)) BothWalks both_through_a() {
-  BothWalks walks = walks_here_and_stack();
-  __asm__ volatile("" ::: "memory");  // no tail call: this frame stays on the stack
-  return walks;
-}
-
-__attribute__((noipa)) BothWalks both_through_b() {
-  BothWalks walks = walks_here_and_stack();
-  __asm__ volatile("" ::: "memory");
-  return walks;
-}
+constexpr BothWalks (*both_through_a)() = through<BothWalks, walks_here_and_stack, 0>;
+constexpr BothWalks (*both_through_b)() = through<BothWalks, walks_here_and_stack, 1>;
 
 TEST(WalkMemo, AWalkFromTheCallersOwnFrameIsWalkStacksWithoutItsFrame) {
   g_memo = WalkMemo{};
