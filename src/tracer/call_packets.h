@@ -102,7 +102,7 @@ class CallPackets {
  private:
   // [type][size] and the fixed fields of each packet.
   static constexpr std::size_t kHeader = 8;
-  static constexpr std::size_t kCallFixed = kHeader + 4 * 4 + 4 + 8;
+  static constexpr std::size_t kCallFixed = kHeader + std::size_t{4} * 4 + 4 + 8;
   static constexpr std::size_t kArgsFixed = kHeader + 4;
   static constexpr std::size_t kBacktraceFixed = kHeader + 4;
   // Arguments whose lengths are kept from the measuring; later ones are measured again.

@@ -68,14 +68,22 @@ constexpr std::size_t ring_record_bound(std::size_t fixed_length, std::uint32_t 
 
 // Where the frames go of a record whose fields and bytes take `fixed_length` bytes.
 inline std::uintptr_t* ring_record_frames(char* record, std::size_t fixed_length) {
-  const auto address = reinterpret_cast<std::uintptr_t>(record) + fixed_length;
-  return reinterpret_cast<std::uintptr_t*>((address + 7) & ~std::uintptr_t{7});
+  char* const unaligned = record + fixed_length;
+  const std::size_t padding = -reinterpret_cast<std::uintptr_t>(unaligned) & 7;
+  return reinterpret_cast<std::uintptr_t*>(unaligned + padding);
 }
 
 // The length of the record at `record` whose `frame_count` frames start at `frames`.
 inline std::size_t ring_record_length(const char* record, const std::uintptr_t* frames,
                                       std::uint32_t frame_count) {
   return static_cast<std::size_t>(reinterpret_cast<const char*>(frames + frame_count) - record);
+}
+
+// The name a record carries as its address (a string literal of the program's, which outlives
+// the record).
+inline const char* name_text(std::uint64_t name) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the record keeps the literal's address as a u64.
+  return reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name));
 }
 
 // Drain side: writes the packets the head stands for, as CallPackets writes them for the call of
@@ -85,10 +93,7 @@ inline std::size_t write_head_packets(const RingCallHead& head, std::uint32_t ki
                                       std::uint64_t name, std::uint64_t size, const RtraceArg* args,
                                       std::uint32_t arg_count, const std::uintptr_t* frames,
                                       char* out, std::size_t room) {
-  const RtraceCall call{
-      head.resource, kind,    reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name)),
-      size,          head.id, args,
-      arg_count};
+  const RtraceCall call{head.resource, kind, name_text(name), size, head.id, args, arg_count};
   const CallPackets packets(call, head.frame_count);
   if (packets.size() > room) {
     return 0;
@@ -104,7 +109,7 @@ inline std::size_t write_head_packets(const RingCallHead& head, std::uint32_t ki
 inline compact::CallFields ring_call_fields(const RingCallHead& head, std::uint32_t kind,
                                             std::uint64_t name, std::uint64_t size,
                                             const std::uintptr_t* frames) {
-  const char* text = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(name));
+  const char* text = name_text(name);
   // 8-byte aligned in the ring, and a uintptr_t is a uint64_t where the compact format is written.
   static_assert(sizeof(std::uintptr_t) == sizeof(std::uint64_t));
   // Every field at once: assigned one by one after a default initialisation, the fields were
