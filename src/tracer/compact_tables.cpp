@@ -182,7 +182,8 @@ std::uint64_t hash_name(std::size_t length, NameKey key) {
 // probes grew so long that the writer spent 96 % of a 16-thread program's tracing in this lookup
 // and fell behind (a trace cut short at exit).
 std::size_t resource_home(std::uint64_t resource_id) {
-  return static_cast<std::size_t>((resource_id >> 4) + (resource_id >> 26) * 0x9E3779B97F4A7C15ULL) &
+  return static_cast<std::size_t>((resource_id >> 4) +
+                                  (resource_id >> 26) * 0x9E3779B97F4A7C15ULL) &
          (kResourceSlots - 1);
 }
 

@@ -158,8 +158,8 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
   const bool copies = output_copies_records();
   if (copies && emit) {
-    output_thread(cursor.slot,
-                  static_cast<std::uint32_t>(cursor.ring->records_tid.load(std::memory_order_relaxed)));
+    output_thread(cursor.slot, static_cast<std::uint32_t>(
+                                   cursor.ring->records_tid.load(std::memory_order_relaxed)));
   }
   while (cursor.seq < limit) {
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);

@@ -592,8 +592,8 @@ void CompactReader::read_thread(RecordCursor& record) {
   const std::uint64_t field = record.varint("the thread slot");
   const std::uint64_t slot = field >> 1;
   if (slot >= compact::kThreadSlots) {
-    record.fail(fmt::format("thread slot {} out of range (at most {})", slot,
-                            compact::kThreadSlots - 1));
+    record.fail(
+        fmt::format("thread slot {} out of range (at most {})", slot, compact::kThreadSlots - 1));
   }
   const std::uint64_t tid = (field & 1) != 0 ? record.varint("the thread id") : 0;
   if (slot >= threads_.size()) {

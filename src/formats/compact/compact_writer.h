@@ -4,8 +4,8 @@
 //
 // What the format has no record for is left out: symbols (frames go as addresses), call groups
 // and leak summaries (-c and -l make them again), notes and call indices (calls are numbered by
-// their position). Thread ids go as THREAD records (version 4). The end-of-trace record says "unknown reason" until the model
-// carries the one its input had.
+// their position). Thread ids go as THREAD records (version 4). The end-of-trace record says
+// "unknown reason" until the model carries the one its input had.
 #pragma once
 
 #include <memory>

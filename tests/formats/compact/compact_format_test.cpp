@@ -509,8 +509,7 @@ B two_threads() {
   B trace(4);
   trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
   const auto by_value = [](std::uint64_t function, std::int64_t delta, std::uint64_t size) {
-    return B::varint(function) + B::varint(compact::zigzag(delta)) + B::varint(size) +
-           B::varint(0);
+    return B::varint(function) + B::varint(compact::zigzag(delta)) + B::varint(size) + B::varint(0);
   };
   trace.record(Tag::Thread, thread_record(1, 101))
       .bare_call(kAlloc | kTypeContext | kTimestamp,
@@ -582,18 +581,19 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
   {  // A huge thread id is only a number; an unknown slot's thread is 0 (unknown).
     B odd = good;
     odd.record(Tag::Thread, thread_record(1023, UINT64_MAX))
-        .bare_call(0x02, B::varint(1) + B::varint(compact::zigzag(0x40)) + B::varint(8) +
-                             B::varint(0))
+        .bare_call(0x02,
+                   B::varint(1) + B::varint(compact::zigzag(0x40)) + B::varint(8) + B::varint(0))
         .record(Tag::Thread, thread_record(7, std::nullopt))
-        .bare_call(0x02, B::varint(1) + B::varint(compact::zigzag(0x50)) + B::varint(8) +
-                             B::varint(0))
+        .bare_call(0x02,
+                   B::varint(1) + B::varint(compact::zigzag(0x50)) + B::varint(8) + B::varint(0))
         .end();
     const auto read = read_any(odd.bytes());
     ASSERT_EQ(read->error, "");
     const auto calls = call_lines(read->sink.lines());
     ASSERT_EQ(calls.size(), 8U);
-    EXPECT_EQ(calls[6],
-              "call #7 malloc kind=2 type=1 ctx=0x0 ts=5 size=8 id=0x40 thread=18446744073709551615");
+    EXPECT_EQ(
+        calls[6],
+        "call #7 malloc kind=2 type=1 ctx=0x0 ts=5 size=8 id=0x40 thread=18446744073709551615");
     EXPECT_EQ(calls[7], "call #8 malloc kind=2 type=1 ctx=0x0 ts=5 size=8 id=0x50");
   }
   {
