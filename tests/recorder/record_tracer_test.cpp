@@ -429,6 +429,13 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
   EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x04");
   for (std::size_t at = 10; at < bytes.size(); at = end) {
     tag = static_cast<std::uint8_t>(bytes[at++]);
+    if ((tag & 0x87) == 0x87) {  // a bare thread switch: the slot in bits 3-6, 15: a varint
+      if (((tag >> 3) & 0x0F) == 0x0F) {
+        varint(at);
+      }
+      payload = end = at;
+      continue;
+    }
     if ((tag & 0x80) != 0) {  // flags, then function, resource, size, stack and maybe more
       const std::size_t fields = 4 + ((tag & 0x40) != 0 ? 2 : 0) + ((tag & 0x20) != 0 ? 1 : 0);
       for (std::size_t i = 0; i < fields; ++i) {

@@ -194,13 +194,22 @@ class CompactEncoder {
     if (slot == slot_ && tid == state.tid) {
       return;
     }
-    const bool new_tid = tid != state.tid;
-    Record r(*this, Tag::Thread, 2 * kMaxVarint);
-    r.varint(std::uint64_t{slot} << 1 | (new_tid ? 1 : 0));
-    if (new_tid) {
-      r.varint(tid);
-    }
     slot_ = slot;
+    if (tid == state.tid) {  // a bare switch
+      const bool inline_slot = slot < kThreadSwitchVarint;
+      Record r(*this,
+               static_cast<std::uint8_t>(
+                   kBareCall | kThreadSwitchKind |
+                   (inline_slot ? slot : kThreadSwitchVarint) << kThreadSwitchShift),
+               kMaxVarint);
+      if (!inline_slot) {
+        r.varint(slot);
+      }
+      return;
+    }
+    Record r(*this, Tag::Thread, 2 * kMaxVarint);
+    r.varint(std::uint64_t{slot} << 1 | 1);
+    r.varint(tid);
     state.tid = tid;
   }
 

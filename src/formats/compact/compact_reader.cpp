@@ -125,6 +125,9 @@ class CompactReader {
   void read_end(RecordCursor& record);
   void read_note(RecordCursor& record);
   void read_thread(RecordCursor& record);
+  Step read_thread_switch(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                          std::size_t& size);
+  void switch_thread(std::uint64_t slot, RecordCursor& record);
   void read_call_fields_v1(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   void read_call_fields_v2(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
@@ -257,6 +260,10 @@ Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64
       (bytes[0] & compact::kBareCall) != 0) {
     if (!seen_trace_) {
       throw CorruptRecord{offset, "the first record is not a TRACE record"};
+    }
+    if (major_ >= compact::kFirstThreadMajor &&
+        (bytes[0] & compact::kCallKindMask) == compact::kThreadSwitchKind) {
+      return read_thread_switch(bytes, offset, size);
     }
     if (bare_call_size(bytes, offset, size) == Step::Incomplete) {
       return Step::Incomplete;
@@ -590,19 +597,38 @@ void CompactReader::remember_resource(CallKind kind, std::uint64_t resource_id) 
 // THREAD (version 4): `slot << 1 | new_tid`, then the slot's thread id when new_tid.
 void CompactReader::read_thread(RecordCursor& record) {
   const std::uint64_t field = record.varint("the thread slot");
-  const std::uint64_t slot = field >> 1;
+  switch_thread(field >> 1, record);
+  if ((field & 1) != 0) {
+    threads_[slot_].tid = record.varint("the thread id");
+  }
+}
+
+void CompactReader::switch_thread(std::uint64_t slot, RecordCursor& record) {
   if (slot >= compact::kThreadSlots) {
     record.fail(
         fmt::format("thread slot {} out of range (at most {})", slot, compact::kThreadSlots - 1));
   }
-  const std::uint64_t tid = (field & 1) != 0 ? record.varint("the thread id") : 0;
   if (slot >= threads_.size()) {
     threads_.resize(static_cast<std::size_t>(slot) + 1);
   }
   slot_ = static_cast<std::size_t>(slot);
-  if ((field & 1) != 0) {
-    threads_[slot_].tid = tid;
+}
+
+// Version 4's bare switch: one byte with the slot in bits 3 to 6, or kThreadSwitchVarint there
+// and the slot as a varint after it.
+Step CompactReader::read_thread_switch(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                                       std::size_t& size) {
+  const unsigned inline_slot = (bytes[0] >> compact::kThreadSwitchShift) & 0x0F;
+  std::uint64_t slot = inline_slot;
+  std::size_t pos = 1;
+  if (inline_slot == compact::kThreadSwitchVarint && !skip_varint(bytes, pos, slot, offset)) {
+    size = pos + 1;
+    return Step::Incomplete;
   }
+  size = pos;
+  RecordCursor record(bytes.subspan(0, size), offset);
+  switch_thread(slot, record);
+  return Step::Done;
 }
 
 void CompactReader::read_note(RecordCursor& record) {

@@ -107,6 +107,17 @@ void for_each_record(const std::string& compact, Visit visit) {
   const bool bare_calls = compact[compact::kMagicSize] >= compact::kFirstBareMajor;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
+    if (compact[compact::kMagicSize] >= compact::kFirstThreadMajor &&
+        (first & compact::kBareCall) != 0 &&
+        (first & compact::kCallKindMask) == compact::kThreadSwitchKind) {  // a bare switch
+      std::size_t end = pos + 1;
+      if (((first >> compact::kThreadSwitchShift) & 0x0F) == compact::kThreadSwitchVarint) {
+        next_varint(compact, end);
+      }
+      visit(Tag::Thread, compact.substr(pos, end - pos));
+      pos = end;
+      continue;
+    }
     if (bare_calls && (first & compact::kBareCall) != 0) {
       const std::size_t end = bare_call_end(compact, pos);
       visit(Tag::Call, std::string(1, static_cast<char>(first & ~compact::kBareCall)) +
@@ -466,6 +477,7 @@ TEST(CompactFormat, WriterWritesVersion4WithReferences) {
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
     if ((first & compact::kBareCall) != 0) {
+      EXPECT_NE(first & compact::kCallKindMask, compact::kThreadSwitchKind);  // one thread
       pos = bare_call_end(compact, pos);
       continue;
     }
@@ -496,7 +508,8 @@ std::string thread_record(std::uint64_t slot, std::optional<std::uint64_t> tid) 
   return B::varint(slot << 1 | (tid ? 1 : 0)) + (tid ? B::varint(*tid) : std::string());
 }
 
-// Version 4: each THREAD slot has its own resource delta base and counts its own allocations and
+// Version 4: THREAD records and bare switches (one byte, or with the slot as a varint); each
+// THREAD slot has its own resource delta base and counts its own allocations and
 // releases for references; the calls carry their slot's thread id. Two threads interleaved:
 // thread 101 (slot 1) mallocs 0x1000 and 0x1100, thread 202 (slot 2) 0x9000, then each frees its
 // own latest by reference 1 and its first by a delta from its own base.
@@ -506,6 +519,7 @@ B two_threads() {
   constexpr std::uint8_t kTypeContext = 0x40;
   constexpr std::uint8_t kTimestamp = 0x20;
   constexpr std::uint8_t kReference = 0x10;
+  constexpr std::uint8_t kSwitch = compact::kThreadSwitchKind;
   B trace(4);
   trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
   const auto by_value = [](std::uint64_t function, std::int64_t delta, std::uint64_t size) {
@@ -520,9 +534,9 @@ B two_threads() {
       .record(Tag::Thread, thread_record(1, std::nullopt))
       .bare_call(kAlloc, by_value(1, 0x100, 48))
       .bare_call(kFree | kReference, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0))
-      .record(Tag::Thread, thread_record(2, std::nullopt))
+      .bare_call(kSwitch | compact::kThreadSwitchVarint << 3, B::varint(2))  // to slot 2
       .bare_call(kFree | kReference, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0))
-      .record(Tag::Thread, thread_record(1, std::nullopt))
+      .bare_call(kSwitch | 1 << 3, "")  // to slot 1
       .bare_call(kFree, by_value(2, -0x100, 0));
   return trace;
 }
@@ -613,6 +627,17 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
                                              ": warning: truncated record ("))
           << length << ": " << read->warnings;
     }
+  }
+  {  // A bare switch to a slot out of range, and one cut inside its varint.
+    B bad = good;
+    bad.bare_call(compact::kThreadSwitchKind | compact::kThreadSwitchVarint << 3, B::varint(5000));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(at) + ": thread slot 5000 out of range (at most 1023)");
+    const auto cut = read_any(bad.bytes().substr(0, bad.size() - 1));
+    EXPECT_EQ(cut->error, "");
+    EXPECT_EQ(cut->sink.call_count(), 6U);
+    EXPECT_EQ(cut->warnings,
+              "trace:" + std::to_string(at) + ": warning: truncated record (2 of 3 bytes); ignored\n");
   }
   {  // Slot 3 has no allocation to refer to (slot 1's and 2's are theirs).
     B bad = good;
