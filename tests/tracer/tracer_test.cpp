@@ -472,17 +472,22 @@ TEST(TracerTest, ShortLivedThreadsHandTheirBuffersOn) {
 // per-thread references cannot name: written by value). Every call carries the id of a thread of
 // the program, each of the 16 x 25 threads has its own, and `rtrace process` reads the trace as
 // it reads the same trace converted to the sp-rtrace protocol (which has no thread ids).
-TEST(TracerTest, CompactTraceNamesEachCallsThread) {
-  ScratchDir scratch;
-  const auto result =
-      run_traced(scratch, program("threads") + " 16 3000 25", "start=1,depth=2,compact=1");
-  ASSERT_EQ(result.status, 0) << result.err;
-  const TraceDecoder trace = decode_only_trace(scratch);
-  expect_exact_threads_trace(trace, result.out);
+// The thread ids the calls of `trace` carry.
+std::set<std::uint64_t> threads_of(const TraceDecoder& trace) {
   std::set<std::uint64_t> threads;
   for (const DecodedCall& call : trace.calls) {
     threads.insert(call.thread);
   }
+  return threads;
+}
+
+TEST(TracerTest, CompactTraceNamesEachCallsThread) {
+  ScratchDir scratch;
+  const CommandResult program_run =
+      run_traced(scratch, program("threads") + " 16 3000 25", "start=1,depth=2,compact=1");
+  ASSERT_EQ(program_run.status, 0) << program_run.err;
+  const std::set<std::uint64_t> threads = threads_of(decode_only_trace(scratch));
+  expect_exact_threads_trace(decode_only_trace(scratch), program_run.out);
   EXPECT_EQ(threads.count(0), 0U);
   EXPECT_GE(threads.size(), 16U * 25U);
   EXPECT_LE(threads.size(), 16U * 25U + 1U);  // and the main thread's, if it allocated

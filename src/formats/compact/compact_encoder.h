@@ -198,9 +198,9 @@ class CompactEncoder {
     if (tid == state.tid) {  // a bare switch
       const bool inline_slot = slot < kThreadSwitchVarint;
       Record r(*this,
-               static_cast<std::uint8_t>(
-                   kBareCall | kThreadSwitchKind |
-                   (inline_slot ? slot : kThreadSwitchVarint) << kThreadSwitchShift),
+               static_cast<std::uint8_t>(kBareCall | kThreadSwitchKind |
+                                         (inline_slot ? slot : kThreadSwitchVarint)
+                                             << kThreadSwitchShift),
                kMaxVarint);
       if (!inline_slot) {
         r.varint(slot);

@@ -394,6 +394,20 @@ TEST(CompactFormat, Version2CallsAndReferences) {
 // Version 3: the same calls as Version2CallsAndReferences, written bare (the flags with
 // kBareCall as the first byte, no tag, no length), decode to the same calls; a framed CALL is
 // still read in version 3; in version 2 such a byte is an unknown tag.
+// `bytes` cut at every byte inside the record from `record` to `end`: the `calls` calls before it,
+// and a warning at the record's offset.
+void expect_cut_inside(const std::string& bytes, std::size_t record, std::size_t end,
+                       std::size_t calls) {
+  for (std::size_t cut = record + 1; cut < end; ++cut) {
+    const auto part = read_any(bytes.substr(0, cut));
+    EXPECT_EQ(part->error, "") << cut;
+    EXPECT_EQ(part->sink.call_count(), calls) << cut;
+    EXPECT_TRUE(part->warnings.starts_with("trace:" + std::to_string(record) +
+                                           ": warning: truncated record ("))
+        << cut << ": " << part->warnings;
+  }
+}
+
 TEST(CompactFormat, Version3BareCalls) {
   constexpr std::uint8_t kAlloc = 0x02;
   constexpr std::uint8_t kFree = 0x01;
@@ -430,14 +444,7 @@ TEST(CompactFormat, Version3BareCalls) {
   const std::size_t last_call = before_end - 10;
   ASSERT_EQ(static_cast<std::uint8_t>(trace.bytes()[last_call]),
             compact::kBareCall | kFree | kReference | kArguments);
-  for (std::size_t cut = last_call + 1; cut < before_end; ++cut) {
-    const auto part = read_any(trace.bytes().substr(0, cut));
-    EXPECT_EQ(part->error, "") << cut;
-    EXPECT_EQ(part->sink.call_count(), 5U) << cut;
-    EXPECT_TRUE(part->warnings.starts_with("trace:" + std::to_string(last_call) +
-                                           ": warning: truncated record ("))
-        << cut << ": " << part->warnings;
-  }
+  expect_cut_inside(trace.bytes(), last_call, before_end, 5);
 
   B damaged(3);
   damaged.trace().record(Tag::Function, B::str("malloc"));
@@ -619,14 +626,7 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
   {  // Cut inside the record: the calls before it, and a warning at its offset.
     B cut = good;
     cut.record(Tag::Thread, thread_record(1, 1'000'000));
-    for (std::size_t length = at + 1; length < cut.size(); ++length) {
-      const auto read = read_any(cut.bytes().substr(0, length));
-      EXPECT_EQ(read->error, "") << length;
-      EXPECT_EQ(read->sink.call_count(), 6U) << length;
-      EXPECT_TRUE(read->warnings.starts_with("trace:" + std::to_string(at) +
-                                             ": warning: truncated record ("))
-          << length << ": " << read->warnings;
-    }
+    expect_cut_inside(cut.bytes(), at, cut.size(), 6);
   }
   {  // A bare switch to a slot out of range, and one cut inside its varint.
     B bad = good;
@@ -636,8 +636,8 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
     const auto cut = read_any(bad.bytes().substr(0, bad.size() - 1));
     EXPECT_EQ(cut->error, "");
     EXPECT_EQ(cut->sink.call_count(), 6U);
-    EXPECT_EQ(cut->warnings,
-              "trace:" + std::to_string(at) + ": warning: truncated record (2 of 3 bytes); ignored\n");
+    EXPECT_EQ(cut->warnings, "trace:" + std::to_string(at) +
+                                 ": warning: truncated record (2 of 3 bytes); ignored\n");
   }
   {  // Slot 3 has no allocation to refer to (slot 1's and 2's are theirs).
     B bad = good;
