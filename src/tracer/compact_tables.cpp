@@ -175,8 +175,16 @@ std::uint64_t hash_name(std::size_t length, NameKey key) {
 // Not a mixing hash: neighbouring blocks of one heap get neighbouring slots, so the lookups of a
 // churning program stay in a few cache lines and pages instead of one miss each; the high bits
 // fold in the region (heap, mmap'd blocks).
+// Neighbouring blocks stay in neighbouring slots (a program frees in the order it allocated:
+// cache lines shared), and each 64 MiB region of the address space (a glibc arena: one per
+// thread) starts at its own scattered offset. XOR-ing in the region's number instead put the
+// arenas of 16 threads onto the same few slots (their blocks lie at the same small offsets): the
+// probes grew so long that the writer spent 96 % of a 16-thread program's tracing in this lookup
+// and fell behind (a trace cut short at exit).
 std::size_t resource_home(std::uint64_t resource_id) {
-  return static_cast<std::size_t>((resource_id >> 4) ^ (resource_id >> 26)) & (kResourceSlots - 1);
+  return static_cast<std::size_t>((resource_id >> 4) +
+                                  (resource_id >> 26) * 0x9E3779B97F4A7C15ULL) &
+         (kResourceSlots - 1);
 }
 
 bool resources_ready() {

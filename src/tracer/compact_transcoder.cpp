@@ -301,6 +301,11 @@ void compact_note(const char* text) {
   g_encoder.note({text, std::strlen(text)});
 }
 
+void compact_thread(std::uint32_t slot, std::uint64_t tid) {
+  emit_pending();
+  g_encoder.thread(slot, tid);
+}
+
 void compact_call(const compact::CallFields& call) {
   emit_pending();
   if (call.frame_count <= kMaxFrames) {  // every ring record's (at most the options' depth)

@@ -31,4 +31,8 @@ void compact_transcode(const char* data, std::size_t size);
 // CALL record its packets would have been transcoded into, without writing and parsing them.
 void compact_call(const compact::CallFields& call);
 
+// The next calls are those of thread `tid`, whose records are in ring `slot` (a THREAD record when
+// either changes).
+void compact_thread(std::uint32_t slot, std::uint64_t tid);
+
 }  // namespace rtrace::tracer

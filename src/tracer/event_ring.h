@@ -89,6 +89,10 @@ class EventRing {
   // The kernel's id of the owning thread; 0 when the ring is free. Ownership passes only by a
   // compare-and-swap of this word, so two threads can never own one ring.
   alignas(64) std::atomic<int> owner_tid{0};
+  // The kernel's id of the thread whose records the ring holds: its owner's, kept when the owner
+  // ends (its last records are merged after), replaced only by a new owner, which takes the ring
+  // only once it is drained (the compact format's THREAD records, record_merge.cpp).
+  std::atomic<int> records_tid{0};
 
  private:
   // Set by create; read by both sides on every record.

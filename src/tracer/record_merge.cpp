@@ -22,6 +22,7 @@ namespace {
 
 struct Cursor {
   EventRing* ring;
+  std::uint32_t slot;              // the ring's index (ring_at), its THREAD slot
   std::uint64_t position;          // index entry of the current record
   std::uint64_t head;              // index entries published when the drain began
   std::uint64_t payload_position;  // payload bytes before the current record's skip
@@ -156,6 +157,10 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
   const bool copies = output_copies_records();
+  if (copies && emit) {
+    output_thread(cursor.slot, static_cast<std::uint32_t>(
+                                   cursor.ring->records_tid.load(std::memory_order_relaxed)));
+  }
   while (cursor.seq < limit) {
     const EventRing::Entry& entry = cursor.ring->entry(cursor.position);
     if (entry.length > 0) {
@@ -191,6 +196,7 @@ void open_cursors() {
     }
     Cursor& cursor = g_cursors[g_cursor_count];
     cursor.ring = ring;
+    cursor.slot = static_cast<std::uint32_t>(i);
     cursor.position = ring->tail.load(std::memory_order_relaxed);
     cursor.head = ring->head.load(std::memory_order_acquire);
     cursor.payload_position = ring->payload_tail.load(std::memory_order_relaxed);

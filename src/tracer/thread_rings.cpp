@@ -96,6 +96,7 @@ RingSlot* claim_unused_ring(int self) {
       continue;
     }
     if (ring->owner_tid.compare_exchange_strong(owner, self, std::memory_order_acq_rel)) {
+      ring->records_tid.store(self, std::memory_order_relaxed);
       return &g_rings[i];
     }
   }
@@ -116,6 +117,7 @@ RingSlot* new_ring(int self) {
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  // zeros: every entry empty
   entry.walk_memo = memo == MAP_FAILED ? nullptr : static_cast<WalkMemo*>(memo);
   entry.ring.owner_tid.store(self, std::memory_order_relaxed);
+  entry.ring.records_tid.store(self, std::memory_order_relaxed);
   entry.ready.store(true, std::memory_order_release);
   return &entry;
 }
@@ -220,6 +222,7 @@ void reset_rings_after_fork() {
     }
     ring->reset();
     ring->owner_tid.store(t_slot != nullptr && ring == &t_slot->ring ? current_tid() : 0);
+    ring->records_tid.store(ring->owner_tid.load());
   }
 }
 

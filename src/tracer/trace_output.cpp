@@ -440,6 +440,10 @@ void output_add_call(const compact::CallFields& call) {
   compact_call(call);
 }
 
+void output_thread(std::uint32_t slot, std::uint64_t tid) {
+  compact_thread(slot, tid);
+}
+
 char* output_reserve(std::size_t bytes) {
   if (bytes > sizeof g_buffer) {
     return nullptr;

@@ -367,8 +367,8 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const fs::path binary = only_file(binary_out.path(), ".rtrace");
   EXPECT_TRUE(read_file(compact).starts_with(kZstdMagic));
   // Version 3.0 inside the frame, and without compression.
-  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x03"));
-  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x03"));
+  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x04"));
+  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x04"));
   EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
   EXPECT_LT(read_file(plain).size() * 2, read_file(binary).size());
   EXPECT_LT(read_file(compact).size(), read_file(plain).size());
@@ -407,7 +407,7 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
 }
 
-// The last record of a compact trace file of version 3: its tag and its payload's varints
+// The last record of a compact trace file of version 4: its tag and its payload's varints
 // (docs/format.md). A bare CALL (first byte 0x80 and up: no length) is given as tag 0x09 with
 // no fields; the tracer's END always comes after them.
 std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string& bytes) {
@@ -426,9 +426,16 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
   std::size_t payload = 0;
   std::size_t end = 0;
   EXPECT_GE(bytes.size(), 10U);
-  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x03");
+  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x04");
   for (std::size_t at = 10; at < bytes.size(); at = end) {
     tag = static_cast<std::uint8_t>(bytes[at++]);
+    if ((tag & 0x87) == 0x87) {  // a bare thread switch: the slot in bits 3-6, 15: a varint
+      if (((tag >> 3) & 0x0F) == 0x0F) {
+        varint(at);
+      }
+      payload = end = at;
+      continue;
+    }
     if ((tag & 0x80) != 0) {  // flags, then function, resource, size, stack and maybe more
       const std::size_t fields = 4 + ((tag & 0x40) != 0 ? 2 : 0) + ((tag & 0x20) != 0 ? 1 : 0);
       for (std::size_t i = 0; i < fields; ++i) {

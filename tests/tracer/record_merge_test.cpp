@@ -38,12 +38,12 @@ constexpr std::size_t kIdFromCallEnd = 8;  // the CALL packet ends with the 8-by
 
 // Records `count` calls whose id is their ticket, as the tracer's producers do: encode first,
 // then take the ticket, then publish. A full ring waits for the merging thread. Now and then a
-// thread holds its ticket a while before publishing.
-void record_calls(int count) {
+// thread holds its ticket a while before publishing. The calls allocate `size` bytes.
+void record_calls(int count, std::size_t size = 16) {
   EventRing* ring = my_ring();
   ASSERT_NE(ring, nullptr);
   const std::uintptr_t frames[] = {0x401000, 0x402000};
-  const RtraceCall call = allocation_call("malloc", 16, 0);
+  const RtraceCall call = allocation_call("malloc", size, 0);
   const CallPackets packets(call, 2);
   for (int i = 0; i < count; ++i) {
     char* space = nullptr;
@@ -101,19 +101,23 @@ std::string open_trace(const std::string& directory, bool compact = false) {
   return path;
 }
 
-TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
+// In the compact format each call also names the thread that made it (THREAD records): thread t
+// allocates 16 + t bytes, so its calls must carry its id.
+void expect_calls_of_many_threads_in_ticket_order(bool compact) {
   const test::ScratchDir scratch;
-  const std::string path = open_trace(scratch.path().string());
+  const std::string path = open_trace(scratch.path().string(), compact);
 
   // 4 threads of 60,000 calls (about 4 MB each): every ring fills up more than once, so the
   // merge runs while they record.
   constexpr int kThreads = 4;
   constexpr int kCalls = 60000;
   std::atomic<int> running{kThreads};
+  std::vector<std::uint64_t> tids(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&running] {
-      record_calls(kCalls);
+    threads.emplace_back([&running, &tids, t] {
+      tids[t] = static_cast<std::uint64_t>(::gettid());
+      record_calls(kCalls, 16 + t);
       running.fetch_sub(1);
     });
   }
@@ -125,6 +129,12 @@ TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
     thread.join();
   }
   merge_once();
+  if (compact) {  // a compact trace without END is incomplete
+    char packet[256];
+    PacketEncoder encoder(packet, sizeof packet);
+    encode_trace_end(encoder, ::getpid(), SessionEnd{}, "/proc/self/status");
+    output_append(packet, encoder.size());
+  }
   output_close();
 
   const test::TraceDecoder trace = test::decode_file(path);
@@ -133,6 +143,20 @@ TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
   for (std::size_t i = 1; i < trace.calls.size(); ++i) {
     ASSERT_LT(trace.calls[i - 1].id, trace.calls[i].id) << "call " << i;
   }
+  for (std::size_t i = 0; i < trace.calls.size(); ++i) {
+    const test::DecodedCall& call = trace.calls[i];
+    ASSERT_GE(call.size, 16U);
+    ASSERT_LT(call.size, 16U + kThreads);
+    ASSERT_EQ(call.thread, compact ? tids[call.size - 16] : 0) << "call " << i;
+  }
+}
+
+TEST(TracerRecordMerge, CallsOfManyThreadsComeOutInTicketOrder) {
+  expect_calls_of_many_threads_in_ticket_order(false);
+}
+
+TEST(TracerRecordMerge, CompactCallsOfManyThreadsComeOutInTicketOrderWithTheirThreads) {
+  expect_calls_of_many_threads_in_ticket_order(true);
 }
 
 // The backtrace of transient record number `i` of the tests below: its innermost frame changes

@@ -118,6 +118,7 @@ void DecodingSink::call(const CallRecord& record) {
   call.name = record.function;
   call.size = record.call.size;
   call.id = record.call.resource_id;
+  call.thread = record.call.thread;
   for (const Frame& frame : record.frames) {
     call.frames.push_back(frame.address);
   }

@@ -25,6 +25,7 @@ struct DecodedCall {
   std::string name;
   std::uint64_t size = 0;
   std::uint64_t id = 0;
+  std::uint64_t thread = 0;  // the compact format's (version 4); 0 in the sp-rtrace protocol
   std::vector<std::uint64_t> frames;
   std::vector<std::pair<std::string, std::string>> args;
 };

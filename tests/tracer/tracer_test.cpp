@@ -467,6 +467,44 @@ TEST(TracerTest, ShortLivedThreadsHandTheirBuffersOn) {
   expect_exact_threads_trace(trace, result.out);
 }
 
+// The compact format names each call's thread (THREAD records, docs/format.md), here of short-lived
+// threads that hand their rings on to the next ones and free each other's blocks (which the
+// per-thread references cannot name: written by value). Every call carries the id of a thread of
+// the program, each of the 16 x 25 threads has its own, and `rtrace process` reads the trace as
+// it reads the same trace converted to the sp-rtrace protocol (which has no thread ids).
+// The thread ids the calls of `trace` carry.
+std::set<std::uint64_t> threads_of(const TraceDecoder& trace) {
+  std::set<std::uint64_t> threads;
+  for (const DecodedCall& call : trace.calls) {
+    threads.insert(call.thread);
+  }
+  return threads;
+}
+
+TEST(TracerTest, CompactTraceNamesEachCallsThread) {
+  ScratchDir scratch;
+  const CommandResult program_run =
+      run_traced(scratch, program("threads") + " 16 3000 25", "start=1,depth=2,compact=1");
+  ASSERT_EQ(program_run.status, 0) << program_run.err;
+  const std::set<std::uint64_t> threads = threads_of(decode_only_trace(scratch));
+  expect_exact_threads_trace(decode_only_trace(scratch), program_run.out);
+  EXPECT_EQ(threads.count(0), 0U);
+  EXPECT_GE(threads.size(), 16U * 25U);
+  EXPECT_LE(threads.size(), 16U * 25U + 1U);  // and the main thread's, if it allocated
+
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "'";
+  const std::string compact = trace_files(scratch)[0].string();
+  const auto converted = run_command(rtrace + " process --to binary -i '" + compact + "' -o '" +
+                                     (scratch / "converted.rtrace").string() + "'");
+  ASSERT_EQ(converted.status, 0) << converted.err;
+  const auto text_of = [&rtrace](const std::string& path) {
+    return run_command(rtrace + " process --strict -i '" + path + "'").out;
+  };
+  const std::string text = text_of(compact);
+  EXPECT_GT(text.size(), 100000U);
+  EXPECT_EQ(text_of((scratch / "converted.rtrace").string()), text);
+}
+
 // Also in a program whose libraries allocate in their constructors before the tracer's runs (any
 // C++ program: libstdc++'s exception pool), where the set-up happens inside that first
 // allocation and must still install the crash handlers and start the control thread.

@@ -82,12 +82,13 @@ class CompactEncoder {
   // its tables).
   void restart() {
     previous_timestamp_ = 0;
-    previous_resource_ = 0;
     previous_frame_ = 0;
     previous_type_ = 0;
     previous_context_ = 0;
-    allocations_ = 0;
-    releases_ = 0;
+    for (ThreadState& state : threads_) {
+      state = {};
+    }
+    slot_ = 0;
   }
 
   void file_header() {
@@ -184,6 +185,34 @@ class CompactEncoder {
     r.string(path);
   }
 
+  // The next calls are thread `tid`'s, counted in state slot `slot` (docs/format.md, THREAD;
+  // slots past the last share it). Writes THREAD only when the slot or the slot's thread changes:
+  // before the first, calls are slot 0's, of thread 0 (unknown).
+  void thread(std::uint32_t slot, std::uint64_t tid) {
+    slot = slot < kThreadSlots ? slot : kThreadSlots - 1;
+    ThreadState& state = threads_[slot];
+    if (slot == slot_ && tid == state.tid) {
+      return;
+    }
+    slot_ = slot;
+    if (tid == state.tid) {  // a bare switch
+      const bool inline_slot = slot < kThreadSwitchVarint;
+      Record r(*this,
+               static_cast<std::uint8_t>(kBareCall | kThreadSwitchKind |
+                                         (inline_slot ? slot : kThreadSwitchVarint)
+                                             << kThreadSwitchShift),
+               kMaxVarint);
+      if (!inline_slot) {
+        r.varint(slot);
+      }
+      return;
+    }
+    Record r(*this, Tag::Thread, 2 * kMaxVarint);
+    r.varint(std::uint64_t{slot} << 1 | 1);
+    r.varint(tid);
+    state.tid = tid;
+  }
+
   void call(const CallFields& f) {
     bool fresh = false;
     const std::uint64_t function = with_room(Table::Functions, [&] {
@@ -230,7 +259,8 @@ class CompactEncoder {
     if (timestamp) {
       r.varint(delta(f.timestamp, previous_timestamp_));
     }
-    r.varint(reference > 0 ? reference : delta(f.resource_id, previous_resource_));
+    ThreadState& state = threads_[slot_];
+    r.varint(reference > 0 ? reference : delta(f.resource_id, state.previous_resource));
     r.varint(f.size);
     r.varint(stack);
     if (argument_count > 0) {
@@ -240,7 +270,7 @@ class CompactEncoder {
       }
     }
     previous_timestamp_ = f.timestamp;
-    previous_resource_ = f.resource_id;
+    state.previous_resource = f.resource_id;
     previous_type_ = f.resource_type;
     previous_context_ = f.context;
   }
@@ -346,33 +376,31 @@ class CompactEncoder {
     return lookup();
   }
 
-  // A release names the allocation that returned its resource by how many allocations ago it
-  // was (1: the latest), an allocation a resource released before by how many releases ago; 0
-  // when there is none within kResourceWindow. The table remembers, per resource id, the number
-  // of the last allocation (value << 1) or release (value << 1 | 1) that named it.
+  // A release names the allocation that returned its resource by how many allocations of its
+  // thread slot ago it was (1: the latest), an allocation a resource released before by how many
+  // releases ago; 0 when there is none within kResourceWindow or when another slot's call named
+  // it last. The table remembers, per resource id, the number of the last allocation or release
+  // that named it (value << kSlotShift), its slot and whether it was a release (bit 0).
   std::uint64_t resource_reference(std::uint8_t kind, std::uint64_t resource_id) {
     if (kind != kAllocationKind && kind != kReleaseKind) {
       return 0;
     }
-    std::uint64_t* slot = tables_.resource_slot(resource_id);
+    std::uint64_t* entry = tables_.resource_slot(resource_id);
     const bool release = kind == kReleaseKind;
-    const std::uint64_t count = release ? releases_ + 1 : allocations_ + 1;
-    if (release) {
-      ++releases_;
-    } else {
-      ++allocations_;
-    }
-    if (slot == nullptr) {
+    ThreadState& state = threads_[slot_];
+    const std::uint64_t count = release ? ++state.releases : ++state.allocations;
+    if (entry == nullptr) {
       return 0;
     }
-    const std::uint64_t seen = *slot;
-    *slot = count << 1 | (release ? 1 : 0);
-    // A release refers to an allocation and the other way round.
-    if (seen == 0 || (seen & 1) == (release ? 1 : 0)) {
+    const std::uint64_t seen = *entry;
+    const std::uint64_t here = std::uint64_t{slot_} << 1 | (release ? 1 : 0);
+    *entry = count << kSlotShift | here;
+    // A release refers to an allocation of its slot and the other way round.
+    if (seen == 0 || (seen & kSlotMask) != (here ^ 1)) {
       return 0;
     }
-    const std::uint64_t other = release ? allocations_ : releases_;
-    const std::uint64_t back = other - (seen >> 1) + 1;
+    const std::uint64_t other = release ? state.allocations : state.releases;
+    const std::uint64_t back = other - (seen >> kSlotShift) + 1;
     return back <= kResourceWindow ? back : 0;
   }
 
@@ -400,15 +428,26 @@ class CompactEncoder {
     return f.argument_count;
   }
 
+  // What each THREAD slot counts on its own (version 4).
+  struct ThreadState {
+    std::uint64_t tid = 0;
+    std::uint64_t previous_resource = 0;
+    std::uint64_t allocations = 0;  // allocation calls written
+    std::uint64_t releases = 0;     // release calls written
+  };
+  // A resource table entry: the call's number above its slot and kind.
+  static constexpr unsigned kSlotShift = 11;
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotShift) - 1;
+  static_assert(kThreadSlots <= std::uint64_t{1} << (kSlotShift - 1));
+
   Out& out_;
   Tables& tables_;
   std::uint64_t previous_timestamp_ = 0;
-  std::uint64_t previous_resource_ = 0;
   std::uint64_t previous_frame_ = 0;
   std::uint32_t previous_type_ = 0;
   std::uint32_t previous_context_ = 0;
-  std::uint64_t allocations_ = 0;  // allocation calls written
-  std::uint64_t releases_ = 0;     // release calls written
+  std::uint32_t slot_ = 0;  // the current THREAD slot
+  ThreadState threads_[kThreadSlots] = {};
 };
 
 }  // namespace rtrace::compact

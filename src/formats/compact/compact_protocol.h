@@ -22,8 +22,9 @@ namespace rtrace::compact {
 inline constexpr char kMagic[8] = {'\x89', 'R', 'T', 'C', '\r', '\n', '\x1a', '\n'};
 inline constexpr std::size_t kMagicSize = sizeof kMagic;
 // Version 2 writes CALL records with optional fields and resource references, version 3 writes
-// them without tag and length (docs/format.md); readers read versions 1 and 2 too.
-inline constexpr std::uint8_t kMajor = 3;
+// them without tag and length, version 4 says which thread made them (THREAD) and counts the
+// resource deltas and references per thread (docs/format.md); readers read versions 1 to 3 too.
+inline constexpr std::uint8_t kMajor = 4;
 inline constexpr std::uint8_t kMinor = 0;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
@@ -51,6 +52,7 @@ enum class Tag : std::uint8_t {
   Reset = 0x0D,       // forget every id of one table defined so far
   End = 0x0E,         // end of trace: why it ended, peak and final RSS, when
   Note = 0x0F,        // a remark of the writer for whoever reads the trace (version 2)
+  Thread = 0x10,      // the next calls are a thread's: its state slot and id (version 4)
 };
 
 // PROCESS: the flags of its optional command line (after the name, when the record goes on).
@@ -82,6 +84,20 @@ inline constexpr std::uint8_t kAllocationKind = 2;
 // all no length byte that changes with the fields: zstd finds the repeats again (docs/format.md).
 inline constexpr std::uint8_t kBareCall = 0x80;
 inline constexpr std::uint8_t kFirstBareMajor = 3;
+// Version 4: THREAD records; each of kThreadSlots slots has its own resource delta base and its
+// own numbering of allocations and releases for references (the threads' calls interleave in the
+// merged stream: counted over it, a release referred 128-255 allocations back and a resource
+// delta spanned two threads' heaps). A slot is the writer's (the tracer's: its ring), so a
+// reader's state stays bounded whatever thread ids a file names.
+inline constexpr std::uint8_t kFirstThreadMajor = 4;
+inline constexpr std::uint32_t kThreadSlots = 1024;
+// A switch to another slot whose thread is the same as before is a single byte (the tracer's
+// threads' calls interleave in runs of 2 to 10 calls, so a framed record of 3 bytes per switch
+// was 6 % of the trace): a bare byte of call kind 7 (kinds above 4 are no calls) whose bits 3 to 6
+// are the slot, or kThreadSwitchVarint and the slot as a varint after it.
+inline constexpr std::uint8_t kThreadSwitchKind = 7;
+inline constexpr unsigned kThreadSwitchShift = 3;
+inline constexpr std::uint8_t kThreadSwitchVarint = 15;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;

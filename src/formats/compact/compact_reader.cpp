@@ -124,6 +124,10 @@ class CompactReader {
   void read_reset(RecordCursor& record);
   void read_end(RecordCursor& record);
   void read_note(RecordCursor& record);
+  void read_thread(RecordCursor& record);
+  Step read_thread_switch(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                          std::size_t& size);
+  void switch_thread(std::uint64_t slot, RecordCursor& record);
   void read_call_fields_v1(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   void read_call_fields_v2(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
@@ -148,17 +152,24 @@ class CompactReader {
 
   // The delta bases (compact_encoder.h).
   std::uint64_t previous_timestamp_ = 0;
-  std::uint64_t previous_resource_ = 0;
   std::uint64_t previous_frame_ = 0;
   std::uint32_t previous_type_ = 0;
   std::uint32_t previous_context_ = 0;
 
-  // Version 2's resource references: the resource ids of the last kResourceWindow allocations
-  // and releases, by their number modulo the window.
-  std::vector<std::uint64_t> allocated_;
-  std::vector<std::uint64_t> released_;
-  std::uint64_t allocations_ = 0;
-  std::uint64_t releases_ = 0;
+  // What a THREAD slot counts on its own (version 4; before it every call is slot 0's): its
+  // thread, its resource delta base, and for version 2's resource references the resource ids of
+  // its last kResourceWindow allocations and releases, by their number (from 0) modulo the
+  // window. The rings grow with the calls, so memory follows the input's size.
+  struct ThreadState {
+    std::uint64_t tid = 0;
+    std::uint64_t previous_resource = 0;
+    std::vector<std::uint64_t> allocated;
+    std::vector<std::uint64_t> released;
+    std::uint64_t allocations = 0;
+    std::uint64_t releases = 0;
+  };
+  std::vector<ThreadState> threads_ = std::vector<ThreadState>(1);
+  std::size_t slot_ = 0;
 
   // Function names and stacks by id - 1, at most kMaxHeldFunctions and kMaxHeldFrames.
   std::vector<std::string> functions_;
@@ -250,6 +261,10 @@ Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64
     if (!seen_trace_) {
       throw CorruptRecord{offset, "the first record is not a TRACE record"};
     }
+    if (major_ >= compact::kFirstThreadMajor &&
+        (bytes[0] & compact::kCallKindMask) == compact::kThreadSwitchKind) {
+      return read_thread_switch(bytes, offset, size);
+    }
     if (bare_call_size(bytes, offset, size) == Step::Incomplete) {
       return Step::Incomplete;
     }
@@ -323,6 +338,11 @@ void CompactReader::dispatch(Tag tag, RecordCursor& record) {
       return read_end(record);
     case Tag::Note:
       return read_note(record);
+    case Tag::Thread:
+      if (major_ >= compact::kFirstThreadMajor) {
+        return read_thread(record);
+      }
+      break;  // an unknown tag before version 4
   }
   skip_unknown(static_cast<std::uint8_t>(tag), record.record_offset());
 }
@@ -500,6 +520,7 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   call.arguments = arguments_;
   call.call.index = ++call_count_;
   call.call.pid = pid_;
+  call.call.thread = threads_[slot_].tid;
   sink_.call(call);
 }
 
@@ -509,8 +530,9 @@ void CompactReader::read_call_fields_v1(std::uint8_t /*flags*/, RecordCursor& re
   call.call.context = record.u32("the context");
   previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
   call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
-  previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
-  call.call.resource_id = previous_resource_;
+  std::uint64_t& previous_resource = threads_[slot_].previous_resource;
+  previous_resource = compact::undelta(record.varint("the resource id"), previous_resource);
+  call.call.resource_id = previous_resource;
   call.call.size = record.varint("the size");
 }
 
@@ -528,14 +550,15 @@ void CompactReader::read_call_fields_v2(std::uint8_t flags, RecordCursor& record
   }
   call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
   const std::uint8_t kind = flags & compact::kCallKindMask;
+  std::uint64_t& previous_resource = threads_[slot_].previous_resource;
   if ((flags & compact::kCallResourceReference) != 0) {
-    previous_resource_ = referred_resource(kind, record);
+    previous_resource = referred_resource(kind, record);
   } else {
-    previous_resource_ = compact::undelta(record.varint("the resource id"), previous_resource_);
+    previous_resource = compact::undelta(record.varint("the resource id"), previous_resource);
   }
-  call.call.resource_id = previous_resource_;
+  call.call.resource_id = previous_resource;
   call.call.size = record.varint("the size");
-  remember_resource(call.call.kind, previous_resource_);
+  remember_resource(call.call.kind, previous_resource);
 }
 
 // A release's reference counts allocations back (1: the latest), an allocation's releases.
@@ -545,13 +568,14 @@ std::uint64_t CompactReader::referred_resource(std::uint8_t kind, RecordCursor& 
   if (!release && kind != compact::kAllocationKind) {
     record.fail(fmt::format("a resource reference in a call of kind {}", kind));
   }
-  const std::uint64_t count = release ? allocations_ : releases_;
+  const ThreadState& state = threads_[slot_];
+  const std::uint64_t count = release ? state.allocations : state.releases;
   if (back == 0 || back > count || back > compact::kResourceWindow) {
     record.fail(fmt::format("resource reference {} to no earlier {} (of {})", back,
                             release ? "allocation" : "release", count));
   }
-  const std::vector<std::uint64_t>& ring = release ? allocated_ : released_;
-  return ring[(count - back + 1) % compact::kResourceWindow];
+  const std::vector<std::uint64_t>& ring = release ? state.allocated : state.released;
+  return ring[(count - back) % compact::kResourceWindow];
 }
 
 void CompactReader::remember_resource(CallKind kind, std::uint64_t resource_id) {
@@ -559,13 +583,52 @@ void CompactReader::remember_resource(CallKind kind, std::uint64_t resource_id) 
   if (!release && kind != CallKind::Alloc) {
     return;
   }
-  std::vector<std::uint64_t>& ring = release ? released_ : allocated_;
-  std::uint64_t& count = release ? releases_ : allocations_;
-  if (ring.empty()) {
-    ring.resize(compact::kResourceWindow);
+  ThreadState& state = threads_[slot_];
+  std::vector<std::uint64_t>& ring = release ? state.released : state.allocated;
+  std::uint64_t& count = release ? state.releases : state.allocations;
+  if (ring.size() < compact::kResourceWindow) {
+    ring.push_back(resource_id);  // ring.size() == count: the calls so far
+  } else {
+    ring[count % compact::kResourceWindow] = resource_id;
   }
   ++count;
-  ring[count % compact::kResourceWindow] = resource_id;
+}
+
+// THREAD (version 4): `slot << 1 | new_tid`, then the slot's thread id when new_tid.
+void CompactReader::read_thread(RecordCursor& record) {
+  const std::uint64_t field = record.varint("the thread slot");
+  switch_thread(field >> 1, record);
+  if ((field & 1) != 0) {
+    threads_[slot_].tid = record.varint("the thread id");
+  }
+}
+
+void CompactReader::switch_thread(std::uint64_t slot, RecordCursor& record) {
+  if (slot >= compact::kThreadSlots) {
+    record.fail(
+        fmt::format("thread slot {} out of range (at most {})", slot, compact::kThreadSlots - 1));
+  }
+  if (slot >= threads_.size()) {
+    threads_.resize(static_cast<std::size_t>(slot) + 1);
+  }
+  slot_ = static_cast<std::size_t>(slot);
+}
+
+// Version 4's bare switch: one byte with the slot in bits 3 to 6, or kThreadSwitchVarint there
+// and the slot as a varint after it.
+Step CompactReader::read_thread_switch(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                                       std::size_t& size) {
+  const unsigned inline_slot = (bytes[0] >> compact::kThreadSwitchShift) & 0x0F;
+  std::uint64_t slot = inline_slot;
+  std::size_t pos = 1;
+  if (inline_slot == compact::kThreadSwitchVarint && !skip_varint(bytes, pos, slot, offset)) {
+    size = pos + 1;
+    return Step::Incomplete;
+  }
+  size = pos;
+  RecordCursor record(bytes.subspan(0, size), offset);
+  switch_thread(slot, record);
+  return Step::Done;
 }
 
 void CompactReader::read_note(RecordCursor& record) {

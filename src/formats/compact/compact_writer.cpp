@@ -104,6 +104,23 @@ struct CompactWriter::State {
   bool ended = false;  // an END record is written
   std::vector<std::uint64_t> frames;
   std::vector<Text> arguments;
+  // THREAD slots by thread id: thread 0 (unknown: a format without thread ids) is slot 0's, as
+  // every call is before the first THREAD record; the others take the next free slot, and once
+  // there is none, share one by their id.
+  std::unordered_map<std::uint64_t, std::uint32_t> slots{{0, 0}};
+
+  std::uint32_t slot_of(std::uint64_t thread) {
+    const auto found = slots.find(thread);
+    if (found != slots.end()) {
+      return found->second;
+    }
+    if (slots.size() < compact::kThreadSlots) {
+      const auto slot = static_cast<std::uint32_t>(slots.size());
+      slots.emplace(thread, slot);
+      return slot;
+    }
+    return static_cast<std::uint32_t>(thread % compact::kThreadSlots);
+  }
 };
 
 CompactWriter::CompactWriter(OutputStream& out) : out_(out), state_(std::make_unique<State>(out)) {}
@@ -204,6 +221,7 @@ void CompactWriter::call(const CallRecord& record) {
     s.arguments.push_back(text(argument.value));
   }
   const Call& c = record.call;
+  s.encoder.thread(s.slot_of(c.thread), c.thread);
   s.encoder.call({
       .kind = static_cast<std::uint8_t>(c.kind),
       .function = text(record.function),

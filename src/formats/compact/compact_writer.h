@@ -3,9 +3,9 @@
 // (compact_encoder.h) from inside the traced process.
 //
 // What the format has no record for is left out: symbols (frames go as addresses), call groups
-// and leak summaries (-c and -l make them again), notes, thread ids and call indices (calls are
-// numbered by their position). The end-of-trace record says "unknown reason" until the model
-// carries the one its input had.
+// and leak summaries (-c and -l make them again), notes and call indices (calls are numbered by
+// their position). Thread ids go as THREAD records (version 4). The end-of-trace record says
+// "unknown reason" until the model carries the one its input had.
 #pragma once
 
 #include <memory>

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -106,6 +107,17 @@ void for_each_record(const std::string& compact, Visit visit) {
   const bool bare_calls = compact[compact::kMagicSize] >= compact::kFirstBareMajor;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
+    if (compact[compact::kMagicSize] >= compact::kFirstThreadMajor &&
+        (first & compact::kBareCall) != 0 &&
+        (first & compact::kCallKindMask) == compact::kThreadSwitchKind) {  // a bare switch
+      std::size_t end = pos + 1;
+      if (((first >> compact::kThreadSwitchShift) & 0x0F) == compact::kThreadSwitchVarint) {
+        next_varint(compact, end);
+      }
+      visit(Tag::Thread, compact.substr(pos, end - pos));
+      pos = end;
+      continue;
+    }
     if (bare_calls && (first & compact::kBareCall) != 0) {
       const std::size_t end = bare_call_end(compact, pos);
       visit(Tag::Call, std::string(1, static_cast<char>(first & ~compact::kBareCall)) +
@@ -250,8 +262,8 @@ TEST(CompactFormat, ExactMessages) {
   }
   {  // Another major version.
     std::string other = good.bytes();
-    other[compact::kMagicSize] = 4;
-    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 4.0");
+    other[compact::kMagicSize] = 5;
+    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 5.0");
   }
   {  // Version 2's call flags in a version 1 trace.
     B bad = good;
@@ -382,6 +394,20 @@ TEST(CompactFormat, Version2CallsAndReferences) {
 // Version 3: the same calls as Version2CallsAndReferences, written bare (the flags with
 // kBareCall as the first byte, no tag, no length), decode to the same calls; a framed CALL is
 // still read in version 3; in version 2 such a byte is an unknown tag.
+// `bytes` cut at every byte inside the record from `record` to `end`: the `calls` calls before it,
+// and a warning at the record's offset.
+void expect_cut_inside(const std::string& bytes, std::size_t record, std::size_t end,
+                       std::size_t calls) {
+  for (std::size_t cut = record + 1; cut < end; ++cut) {
+    const auto part = read_any(bytes.substr(0, cut));
+    EXPECT_EQ(part->error, "") << cut;
+    EXPECT_EQ(part->sink.call_count(), calls) << cut;
+    EXPECT_TRUE(part->warnings.starts_with("trace:" + std::to_string(record) +
+                                           ": warning: truncated record ("))
+        << cut << ": " << part->warnings;
+  }
+}
+
 TEST(CompactFormat, Version3BareCalls) {
   constexpr std::uint8_t kAlloc = 0x02;
   constexpr std::uint8_t kFree = 0x01;
@@ -418,14 +444,7 @@ TEST(CompactFormat, Version3BareCalls) {
   const std::size_t last_call = before_end - 10;
   ASSERT_EQ(static_cast<std::uint8_t>(trace.bytes()[last_call]),
             compact::kBareCall | kFree | kReference | kArguments);
-  for (std::size_t cut = last_call + 1; cut < before_end; ++cut) {
-    const auto part = read_any(trace.bytes().substr(0, cut));
-    EXPECT_EQ(part->error, "") << cut;
-    EXPECT_EQ(part->sink.call_count(), 5U) << cut;
-    EXPECT_TRUE(part->warnings.starts_with("trace:" + std::to_string(last_call) +
-                                           ": warning: truncated record ("))
-        << cut << ": " << part->warnings;
-  }
+  expect_cut_inside(trace.bytes(), last_call, before_end, 5);
 
   B damaged(3);
   damaged.trace().record(Tag::Function, B::str("malloc"));
@@ -452,18 +471,20 @@ TEST(CompactFormat, Version3BareCalls) {
   EXPECT_EQ(old_read->sink.call_count(), 0U);
 }
 
-// What rtrace's writer makes of a real trace: version 3 (bare calls), references for the
+// What rtrace's writer makes of a real trace: version 4 (bare calls; no THREAD record, the
+// sp-rtrace protocol has no thread ids), references for the
 // releases, every call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes),
 // and cut after every byte still a prefix (TruncationAtEveryOffset reads version 3 too).
-TEST(CompactFormat, WriterWritesVersion3WithReferences) {
+TEST(CompactFormat, WriterWritesVersion4WithReferences) {
   RTRACE_NEEDS_FIXTURES();
   const std::string compact = memory_compact();
   ASSERT_GT(compact.size(), compact::kFileHeaderSize);
-  EXPECT_EQ(compact[compact::kMagicSize], 3);
+  EXPECT_EQ(compact[compact::kMagicSize], 4);
   std::size_t framed_calls = 0;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
     if ((first & compact::kBareCall) != 0) {
+      EXPECT_NE(first & compact::kCallKindMask, compact::kThreadSwitchKind);  // one thread
       pos = bare_call_end(compact, pos);
       continue;
     }
@@ -487,6 +508,156 @@ TEST(CompactFormat, WriterWritesVersion3WithReferences) {
   ASSERT_GT(releases, 10U);
   // free(NULL) and blocks allocated before tracing started have nothing to refer to.
   EXPECT_GT(references * 10, releases * 8) << references << " of " << releases;
+}
+
+// THREAD: `slot << 1 | 1` and the thread id, or `slot << 1` for the slot's thread so far.
+std::string thread_record(std::uint64_t slot, std::optional<std::uint64_t> tid) {
+  return B::varint(slot << 1 | (tid ? 1 : 0)) + (tid ? B::varint(*tid) : std::string());
+}
+
+// Version 4: THREAD records and bare switches (one byte, or with the slot as a varint); each
+// THREAD slot has its own resource delta base and counts its own allocations and
+// releases for references; the calls carry their slot's thread id. Two threads interleaved:
+// thread 101 (slot 1) mallocs 0x1000 and 0x1100, thread 202 (slot 2) 0x9000, then each frees its
+// own latest by reference 1 and its first by a delta from its own base.
+B two_threads() {
+  constexpr std::uint8_t kAlloc = 0x02;
+  constexpr std::uint8_t kFree = 0x01;
+  constexpr std::uint8_t kTypeContext = 0x40;
+  constexpr std::uint8_t kTimestamp = 0x20;
+  constexpr std::uint8_t kReference = 0x10;
+  constexpr std::uint8_t kSwitch = compact::kThreadSwitchKind;
+  B trace(4);
+  trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
+  const auto by_value = [](std::uint64_t function, std::int64_t delta, std::uint64_t size) {
+    return B::varint(function) + B::varint(compact::zigzag(delta)) + B::varint(size) + B::varint(0);
+  };
+  trace.record(Tag::Thread, thread_record(1, 101))
+      .bare_call(kAlloc | kTypeContext | kTimestamp,
+                 B::varint(1) + B::varint(1) + B::varint(0) + B::varint(compact::zigzag(5)) +
+                     B::varint(compact::zigzag(0x1000)) + B::varint(16) + B::varint(0))
+      .record(Tag::Thread, thread_record(2, 202))
+      .bare_call(kAlloc, by_value(1, 0x9000, 32))
+      .record(Tag::Thread, thread_record(1, std::nullopt))
+      .bare_call(kAlloc, by_value(1, 0x100, 48))
+      .bare_call(kFree | kReference, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0))
+      .bare_call(kSwitch | compact::kThreadSwitchVarint << 3, B::varint(2))  // to slot 2
+      .bare_call(kFree | kReference, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0))
+      .bare_call(kSwitch | 1 << 3, "")  // to slot 1
+      .bare_call(kFree, by_value(2, -0x100, 0));
+  return trace;
+}
+
+TEST(CompactFormat, Version4ThreadsCountTheirOwnReferencesAndDeltas) {
+  B trace = two_threads();
+  trace.end();
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  EXPECT_EQ(read->warnings, "");
+  const std::vector<std::string> expected = {
+      "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=16 id=0x1000 thread=101",
+      "call #2 malloc kind=2 type=1 ctx=0x0 ts=5 size=32 id=0x9000 thread=202",
+      "call #3 malloc kind=2 type=1 ctx=0x0 ts=5 size=48 id=0x1100 thread=101",
+      "call #4 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1100 thread=101",
+      "call #5 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x9000 thread=202",
+      "call #6 free kind=1 type=1 ctx=0x0 ts=5 size=0 id=0x1000 thread=101",
+  };
+  EXPECT_EQ(call_lines(read->sink.lines()), expected);
+
+  // rtrace's writer keeps the threads: written again, the calls read the same, and each thread's
+  // releases refer to its own allocations.
+  const std::string rewritten = convert_to(trace.bytes(), "compact");
+  EXPECT_EQ(rewritten[compact::kMagicSize], 4);
+  const auto again = read_any(rewritten);
+  ASSERT_EQ(again->error, "");
+  EXPECT_EQ(call_lines(again->sink.lines()), expected);
+  std::size_t threads = 0;
+  std::size_t references = 0;
+  for_each_record(rewritten, [&](Tag tag, std::string_view payload) {
+    threads += tag == Tag::Thread ? 1 : 0;
+    references += tag == Tag::Call && (payload[0] & compact::kCallResourceReference) != 0;
+  });
+  EXPECT_EQ(threads, 5U);
+  EXPECT_EQ(references, 3U);
+}
+
+// THREAD of a hostile or damaged file: a slot out of range, a thread id missing or cut, a
+// reference to another slot's allocation; in version 3 the tag is an unknown one, skipped.
+TEST(CompactFormat, Version4ThreadRecordDamage) {
+  const B good = two_threads();
+  const std::size_t at = good.size();
+  {
+    B bad = good;
+    bad.record(Tag::Thread, thread_record(compact::kThreadSlots, 7));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(at) + ": thread slot 1024 out of range (at most 1023)");
+  }
+  {
+    B bad = good;
+    bad.record(Tag::Thread, B::varint(std::uint64_t{1} << 62));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(at) +
+                  ": thread slot 2305843009213693952 out of range (at most 1023)");
+  }
+  {  // A huge thread id is only a number; an unknown slot's thread is 0 (unknown).
+    B odd = good;
+    odd.record(Tag::Thread, thread_record(1023, UINT64_MAX))
+        .bare_call(0x02,
+                   B::varint(1) + B::varint(compact::zigzag(0x40)) + B::varint(8) + B::varint(0))
+        .record(Tag::Thread, thread_record(7, std::nullopt))
+        .bare_call(0x02,
+                   B::varint(1) + B::varint(compact::zigzag(0x50)) + B::varint(8) + B::varint(0))
+        .end();
+    const auto read = read_any(odd.bytes());
+    ASSERT_EQ(read->error, "");
+    const auto calls = call_lines(read->sink.lines());
+    ASSERT_EQ(calls.size(), 8U);
+    EXPECT_EQ(
+        calls[6],
+        "call #7 malloc kind=2 type=1 ctx=0x0 ts=5 size=8 id=0x40 thread=18446744073709551615");
+    EXPECT_EQ(calls[7], "call #8 malloc kind=2 type=1 ctx=0x0 ts=5 size=8 id=0x50");
+  }
+  {
+    B bad = good;
+    bad.raw_record(static_cast<std::uint8_t>(Tag::Thread), B::varint(3));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(at) + ": record too short for the thread id");
+  }
+  {  // Cut inside the record: the calls before it, and a warning at its offset.
+    B cut = good;
+    cut.record(Tag::Thread, thread_record(1, 1'000'000));
+    expect_cut_inside(cut.bytes(), at, cut.size(), 6);
+  }
+  {  // A bare switch to a slot out of range, and one cut inside its varint.
+    B bad = good;
+    bad.bare_call(compact::kThreadSwitchKind | compact::kThreadSwitchVarint << 3, B::varint(5000));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(at) + ": thread slot 5000 out of range (at most 1023)");
+    const auto cut = read_any(bad.bytes().substr(0, bad.size() - 1));
+    EXPECT_EQ(cut->error, "");
+    EXPECT_EQ(cut->sink.call_count(), 6U);
+    EXPECT_EQ(cut->warnings, "trace:" + std::to_string(at) +
+                                 ": warning: truncated record (2 of 3 bytes); ignored\n");
+  }
+  {  // Slot 3 has no allocation to refer to (slot 1's and 2's are theirs).
+    B bad = good;
+    bad.record(Tag::Thread, thread_record(3, 303));
+    const std::size_t call_at = bad.size();
+    bad.bare_call(0x01 | 0x10, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0));
+    EXPECT_EQ(read_any(bad.bytes())->error,
+              "trace:" + std::to_string(call_at) +
+                  ": resource reference 1 to no earlier allocation (of 0)");
+  }
+  {  // Version 3 does not know the tag.
+    B older(3);
+    older.trace();
+    const std::size_t skipped = older.size();
+    older.record(Tag::Thread, thread_record(1, 5)).end();
+    const auto read = read_any(older.bytes());
+    EXPECT_EQ(read->error, "");
+    EXPECT_EQ(read->warnings,
+              "trace:" + std::to_string(skipped) + ": warning: unknown record tag 0x10 skipped\n");
+  }
 }
 
 // `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
