@@ -173,10 +173,8 @@ std::uint64_t hash_name(std::size_t length, NameKey key) {
 }
 
 // Not a mixing hash: neighbouring blocks of one heap get neighbouring slots, so the lookups of a
-// churning program stay in a few cache lines and pages instead of one miss each; the high bits
-// fold in the region (heap, mmap'd blocks).
-// Neighbouring blocks stay in neighbouring slots (a program frees in the order it allocated:
-// cache lines shared), and each 64 MiB region of the address space (a glibc arena: one per
+// churning program (which frees in the order it allocated) stay in a few cache lines and pages
+// instead of one miss each; each 64 MiB region of the address space (a glibc arena: one per
 // thread) starts at its own scattered offset. XOR-ing in the region's number instead put the
 // arenas of 16 threads onto the same few slots (their blocks lie at the same small offsets): the
 // probes grew so long that the writer spent 96 % of a 16-thread program's tracing in this lookup
