@@ -30,6 +30,9 @@ struct Cursor {
 };
 
 std::atomic<pid_t> g_drain_owner{0};
+// Runs of records the drain lock's holders have taken: a thread waiting for the lock waits as long
+// as this moves (written by the holder only, so a plain increment).
+std::atomic<std::uint64_t> g_runs_taken{0};
 
 // Drain lock: the cursors of the current merge. A ring's space is given back only once what was
 // taken from it has been written.
@@ -156,6 +159,7 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
 
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
+  g_runs_taken.store(g_runs_taken.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   const bool copies = output_copies_records();
   if (copies && emit) {
     output_thread(cursor.slot, static_cast<std::uint32_t>(
@@ -216,6 +220,7 @@ bool drain_try_lock() {
 
 bool drain_lock(long patience_ms) {
   const pid_t self = current_tid();
+  std::uint64_t runs = g_runs_taken.load(std::memory_order_relaxed);
   for (long waited_us = 0;; waited_us += 100) {
     pid_t expected = 0;
     if (g_drain_owner.compare_exchange_strong(expected, self, std::memory_order_acquire)) {
@@ -223,6 +228,13 @@ bool drain_lock(long patience_ms) {
     }
     if (expected == self) {
       return false;
+    }
+    // A holder still taking records (a writer far behind at exit) is not stuck: its drain ends,
+    // since tickets stop with tracing, and giving up would lose the records and the END.
+    const std::uint64_t now = g_runs_taken.load(std::memory_order_relaxed);
+    if (now != runs) {
+      runs = now;
+      waited_us = 0;
     }
     if (patience_ms >= 0 && waited_us / 1000 > patience_ms) {
       return false;

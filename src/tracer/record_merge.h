@@ -7,8 +7,8 @@
 namespace rtrace::tracer {
 
 bool drain_try_lock();
-// Waits for the lock; gives up after `patience_ms` (-1: never) or when this very thread holds it
-// (a crash inside a drain must not touch the half-done state).
+// Waits for the lock; gives up when its holder has taken no records for `patience_ms` (-1: never)
+// or when this very thread holds it (a crash inside a drain must not touch the half-done state).
 bool drain_lock(long patience_ms);
 void drain_unlock();
 

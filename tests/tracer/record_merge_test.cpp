@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -253,6 +254,53 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
     EXPECT_EQ(release.frames, i % 4 == 0 ? expected_backtrace(i) : std::vector<std::uint64_t>{})
         << i;
   }
+}
+
+// A thread that wants the drain lock (the exit's final drain) waits as long as its holder takes
+// records, however long that is: a writer far behind at exit would otherwise lose its records
+// and the trace's END. A holder that takes nothing is given up on after the patience.
+TEST(TracerRecordMerge, TheDrainLockIsWaitedForWhileItsHolderTakesRecords) {
+  using Clock = std::chrono::steady_clock;
+  const test::ScratchDir scratch;
+  const std::string path = open_trace(scratch.path().string());
+  constexpr auto kHeld = std::chrono::milliseconds(1500);
+  constexpr long kPatienceMs = 400;
+  for (const bool taking : {true, false}) {
+    std::atomic<bool> locked{false};
+    std::thread holder([&] {
+      ASSERT_TRUE(drain_try_lock());
+      locked = true;
+      const Clock::time_point until = Clock::now() + kHeld;
+      while (Clock::now() < until) {
+        if (taking) {
+          record_calls(1);
+          merge_records(safe_bound(nullptr), 0, true);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      drain_unlock();
+    });
+    while (!locked) {
+      std::this_thread::yield();
+    }
+    const Clock::time_point start = Clock::now();
+    const bool got = drain_lock(kPatienceMs);
+    const auto waited = Clock::now() - start;
+    if (got) {
+      drain_unlock();
+    }
+    holder.join();
+    EXPECT_EQ(got, taking);
+    if (taking) {
+      EXPECT_GT(waited, kHeld / 2) << "got the lock before the holder let it go";
+    } else {
+      EXPECT_LT(waited, kHeld) << "waited for a holder that took nothing";
+    }
+  }
+  output_close();
+  const test::TraceDecoder trace = test::decode_file(path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  EXPECT_GT(trace.calls.size(), std::size_t{50});
 }
 
 // Records a merge takes without writing them (before the trace's floor, as after a restart)
