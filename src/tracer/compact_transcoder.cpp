@@ -175,7 +175,9 @@ void hold_process(Fields f) {
   g_process.depth = f.u32();
   const Text name = f.string();
   g_process.name_size = name.size < sizeof g_process.name ? name.size : sizeof g_process.name;
-  std::memcpy(g_process.name, name.data, g_process.name_size);
+  if (g_process.name_size > 0) {  // an empty name's data may be null
+    std::memcpy(g_process.name, name.data, g_process.name_size);
+  }
   g_process.held = true;
 }
 
@@ -306,15 +308,31 @@ void compact_thread(std::uint32_t slot, std::uint64_t tid) {
   g_encoder.thread(slot, tid);
 }
 
-void compact_call(const compact::CallFields& call) {
+namespace {
+
+// `encode` given `call` with at most kMaxFrames frames, as the packets would have carried it.
+template <typename Encode>
+void with_frames_capped(const compact::CallFields& call, Encode encode) {
   emit_pending();
   if (call.frame_count <= kMaxFrames) {  // every ring record's (at most the options' depth)
-    g_encoder.call(call);
+    encode(call);
     return;
   }
   compact::CallFields fields = call;
   fields.frame_count = kMaxFrames;
-  g_encoder.call(fields);
+  encode(fields);
+}
+
+}  // namespace
+
+void compact_call(const compact::CallFields& call) {
+  with_frames_capped(call, [](const compact::CallFields& fields) { g_encoder.call(fields); });
+}
+
+void compact_transient(const compact::CallFields& allocation, bool release_has_stack) {
+  with_frames_capped(allocation, [release_has_stack](const compact::CallFields& fields) {
+    g_encoder.transient(fields, release_has_stack);
+  });
 }
 
 void compact_transcode(const char* data, std::size_t size) {

@@ -31,6 +31,11 @@ void compact_transcode(const char* data, std::size_t size);
 // CALL record its packets would have been transcoded into, without writing and parsing them.
 void compact_call(const compact::CallFields& call);
 
+// An allocation given by its fields and its release at once (a transient record's two calls):
+// one transient CALL record (docs/format.md); the release has no backtrace, or with
+// `release_has_stack` the allocation's.
+void compact_transient(const compact::CallFields& allocation, bool release_has_stack);
+
 // The next calls are those of thread `tid`, whose records are in ring `slot` (a THREAD record when
 // either changes).
 void compact_thread(std::uint32_t slot, std::uint64_t tid);

@@ -137,12 +137,12 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
     add_expanded(
         [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
   } else if (is_transient_record(record)) {
-    if (copies) {  // as a release record: its two calls' fields
+    if (copies) {  // as a release record: its calls' fields, in one transient CALL
       compact::CallFields allocation;
-      compact::CallFields release;
-      if (transient_record_calls(record, ring.consumer_frames, allocation, release)) {
-        output_add_call(allocation);
-        output_add_call(release);
+      bool release_has_stack = false;
+      if (transient_record_allocation(record, ring.consumer_frames, allocation,
+                                      release_has_stack)) {
+        output_add_transient(allocation, release_has_stack);
       }
       return;
     }

@@ -440,6 +440,10 @@ void output_add_call(const compact::CallFields& call) {
   compact_call(call);
 }
 
+void output_add_transient(const compact::CallFields& allocation, bool release_has_stack) {
+  compact_transient(allocation, release_has_stack);
+}
+
 void output_thread(std::uint32_t slot, std::uint64_t tid) {
   compact_thread(slot, tid);
 }

@@ -39,6 +39,8 @@ bool output_add_piece(const char* data, std::size_t size);
 // The compact format only (output_copies_records): one call given by its fields, transcoded at
 // once (compact_transcoder.h).
 void output_add_call(const compact::CallFields& call);
+// The compact format only: an allocation and its release at once (compact_transient).
+void output_add_transient(const compact::CallFields& allocation, bool release_has_stack);
 // The compact format only: the next calls are thread `tid`'s, from ring `slot`.
 void output_thread(std::uint32_t slot, std::uint64_t tid);
 // Writes everything queued; false when the connection broke (it is then closed). Compact bytes

@@ -11,7 +11,7 @@ namespace rtrace::tracer {
 const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
                                      TransientFields& fields) {
   std::memcpy(&fields, record, kTransientFixed);
-  if (fields.release_frame_count > fields.head.frame_count) {
+  if (fields.release_frame_count != 0 && fields.release_frame_count != fields.head.frame_count) {
     return nullptr;  // never written so; nothing sensible to expand
   }
   return seen.restore(transient_frames(const_cast<char*>(record)), fields.head.frame_count,
@@ -32,8 +32,8 @@ std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, 
   return append_release(out, length, room, frames, fields.release_frame_count);
 }
 
-bool transient_record_calls(const char* record, SharedFrames& seen, compact::CallFields& allocation,
-                            compact::CallFields& release) {
+bool transient_record_allocation(const char* record, SharedFrames& seen,
+                                 compact::CallFields& allocation, bool& release_has_stack) {
   TransientFields fields{};
   const std::uintptr_t* frames = read_transient(record, seen, fields);
   if (frames == nullptr) {
@@ -41,10 +41,7 @@ bool transient_record_calls(const char* record, SharedFrames& seen, compact::Cal
   }
   allocation =
       ring_call_fields(fields.head, sprtrace::kCallAlloc, fields.name, fields.size, frames);
-  release = allocation;
-  release.kind = static_cast<std::uint8_t>(sprtrace::kCallFree);
-  release.size = 0;
-  release.frame_count = fields.release_frame_count;
+  release_has_stack = fields.release_frame_count > 0;  // then all of them (read_transient)
   return true;
 }
 

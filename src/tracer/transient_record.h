@@ -49,9 +49,9 @@ inline std::uintptr_t* transient_frames(char* record) {
 
 // Writes the fixed fields of a record of `frame_count` frames whose first `kept_frame_count` are
 // in place already (SharedFrames::keep says how many); the release carries `release_frame_count`
-// of them (0, or all under free-backtraces). `call.name` must stay valid until the trace is
-// written (the module's string literal). Returns the record's length. Inline: on every
-// transfer's path.
+// of them (0, or all under free-backtraces: nothing else is read back). `call.name` must stay valid
+// until the trace is written (the module's string literal). Returns the record's length. Inline: on
+// every transfer's path.
 inline std::size_t write_transient(char* record, const RtraceCall& call, std::uint32_t context_mask,
                                    std::uint32_t timestamp_ms, std::uint32_t frame_count,
                                    std::uint32_t kept_frame_count,
@@ -84,12 +84,14 @@ const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
 // more than `room` bytes or the record is not one the producer writes.
 std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room);
 
-// Drain side, the compact format: the two calls those packets stand for (the allocation, then
-// its release), as the compact transcoder reads them from the packets (release_record_call's way
-// for a release record); false when the record is not one the producer writes. The names point
-// into the program's memory, the frames into `seen`: use them before the next record of the ring.
-bool transient_record_calls(const char* record, SharedFrames& seen, compact::CallFields& allocation,
-                            compact::CallFields& release);
+// Drain side, the compact format: the allocation those packets stand for, as the compact
+// transcoder reads it from its packets (release_record_call's way for a release record), and
+// whether its release carries the backtrace too; the release is otherwise the allocation's copy
+// (compact_transient writes both in one record). False when the record is not one the producer
+// writes. The name points into the program's memory, the frames into `seen`: use them before the
+// next record of the ring.
+bool transient_record_allocation(const char* record, SharedFrames& seen,
+                                 compact::CallFields& allocation, bool& release_has_stack);
 
 // Drain side: a record not written out (before the trace's floor) still tells `seen` its frames.
 void skip_transient(const char* record, SharedFrames& seen);

@@ -214,6 +214,37 @@ class CompactEncoder {
   }
 
   void call(const CallFields& f) {
+    const std::uint8_t kind = f.kind & kCallKindMask;
+    write_call(f, kind, kind);
+  }
+
+  // `f`, an allocation, and at once its release (version 4's transient CALL): the release has no
+  // backtrace, or with `release_has_stack` the allocation's.
+  void transient(const CallFields& f, bool release_has_stack) {
+    std::uint64_t* entry = write_call(
+        f, release_has_stack ? kTransientWithReleaseStackKind : kTransientKind, kAllocationKind);
+    refer(kReleaseKind, entry);  // the release, counted as a reader counts it
+  }
+
+  // A remark for whoever reads the trace (NOTE).
+  void note(Text text) {
+    Record r(*this, Tag::Note, string_bound(text));
+    r.string(text);
+  }
+
+  void end(const EndFields& f) {
+    Record r(*this, Tag::End, 5 * kMaxVarint);
+    r.varint(static_cast<std::uint8_t>(f.reason));
+    r.varint(f.signal);
+    r.varint(f.peak_rss);
+    r.varint(f.end_rss);
+    r.varint(f.timestamp);
+  }
+
+ private:
+  // A CALL record of `written_kind` for `f`, its resource referred to as one of `kind`'s; returns
+  // the resource's table entry (null: not kept or not looked up).
+  std::uint64_t* write_call(const CallFields& f, std::uint8_t written_kind, std::uint8_t kind) {
     bool fresh = false;
     const std::uint64_t function = with_room(Table::Functions, [&] {
       return tables_.function_id(f.function.data, cut(f.function.size), fresh);
@@ -238,19 +269,19 @@ class CompactEncoder {
     for (std::uint32_t i = 0; i < 2 * argument_count; ++i) {
       bound += string_bound(f.arguments[i]);
     }
-    const std::uint8_t kind = f.kind & kCallKindMask;
-    const std::uint64_t reference = resource_reference(kind, f.resource_id);
+    std::uint64_t* entry = nullptr;
+    const std::uint64_t reference = resource_reference(kind, f.resource_id, entry);
     const bool type_and_context =
         f.resource_type != previous_type_ || f.context != previous_context_;
     const bool timestamp = f.timestamp != previous_timestamp_;
     // Version 3: the flags are the record's first byte, with kBareCall; no length follows.
-    Record r(
-        *this,
-        static_cast<std::uint8_t>(kBareCall | kind | (argument_count > 0 ? kCallHasArguments : 0) |
-                                  (reference > 0 ? kCallResourceReference : 0) |
-                                  (timestamp ? kCallHasTimestamp : 0) |
-                                  (type_and_context ? kCallHasTypeAndContext : 0)),
-        bound);
+    Record r(*this,
+             static_cast<std::uint8_t>(kBareCall | written_kind |
+                                       (argument_count > 0 ? kCallHasArguments : 0) |
+                                       (reference > 0 ? kCallResourceReference : 0) |
+                                       (timestamp ? kCallHasTimestamp : 0) |
+                                       (type_and_context ? kCallHasTypeAndContext : 0)),
+             bound);
     r.varint(function);
     if (type_and_context) {
       r.varint(f.resource_type);
@@ -273,24 +304,9 @@ class CompactEncoder {
     state.previous_resource = f.resource_id;
     previous_type_ = f.resource_type;
     previous_context_ = f.context;
+    return entry;
   }
 
-  // A remark for whoever reads the trace (NOTE).
-  void note(Text text) {
-    Record r(*this, Tag::Note, string_bound(text));
-    r.string(text);
-  }
-
-  void end(const EndFields& f) {
-    Record r(*this, Tag::End, 5 * kMaxVarint);
-    r.varint(static_cast<std::uint8_t>(f.reason));
-    r.varint(f.signal);
-    r.varint(f.peak_rss);
-    r.varint(f.end_rss);
-    r.varint(f.timestamp);
-  }
-
- private:
   // One record: reserves room for the tag, the longest length field and `bound` payload bytes.
   // The payload is written after a 1-byte length field, which holds every payload below 128
   // bytes (almost every record); a longer one is moved up (on destruction) to make room for its
@@ -381,11 +397,19 @@ class CompactEncoder {
   // releases ago; 0 when there is none within kResourceWindow or when another slot's call named
   // it last. The table remembers, per resource id, the number of the last allocation or release
   // that named it (value << kSlotShift), its slot and whether it was a release (bit 0).
-  std::uint64_t resource_reference(std::uint8_t kind, std::uint64_t resource_id) {
+  // `entry`: the resource's table entry (null: not kept), for a transient CALL's release.
+  std::uint64_t resource_reference(std::uint8_t kind, std::uint64_t resource_id,
+                                   std::uint64_t*& entry) {
     if (kind != kAllocationKind && kind != kReleaseKind) {
       return 0;
     }
-    std::uint64_t* entry = tables_.resource_slot(resource_id);
+    entry = tables_.resource_slot(resource_id);
+    return refer(kind, entry);
+  }
+
+  // The reference of a call of `kind` (an allocation or a release) to the resource whose table
+  // entry is `entry` (null: not kept), which then names this call.
+  std::uint64_t refer(std::uint8_t kind, std::uint64_t* entry) {
     const bool release = kind == kReleaseKind;
     ThreadState& state = threads_[slot_];
     const std::uint64_t count = release ? ++state.releases : ++state.allocations;

@@ -93,9 +93,16 @@ inline constexpr std::uint8_t kFirstThreadMajor = 4;
 inline constexpr std::uint32_t kThreadSlots = 1024;
 // A switch to another slot whose thread is the same as before is a single byte (the tracer's
 // threads' calls interleave in runs of 2 to 10 calls, so a framed record of 3 bytes per switch
-// was 6 % of the trace): a bare byte of call kind 7 (kinds above 4 are no calls) whose bits 3 to 6
+// was 6 % of the trace): a bare byte of call kind 7 (no call kind of the model) whose bits 3 to 6
 // are the slot, or kThreadSwitchVarint and the slot as a varint after it.
 inline constexpr std::uint8_t kThreadSwitchKind = 7;
+// Version 4: a transient allocation, one record for an allocation released at once (the
+// memtransfer module's every call: the writer's work and the trace's bytes for the release were
+// as much as for the allocation). Its fields are the allocation's; the release that follows it has
+// the same function, type, context, timestamp, resource id and thread, size 0, no arguments, and
+// no backtrace (kind 5) or the allocation's (kind 6). Both count as their kinds do for references.
+inline constexpr std::uint8_t kTransientKind = 5;
+inline constexpr std::uint8_t kTransientWithReleaseStackKind = 6;
 inline constexpr unsigned kThreadSwitchShift = 3;
 inline constexpr std::uint8_t kThreadSwitchVarint = 15;
 

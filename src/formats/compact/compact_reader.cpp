@@ -132,6 +132,7 @@ class CompactReader {
   void read_call_fields_v2(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
   void remember_resource(CallKind kind, std::uint64_t resource_id);
+  void emit_transient_release(CallRecord& call, bool with_stack);
   void skip_unknown(std::uint8_t tag, std::uint64_t offset);
 
   void warn(std::uint64_t offset, std::string_view message) {
@@ -478,10 +479,14 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   const std::uint8_t kind = flags & compact::kCallKindMask;
   const std::uint8_t known =
       major_ == 1 ? compact::kCallFlagsVersion1 : compact::kCallFlagsVersion2;
-  if (kind > kLastCallKind || (flags & ~known) != 0) {
+  const bool transient =
+      major_ >= compact::kFirstThreadMajor &&
+      (kind == compact::kTransientKind || kind == compact::kTransientWithReleaseStackKind);
+  if ((kind > kLastCallKind && !transient) || (flags & ~known) != 0) {
     record.fail(fmt::format("unknown call flags {:#04x}", flags));
   }
-  call.call.kind = static_cast<CallKind>(kind);
+  // A transient call's fields are its allocation's; its release follows (emit_transient_release).
+  call.call.kind = transient ? CallKind::Alloc : static_cast<CallKind>(kind);
   const std::uint64_t function = record.varint("the function id");
   if (function == 0 || function > functions_.size()) {
     record.fail(fmt::format("undefined function id {}", function));
@@ -522,6 +527,22 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   call.call.pid = pid_;
   call.call.thread = threads_[slot_].tid;
   sink_.call(call);
+  if (transient) {
+    emit_transient_release(call, kind == compact::kTransientWithReleaseStackKind);
+  }
+}
+
+// The release a transient CALL stands for after its allocation `call` (docs/format.md).
+void CompactReader::emit_transient_release(CallRecord& call, bool with_stack) {
+  call.call.kind = CallKind::Free;
+  call.call.size = 0;
+  call.call.index = ++call_count_;
+  if (!with_stack) {
+    call.frames = {};
+  }
+  call.arguments = {};
+  remember_resource(CallKind::Free, call.call.resource_id);
+  sink_.call(call);
 }
 
 void CompactReader::read_call_fields_v1(std::uint8_t /*flags*/, RecordCursor& record,
@@ -549,7 +570,7 @@ void CompactReader::read_call_fields_v2(std::uint8_t flags, RecordCursor& record
     previous_timestamp_ = compact::undelta(record.varint("the timestamp"), previous_timestamp_);
   }
   call.call.timestamp_ns = previous_timestamp_ * time_unit_ns_;
-  const std::uint8_t kind = flags & compact::kCallKindMask;
+  const auto kind = static_cast<std::uint8_t>(call.call.kind);
   std::uint64_t& previous_resource = threads_[slot_].previous_resource;
   if ((flags & compact::kCallResourceReference) != 0) {
     previous_resource = referred_resource(kind, record);

@@ -660,6 +660,72 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
   }
 }
 
+// Version 4's transient CALL (kinds 5 and 6): an allocation released at once, as memtransfer
+// records every transfer. Its release has the allocation's function, type, context, timestamp,
+// id and thread, size 0, no arguments, and no backtrace (5) or the allocation's (6); both count
+// for references: a later allocation refers to the release, a later release to the allocation.
+TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
+  constexpr std::uint8_t kAlloc = 0x02;
+  constexpr std::uint8_t kFree = 0x01;
+  constexpr std::uint8_t kTypeContext = 0x40;
+  constexpr std::uint8_t kTimestamp = 0x20;
+  constexpr std::uint8_t kReference = 0x10;
+  constexpr std::uint8_t kArguments = 0x08;
+  const auto transient_trace = [&](std::uint8_t major) {
+    B trace(major);
+    trace.trace()
+        .record(Tag::Function, B::str("memcpy"))
+        .record(Tag::Function, B::str("malloc"))
+        .record(Tag::Function, B::str("free"))
+        .record(Tag::Stack, B::varint(2) + B::varint(compact::zigzag(0x401000)) +
+                                B::varint(compact::zigzag(0x10)))
+        .bare_call(compact::kTransientKind | kTypeContext | kTimestamp | kArguments,
+                   B::varint(1) + B::varint(2) + B::varint(0) + B::varint(compact::zigzag(7)) +
+                       B::varint(compact::zigzag(0x5000)) + B::varint(64) + B::varint(1) +
+                       B::varint(1) + B::str("src") + B::str("0x6000"))
+        .bare_call(compact::kTransientWithReleaseStackKind,
+                   B::varint(1) + B::varint(compact::zigzag(0x100)) + B::varint(8) + B::varint(1))
+        // malloc gets the block memcpy's release gave back: the latest release but one.
+        .bare_call(kAlloc | kReference, B::varint(2) + B::varint(2) + B::varint(24) + B::varint(0))
+        // free of the latest allocation: that malloc.
+        .bare_call(kFree | kReference, B::varint(3) + B::varint(1) + B::varint(0) + B::varint(0));
+    return trace;
+  };
+  B trace = transient_trace(4);
+  trace.end();
+  const auto read = read_any(trace.bytes());
+  ASSERT_EQ(read->error, "");
+  EXPECT_EQ(read->warnings, "");
+  const std::vector<std::string> expected = {
+      "call #1 memcpy kind=2 type=2 ctx=0x0 ts=7 size=64 id=0x5000 $src=0x6000 "
+      "bt=[0x401000,0x401010]",
+      "call #2 memcpy kind=1 type=2 ctx=0x0 ts=7 size=0 id=0x5000",
+      "call #3 memcpy kind=2 type=2 ctx=0x0 ts=7 size=8 id=0x5100 bt=[0x401000,0x401010]",
+      "call #4 memcpy kind=1 type=2 ctx=0x0 ts=7 size=0 id=0x5100 bt=[0x401000,0x401010]",
+      "call #5 malloc kind=2 type=2 ctx=0x0 ts=7 size=24 id=0x5000",
+      "call #6 free kind=1 type=2 ctx=0x0 ts=7 size=0 id=0x5000",
+  };
+  EXPECT_EQ(call_lines(read->sink.lines()), expected);
+
+  // Before version 4 the kinds are unknown: an error at the first one's offset.
+  B old = transient_trace(3);
+  const std::size_t first_transient = old.bytes().find(static_cast<char>(
+      compact::kBareCall | compact::kTransientKind | kTypeContext | kTimestamp | kArguments));
+  ASSERT_NE(first_transient, std::string::npos);
+  EXPECT_EQ(read_any(old.bytes())->error,
+            "trace:" + std::to_string(first_transient) + ": unknown call flags 0x6d");
+
+  // Cut inside a transient CALL: the calls before it, the rest dropped with a warning.
+  const std::size_t second = trace.bytes().find(
+      static_cast<char>(compact::kBareCall | compact::kTransientWithReleaseStackKind));
+  ASSERT_NE(second, std::string::npos);
+  const auto cut = read_any(trace.bytes().substr(0, second + 3));
+  EXPECT_EQ(cut->error, "");
+  EXPECT_EQ(cut->sink.call_count(), 2U);
+  EXPECT_EQ(cut->warnings, "trace:" + std::to_string(second) +
+                               ": warning: truncated record (3 of 4 bytes); ignored\n");
+}
+
 // `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
 // block after the first flush begins.
 std::pair<std::string, std::size_t> zstd_flushed_twice(const std::string& data, std::size_t keep) {
