@@ -16,9 +16,11 @@
 //                         reference. Clearing it is the table's own business (no record says so).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "formats/compact/compact_protocol.h"
 
@@ -293,7 +295,7 @@ class CompactEncoder {
     ThreadState& state = threads_[slot_];
     r.varint(reference > 0 ? reference : delta(f.resource_id, state.previous_resource));
     r.varint(f.size);
-    r.varint(stack);
+    r.varint(stack_field(stack));
     if (argument_count > 0) {
       r.varint(argument_count);
       for (std::uint32_t i = 0; i < 2 * argument_count; ++i) {
@@ -389,6 +391,9 @@ class CompactEncoder {
       reset.varint(static_cast<std::uint8_t>(table));
     }
     tables_.clear(table);
+    if (table == Table::Stacks) {
+      forget_recent_stacks();  // their ids are gone, as the reader's
+    }
     return lookup();
   }
 
@@ -397,6 +402,31 @@ class CompactEncoder {
   // releases ago; 0 when there is none within kResourceWindow or when another slot's call named
   // it last. The table remembers, per resource id, the number of the last allocation or release
   // that named it (value << kSlotShift), its slot and whether it was a release (bit 0).
+  // A CALL's `stack` field (version 4): the stack's place among its slot's recent ones, or its
+  // id after them; the stack becomes the slot's latest.
+  std::uint64_t stack_field(std::uint64_t stack) {
+    if (stack == 0) {
+      return 0;
+    }
+    std::uint64_t* recent = threads_[slot_].recent_stacks;
+    std::uint32_t place = 0;
+    while (place < kRecentStacks && recent[place] != stack) {
+      ++place;
+    }
+    const std::uint64_t field = place < kRecentStacks ? place + 1 : stack + kRecentStacks;
+    for (std::uint32_t k = place < kRecentStacks ? place : kRecentStacks - 1; k > 0; --k) {
+      recent[k] = recent[k - 1];
+    }
+    recent[0] = stack;
+    return field;
+  }
+
+  void forget_recent_stacks() {
+    for (ThreadState& state : threads_) {
+      std::fill(std::begin(state.recent_stacks), std::end(state.recent_stacks), 0);
+    }
+  }
+
   // `entry`: the resource's table entry (null: not kept), for a transient CALL's release.
   std::uint64_t resource_reference(std::uint8_t kind, std::uint64_t resource_id,
                                    std::uint64_t*& entry) {
@@ -456,8 +486,9 @@ class CompactEncoder {
   struct ThreadState {
     std::uint64_t tid = 0;
     std::uint64_t previous_resource = 0;
-    std::uint64_t allocations = 0;  // allocation calls written
-    std::uint64_t releases = 0;     // release calls written
+    std::uint64_t allocations = 0;                    // allocation calls written
+    std::uint64_t releases = 0;                       // release calls written
+    std::uint64_t recent_stacks[kRecentStacks] = {};  // stack ids, the latest first; 0: none
   };
   // A resource table entry: the call's number above its slot and kind.
   static constexpr unsigned kSlotShift = 11;

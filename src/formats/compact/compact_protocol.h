@@ -101,6 +101,10 @@ inline constexpr std::uint8_t kThreadSwitchKind = 7;
 // as much as for the allocation). Its fields are the allocation's; the release that follows it has
 // the same function, type, context, timestamp, resource id and thread, size 0, no arguments, and
 // no backtrace (kind 5) or the allocation's (kind 6). Both count as their kinds do for references.
+// Version 4: a CALL's `stack` among the last kRecentStacks stacks of its slot's calls is written
+// as its place there (1: the latest), any other as its id + kRecentStacks: a thread repeats a few
+// stacks, but interleaved with the other threads' the global ids looked random to zstd.
+inline constexpr std::uint32_t kRecentStacks = 8;
 inline constexpr std::uint8_t kTransientKind = 5;
 inline constexpr std::uint8_t kTransientWithReleaseStackKind = 6;
 inline constexpr unsigned kThreadSwitchShift = 3;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -133,6 +134,7 @@ class CompactReader {
   std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
   void remember_resource(CallKind kind, std::uint64_t resource_id);
   void emit_transient_release(CallRecord& call, bool with_stack);
+  std::uint64_t recent_stack(std::uint64_t field, RecordCursor& record);
   void skip_unknown(std::uint8_t tag, std::uint64_t offset);
 
   void warn(std::uint64_t offset, std::string_view message) {
@@ -168,6 +170,7 @@ class CompactReader {
     std::vector<std::uint64_t> released;
     std::uint64_t allocations = 0;
     std::uint64_t releases = 0;
+    std::uint64_t recent_stacks[compact::kRecentStacks] = {};  // the latest first; 0: none
   };
   std::vector<ThreadState> threads_ = std::vector<ThreadState>(1);
   std::size_t slot_ = 0;
@@ -497,7 +500,10 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   } else {
     read_call_fields_v2(flags, record, call);
   }
-  const std::uint64_t stack = record.varint("the stack id");
+  std::uint64_t stack = record.varint("the stack id");
+  if (major_ >= compact::kFirstThreadMajor && stack > 0) {
+    stack = recent_stack(stack, record);
+  }
   if (stack > stacks_.size()) {
     record.fail(fmt::format("undefined stack id {}", stack));
   }
@@ -530,6 +536,28 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   if (transient) {
     emit_transient_release(call, kind == compact::kTransientWithReleaseStackKind);
   }
+}
+
+// Version 4: a CALL's nonzero `stack` field, a place among the slot's recent stacks or an id after
+// them, as the stack id; that stack becomes the slot's latest.
+std::uint64_t CompactReader::recent_stack(std::uint64_t field, RecordCursor& record) {
+  std::uint64_t* recent = threads_[slot_].recent_stacks;
+  std::uint64_t stack = 0;
+  std::uint32_t place = compact::kRecentStacks - 1;  // a new stack pushes out the oldest
+  if (field <= compact::kRecentStacks) {
+    place = static_cast<std::uint32_t>(field - 1);
+    stack = recent[place];
+    if (stack == 0) {
+      record.fail(fmt::format("recent stack {} of a thread with fewer", field));
+    }
+  } else {
+    stack = field - compact::kRecentStacks;
+  }
+  for (std::uint32_t k = place; k > 0; --k) {
+    recent[k] = recent[k - 1];
+  }
+  recent[0] = stack;
+  return stack;
 }
 
 // The release a transient CALL stands for after its allocation `call` (docs/format.md).
@@ -691,6 +719,9 @@ void CompactReader::read_reset(RecordCursor& record) {
   } else if (table == static_cast<std::uint8_t>(compact::Table::Stacks)) {
     stacks_.clear();
     stack_frames_.clear();
+    for (ThreadState& state : threads_) {
+      std::fill(std::begin(state.recent_stacks), std::end(state.recent_stacks), 0);
+    }
   } else {
     record.fail(fmt::format("unknown table {} to reset", table));
   }

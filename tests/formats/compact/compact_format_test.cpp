@@ -681,10 +681,12 @@ TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
                                 B::varint(compact::zigzag(0x10)))
         .bare_call(compact::kTransientKind | kTypeContext | kTimestamp | kArguments,
                    B::varint(1) + B::varint(2) + B::varint(0) + B::varint(compact::zigzag(7)) +
-                       B::varint(compact::zigzag(0x5000)) + B::varint(64) + B::varint(1) +
+                       B::varint(compact::zigzag(0x5000)) + B::varint(64) +
+                       B::varint(1 + compact::kRecentStacks) +  // stack 1, new to the slot
                        B::varint(1) + B::str("src") + B::str("0x6000"))
         .bare_call(compact::kTransientWithReleaseStackKind,
-                   B::varint(1) + B::varint(compact::zigzag(0x100)) + B::varint(8) + B::varint(1))
+                   B::varint(1) + B::varint(compact::zigzag(0x100)) + B::varint(8) +
+                       B::varint(1))  // the slot's latest stack
         // malloc gets the block memcpy's release gave back: the latest release but one.
         .bare_call(kAlloc | kReference, B::varint(2) + B::varint(2) + B::varint(24) + B::varint(0))
         // free of the latest allocation: that malloc.
@@ -724,6 +726,61 @@ TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
   EXPECT_EQ(cut->sink.call_count(), 2U);
   EXPECT_EQ(cut->warnings, "trace:" + std::to_string(second) +
                                ": warning: truncated record (3 of 4 bytes); ignored\n");
+}
+
+// Version 4's stack field: a stack among the slot's kRecentStacks latest is written as its place
+// (1: the latest), another as its id + kRecentStacks; each slot keeps its own, and a RESET of the
+// stacks empties them all. A place the slot has no stack for is an error at the call's offset.
+TEST(CompactFormat, Version4StacksByTheirPlaceAmongTheThreadsRecentOnes) {
+  constexpr std::uint8_t kAlloc = 0x02;
+  const auto stack_record = [](std::uint64_t frame) {
+    return B::varint(1) + B::varint(compact::zigzag(static_cast<std::int64_t>(frame)));
+  };
+  const auto alloc = [](std::uint64_t stack_field) {
+    return B::varint(1) + B::varint(compact::zigzag(0x10)) + B::varint(8) + B::varint(stack_field);
+  };
+  constexpr std::uint64_t kNew = compact::kRecentStacks;
+  B trace(4);
+  trace.trace()
+      .record(Tag::Function, B::str("malloc"))
+      .record(Tag::Stack, stack_record(0x1000))
+      .record(Tag::Stack, stack_record(0x1000))  // frames are deltas: 0x2000
+      .record(Tag::Stack, stack_record(0x1000))  // 0x3000
+      .bare_call(kAlloc, alloc(1 + kNew))        // stack 1 -> recent 1
+      .bare_call(kAlloc, alloc(2 + kNew))        // stack 2 -> recent 2 1
+      .bare_call(kAlloc, alloc(2))               // stack 1 -> recent 1 2
+      .record(Tag::Thread, thread_record(1, 7))
+      .bare_call(kAlloc, alloc(3 + kNew))         // slot 1's own: stack 3 -> recent 3
+      .bare_call(kAlloc, alloc(1))                // stack 3
+      .bare_call(compact::kThreadSwitchKind, "")  // back to slot 0
+      .bare_call(kAlloc, alloc(2));               // stack 2 -> recent 2 1
+  trace.record(Tag::Reset, B::varint(static_cast<std::uint8_t>(compact::Table::Stacks)))
+      .record(Tag::Stack, stack_record(0x1000))
+      .bare_call(kAlloc, alloc(1 + kNew));  // the new stack 1
+  const std::size_t forgotten = trace.size();
+  B good = trace;
+  good.end();
+  const auto read = read_any(good.bytes());
+  ASSERT_EQ(read->error, "");
+  std::vector<std::string> frames;
+  for (const std::string& line : call_lines(read->sink.lines())) {
+    frames.push_back(line.substr(line.find(" bt=")));
+  }
+  const std::vector<std::string> expected = {" bt=[0x1000]", " bt=[0x2000]", " bt=[0x1000]",
+                                             " bt=[0x3000]", " bt=[0x3000]", " bt=[0x2000]",
+                                             " bt=[0x4000]"};
+  EXPECT_EQ(frames, expected);
+
+  B after_reset = trace;
+  after_reset.bare_call(kAlloc, alloc(2));  // recent 2 went with the RESET
+  EXPECT_EQ(read_any(after_reset.bytes())->error,
+            "trace:" + std::to_string(forgotten) + ": recent stack 2 of a thread with fewer");
+  B fresh_slot = trace;
+  fresh_slot.record(Tag::Thread, thread_record(2, 9));
+  const std::size_t at = fresh_slot.size();
+  fresh_slot.bare_call(kAlloc, alloc(1));
+  EXPECT_EQ(read_any(fresh_slot.bytes())->error,
+            "trace:" + std::to_string(at) + ": recent stack 1 of a thread with fewer");
 }
 
 // `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
