@@ -1,5 +1,7 @@
 #include "filters/leaks_scan.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -12,6 +14,7 @@
 
 #include "filters/batch_worker.h"
 #include "filters/live_resources.h"
+#include "filters/packed_key_set.h"
 #include "filters/resource_map.h"
 #include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_binary/protocol.h"
@@ -31,12 +34,23 @@ using sprtrace::PacketType;
 constexpr std::size_t kMappedStep = std::size_t{4} << 20;
 // The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
 constexpr std::uint64_t kMaxPacket = std::uint64_t{64} << 20;
+// A guess of the bytes of a trace per distinct key released (the second half's table of them;
+// the bench trace, bench/process-common.sh, has one per ~570 bytes).
+constexpr std::uint64_t kBytesPerRelease = 512;
 // More processes than this: the general path (PidSplit's own limit is 512).
 constexpr std::size_t kMaxProcesses = 256;
 static_assert(kMaxProcesses <= 65536, "a process number is 16 bits in the scan's events");
 
 constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
+}
+
+// How many CPUs this process may run on (its affinity mask): with one, two halves would only
+// take turns on it.
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
 // Whether `type` is one of the packet types the protocol names (PacketType).
@@ -82,11 +96,14 @@ class LiveTable {
  public:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  // The second half's table (LeaksScanSplit) keeps every key it saw, a released block as dead,
-  // so that it knows the releases of keys it never saw: those end the first half's blocks when
-  // the halves are joined (what the second half did first to a key decides: an allocation
-  // replaces a block, which leaked and is kept; a release ends it).
-  explicit LiveTable(bool keep_released = false) : keep_released_(keep_released) {}
+  // The second half's table (LeaksScanSplit; one process, keys that PackedKeySet::fits()) also
+  // keeps the keys of the blocks it released, so that it knows the releases of keys it never
+  // saw: those end the first half's blocks when the halves are joined (what the second half did
+  // first to a key decides: an allocation replaces a block, which leaked and is kept; a release
+  // ends it).
+  // `expected`: about how many keys keep_released will note (a guess, for the first size).
+  explicit LiveTable(bool keep_released = false, std::size_t expected = 0)
+      : keep_released_(keep_released), released_(seed_, keep_released ? expected : 0) {}
 
   // The hash of a resource as the tables compute it: the parsing thread hashes each event's
   // key, so that the table's thread, the busier one, only looks it up.
@@ -95,7 +112,13 @@ class LiveTable {
   }
 
   // Asks the cache for the slot where a lookup of this hash starts.
-  void prefetch(std::uint32_t process, std::uint64_t hash) { of(process).prefetch_hash(hash); }
+  // With keep_released, also the slot of the released keys where a release will note it.
+  void prefetch(std::uint32_t process, std::uint64_t hash, bool alloc) {
+    of(process).prefetch_hash(hash);
+    if (keep_released_ && !alloc) {
+      released_.prefetch(hash);
+    }
+  }
 
   // An allocation: where to store the new block's candidate, or nullptr when it only added a
   // reference to a live block of a refcounted type. `replaced` is the candidate of the live
@@ -115,28 +138,37 @@ class LiveTable {
   }
 
   // A release: the candidate of the block it ends, or kNone (unknown, or references remain).
-  std::uint32_t release(Address id, std::uint32_t type, std::uint32_t process, bool refcounted,
-                        std::uint64_t hash) {
+  [[gnu::always_inline]] std::uint32_t release(Address id, std::uint32_t type,
+                                               std::uint32_t process, bool refcounted,
+                                               std::uint64_t hash) {
     ResourceMap<Live>& blocks = of(process);
     const std::size_t position = blocks.find({.id = id, .type = type}, hash);
     if (position == ResourceMap<Live>::kNone) {
+      // Never allocated here (else it would be alive or released): the first call of the key
+      // (or one after such a first release: releasing again at the join does nothing).
       if (keep_released_) [[unlikely]] {
-        blocks.insert({.id = id, .type = type}, Live{}, hash);  // dead: seen released
-        released_unseen_.push_back({process, {.id = id, .type = type}});
+        note_unseen(process, {.id = id, .type = type}, hash);
       }
       return kNone;
     }
     Live& live = blocks.at(position);
-    if (live.candidate == kNone || (--live.references > 0 && refcounted)) {
-      return kNone;  // dead (only kept so), or references remain
+    if (--live.references > 0 && refcounted) {
+      return kNone;
     }
     const std::uint32_t candidate = live.candidate;
+    blocks.erase_at(position);
     if (keep_released_) [[unlikely]] {
-      live = Live{};
-    } else {
-      blocks.erase_at(position);
+      released_.insert({.id = id, .type = type}, hash);
     }
     return candidate;
+  }
+
+  // Out of line: release() inlines into the loop over a batch.
+  [[gnu::noinline]] void note_unseen(std::uint32_t process, const ResourceKey& key,
+                                     std::uint64_t hash) {
+    if (!released_.contains(key, hash)) {
+      released_unseen_.push_back({process, key});
+    }
   }
 
   // With keep_released: the keys whose first call was a release, with their processes.
@@ -144,15 +176,11 @@ class LiveTable {
     return released_unseen_;
   }
 
-  // Every block alive, in no particular order: visit(process, key, candidate).
+  // The candidate of every block alive, in no particular order.
   template <typename Visit>
-  void for_each_block(Visit visit) const {
-    for (std::uint32_t process = 0; process < count_; ++process) {
-      processes_[process].for_each([&](const ResourceKey& key, const Live& live) {
-        if (live.candidate != kNone) {
-          visit(process, key, live.candidate);
-        }
-      });
+  void for_each_candidate(Visit visit) const {
+    for (const ResourceMap<Live>& blocks : processes_) {
+      blocks.for_each([&](const ResourceKey&, const Live& live) { visit(live.candidate); });
     }
   }
 
@@ -176,6 +204,7 @@ class LiveTable {
 
   const std::uint64_t seed_ = hash_seed();  // read by both threads, never written
   const bool keep_released_;
+  PackedKeySet released_;  // with keep_released_
   std::vector<std::pair<std::uint32_t, ResourceKey>> released_unseen_;
   std::vector<ResourceMap<Live>> processes_;
   std::size_t count_ = 0;  // processes_.size(), kept apart: it costs a division
@@ -234,6 +263,8 @@ class Scanner {
   // Events are applied in batches: the live-table slots of a batch are asked for ahead of their
   // use, so that the cache misses of many calls overlap instead of stalling one by one.
   static constexpr std::size_t kBatch = 8192;
+  static constexpr std::size_t kInlineBatch = 8192;
+  std::size_t batch_ = kBatch;
   static constexpr std::size_t kPrefetchDistance = 16;
 
   bool vouch(std::uint64_t end);
@@ -353,7 +384,9 @@ Scanner::Scanner(const Scanner& first, std::uint64_t start, const std::atomic<bo
       split_(first.split_),
       pointer_size_(first.pointer_size_),
       previous_call_pid_(0),  // its calls' pid until a PINF, which ends the split
-      live_(true),
+      // Keys released: about one per kBytesPerRelease bytes of the half (a guess: fewer cost
+      // 16 bytes of table each, more a growth or two).
+      live_(true, static_cast<std::size_t>((first.size_ - start) / kBytesPerRelease)),
       stop_(&stop) {}
 
 // What applying a batch threw on the worker (out of memory for the live table), or what the
@@ -363,6 +396,9 @@ std::optional<LeaksScan> Scanner::run() {
   bool scanned = read_handshake();
   const bool split = scanned && start_second_half();
   worker_.emplace([this](std::vector<Event>& e) { apply_events(e); }, !split);
+  if (split) {
+    batch_ = kInlineBatch;
+  }
   if (split) {
     const Walk walk = scan_packets(second_start_);
     const Join join = walk == Walk::GaveUp ? Join::GiveUp
@@ -414,7 +450,7 @@ bool Scanner::vouch(std::uint64_t end) {
 // second half reads it without asking readable(): one thread asks, the first half's, and the scan
 // asks again at its end) and a CALL packet is found past the middle.
 bool Scanner::start_second_half() {
-  if (size_ < split_.min_file_size || !prefix_allows_split() ||
+  if (size_ < split_.min_file_size || usable_cpus() < split_.min_cpus || !prefix_allows_split() ||
       mapped_.readable(0, size_) < size_) {
     return false;
   }
@@ -500,6 +536,7 @@ bool Scanner::plausible_packets(std::uint64_t at) const {
 // On the second half's thread: its packets to the end of the file, its batches applied here.
 bool Scanner::scan_second_half() {
   worker_.emplace([this](std::vector<Event>& e) { apply_events(e); }, false);
+  batch_ = kInlineBatch;
   const bool scanned =
       scan_packets(size_) == Walk::Done && close_group() && worker_->hand_over(events_);
   if (!worker_->finish()) {
@@ -701,6 +738,10 @@ bool Scanner::call(const std::uint8_t* data, std::size_t size, std::uint64_t off
     return false;
   }
   const std::uint32_t type = effective_resource_type(resource_type);
+  if (stop_ != nullptr && !PackedKeySet::fits({.id = id, .type = type})) [[unlikely]] {
+    abandoned_ = true;  // the second half's table could not keep it: the first goes on alone
+    return false;
+  }
   events_.push_back(Event{.id = id,
                           .hash = live_.hash(id, type),
                           .offset = offset,
@@ -717,11 +758,12 @@ void Scanner::apply_events(std::vector<Event>& events) {
   const Event* const event = events.data();
   const std::size_t count = events.size();
   for (std::size_t i = 0; i < std::min(kPrefetchDistance, count); ++i) {
-    live_.prefetch(event[i].process, event[i].hash);
+    live_.prefetch(event[i].process, event[i].hash, event[i].alloc);
   }
   for (std::size_t i = 0; i < count; ++i) {
     if (i + kPrefetchDistance < count) {
-      live_.prefetch(event[i + kPrefetchDistance].process, event[i + kPrefetchDistance].hash);
+      const Event& ahead = event[i + kPrefetchDistance];
+      live_.prefetch(ahead.process, ahead.hash, ahead.alloc);
     }
     const Event& e = event[i];
     const std::uint64_t hash = e.hash;
@@ -819,7 +861,7 @@ bool Scanner::close_group() {
       return false;
     }
     events_.back().length = static_cast<std::uint32_t>(length);
-    if (events_.size() >= kBatch) {
+    if (events_.size() >= batch_) {
       return worker_->hand_over(events_);
     }
   }
@@ -871,7 +913,7 @@ void Scanner::add_survivors(std::vector<LeaksScanPiece>& calls, std::uint64_t ba
     const Candidate& c = slots_[slot];
     calls.push_back({.offset = c.offset, .length = c.length, .call_index = c.index + base});
   };
-  live_.for_each_block([&](std::uint32_t, const ResourceKey&, std::uint32_t slot) { add(slot); });
+  live_.for_each_candidate(add);
   for (const std::uint32_t slot : leaked_) {
     add(slot);
   }

@@ -7,7 +7,7 @@
 //
 // It applies the leaks stage's rule (live_resources.h, filters/leaks_filter.h) per process, as
 // PidSplit gives every process its own leaks stage. A large file is cut in two halves (see
-// LeaksScanSplit), each parsed and applied in batches on a thread of its own; otherwise the
+// LeaksScanSplit), each half parsed and applied in batches on a thread of its own; otherwise the
 // batches are applied on a second thread while the file is read and parsed on the caller's
 // (filters/batch_worker.h). What the other thread throws (out of memory) is thrown to the
 // caller, as on one thread. Whatever the general path would treat
@@ -58,6 +58,8 @@ struct LeaksScan {
 struct LeaksScanSplit {
   std::uint64_t min_file_size = std::uint64_t{8} << 20;  // smaller files: one pass, no split
   std::optional<std::uint64_t> search_from;
+  // Fewer CPUs in the process's affinity mask: one pass (two halves would take turns on one).
+  int min_cpus = 2;
 };
 
 // Scans the mapped file `mapped` (io/mapped_file.h) from its start, trusting only what its

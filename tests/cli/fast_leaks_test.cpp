@@ -293,6 +293,13 @@ TEST(FastLeaks, FilesScannedInTwoHalvesGiveTheGeneralPathsOutput) {
   }
   test::write_file(damaged, bytes.substr(0, bytes.size() * 3 / 4));
   expect_same("-lc -i " + quote(damaged));
+  // On one CPU: one scan (the same output).
+  const auto one_cpu =
+      run_command("taskset -c 0 " + bin("rtrace") + " process -lc -i " + quote(trace));
+  const auto general =
+      run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + " process -lc -i " + quote(trace));
+  EXPECT_EQ(one_cpu.status, 0) << one_cpu.err;
+  EXPECT_TRUE(one_cpu.out == general.out);
 }
 
 TEST(FastLeaks, DamagedInputGivesTheSameErrorAndPartialResult) {

@@ -211,6 +211,12 @@ std::optional<LeaksScan> scan_file(const std::filesystem::path& path, const Leak
 
 const LeaksScanSplit kOneThread{.min_file_size = std::uint64_t{1} << 62, .search_from = {}};
 
+// Two halves whatever the file's size and the CPUs, the second from a CALL packet at or after
+// `from` (the middle when not set).
+LeaksScanSplit cut_from(std::optional<std::uint64_t> from) {
+  return {.min_file_size = 0, .search_from = from, .min_cpus = 0};
+}
+
 // Whether two scans kept the same pieces (the second pass reads nothing else).
 bool same_pieces(const std::optional<LeaksScan>& a, const std::optional<LeaksScan>& b) {
   if (a.has_value() != b.has_value()) {
@@ -263,8 +269,9 @@ std::string without_empty_backtraces(const std::string& bytes) {
 
 // One process (a second PINF of it, and then another process, with `more_processes`), calls of
 // every kind with and without arguments and backtraces, a late map, heap information, a resource
-// type registered between calls, allocations freed far later (across any cut), an id allocated
-// twice without a release between, releases of ids never allocated, and a trace end.
+// type registered between calls, allocations freed far later (across any cut), ids allocated
+// twice without a release between, released twice, releases of ids never allocated, and a trace
+// end.
 std::string split_trace(bool more_processes) {
   return without_empty_backtraces(test::write_bytes([&](TraceSink& w) {
     TraceHeader header;
@@ -308,6 +315,20 @@ std::string split_trace(bool more_processes) {
         call(CallKind::Alloc, 1, 0x7777, 1);     // twice, never released between
         call(CallKind::Free, 1, 0x9990 + i, 0);  // never allocated
       }
+      if (i == 3 || i == 4) {
+        call(CallKind::Alloc, 1, 0x5555 + i, 1);  // alive until i == 36
+      }
+      if (i == 36) {
+        // Allocated again (the first block leaked), released twice; released, allocated again,
+        // released twice.
+        for (const CallKind kind : {CallKind::Alloc, CallKind::Free, CallKind::Free}) {
+          call(kind, 1, 0x5558, 0);
+        }
+        for (const CallKind kind :
+             {CallKind::Free, CallKind::Alloc, CallKind::Free, CallKind::Free}) {
+          call(kind, 1, 0x5559, 0);
+        }
+      }
       if (i == 10) {
         w.mapping({.from = 0x700000, .to = 0x800000, .path = "/lib/late", .pid = 100});
       }
@@ -349,8 +370,7 @@ TEST(LeaksScanSplit, EveryCutGivesTheOneThreadScan) {
     }
     std::set<std::uint64_t> cuts;
     for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
-      const std::optional<LeaksScan> split =
-          scan_file(trace, {.min_file_size = 0, .search_from = from});
+      const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << more_processes << " " << from;
       if (split->second_half != 0) {
         cuts.insert(split->second_half);
@@ -416,8 +436,7 @@ TEST(LeaksScanSplit, OneCallFilesGiveTheOneThreadScan) {
               static_cast<std::uint32_t>(sprtrace::PacketType::FunctionCall));
     const std::uint64_t call = packets.back().first;
     for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
-      const std::optional<LeaksScan> split =
-          scan_file(trace, {.min_file_size = 0, .search_from = from});
+      const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << from;
       EXPECT_EQ(split->second_half, from <= call ? call : 0) << from;
     }
@@ -436,13 +455,12 @@ TEST(LeaksScanSplit, GeneratedTracesCutAnywhereKeepTheGeneralPathsLeaks) {
   ASSERT_TRUE(expected);
   EXPECT_EQ(scan_survivors(trace), general_survivors(trace));
   for (const std::uint64_t from : {size / 7, size / 2, size - size / 5, size - 100}) {
-    const std::optional<LeaksScan> split =
-        scan_file(trace, {.min_file_size = 0, .search_from = from});
+    const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
     EXPECT_TRUE(same_pieces(split, expected)) << from;
     EXPECT_GE(split->second_half, from);
   }
   // The default: a file this large is cut in the middle.
-  const std::optional<LeaksScan> middle = scan_file(trace, {.min_file_size = 0, .search_from = {}});
+  const std::optional<LeaksScan> middle = scan_file(trace, cut_from(std::nullopt));
   EXPECT_TRUE(same_pieces(middle, expected));
   EXPECT_GE(middle->second_half, size / 2);
   EXPECT_LT(middle->second_half, size / 2 + 4096);
@@ -452,9 +470,8 @@ TEST(LeaksScanSplit, GeneratedTracesCutAnywhereKeepTheGeneralPathsLeaks) {
     kept += piece.length;
   }
   EXPECT_FALSE(scan_file(trace, kOneThread, kept - 1));
-  EXPECT_FALSE(scan_file(trace, {.min_file_size = 0, .search_from = {}}, kept - 1));
-  EXPECT_TRUE(
-      same_pieces(scan_file(trace, {.min_file_size = 0, .search_from = {}}, kept), expected));
+  EXPECT_FALSE(scan_file(trace, cut_from(std::nullopt), kept - 1));
+  EXPECT_TRUE(same_pieces(scan_file(trace, cut_from(std::nullopt), kept), expected));
 }
 
 // Damage in either half (an impossible packet size, a second handshake, a cut end) makes the scan
@@ -464,7 +481,7 @@ TEST(LeaksScanSplit, DamageInEitherHalfIsLeftToTheGeneralPath) {
   const auto trace = generate(dir, "g", "--calls 30000 --depth 3 --stacks 50 --live 500 --seed 5");
   const std::string bytes = test::read_file(trace);
   const auto packets = packet_types(bytes);
-  const LeaksScanSplit middle{.min_file_size = 0, .search_from = {}};
+  const LeaksScanSplit middle = cut_from(std::nullopt);
   ASSERT_GT(scan_file(trace, middle)->second_half, 0u);
   const auto damaged = dir / "damaged";
   for (const std::size_t packet : {packets.size() / 5, packets.size() * 4 / 5}) {
