@@ -53,28 +53,6 @@ int usable_cpus() {
   return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
-// Whether `type` is one of the packet types the protocol names (PacketType).
-bool known_packet_type(std::uint32_t type) {
-  switch (static_cast<PacketType>(type)) {
-    case PacketType::ProcessInfo:
-    case PacketType::ModuleInfo:
-    case PacketType::MemoryMap:
-    case PacketType::ContextRegistry:
-    case PacketType::FunctionCall:
-    case PacketType::Backtrace:
-    case PacketType::FunctionArgs:
-    case PacketType::NewLibrary:
-    case PacketType::HeapInfo:
-    case PacketType::OutputSettings:
-    case PacketType::ResourceRegistry:
-    case PacketType::FileAttachment:
-    case PacketType::CommandLine:
-    case PacketType::TraceEnd:
-      return true;
-  }
-  return false;
-}
-
 // Where a string field of a packet ends, as PacketCursor::string() reads it; nothing when it
 // does not fit.
 std::optional<std::size_t> skip_string(const std::uint8_t* data, std::size_t size,
@@ -524,7 +502,7 @@ bool Scanner::plausible_packets(std::uint64_t at) const {
     }
     const std::uint32_t type = load_u32(bytes_ + at, false);
     const std::uint64_t size = load_u32(bytes_ + at + 4, false);
-    if (!known_packet_type(type) || size > kMaxPacket ||
+    if (!sprtrace::is_known_packet_type(type) || size > kMaxPacket ||
         size > size_ - at - sprtrace::kPacketHeaderSize) {
       return false;
     }

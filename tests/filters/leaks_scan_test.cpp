@@ -288,13 +288,7 @@ std::string split_trace(bool more_processes) {
     const Frame frames[] = {{.address = 0x401000}, {.address = 0x402000}};
     const Argument arguments[] = {{.name = "path", .value = "/tmp/x"}};
     const auto call = [&](CallKind kind, std::uint32_t type, Address id, int parts) {
-      CallRecord r;
-      r.call.index = ++index;
-      r.call.kind = kind;
-      r.call.resource_type = type;
-      r.call.resource_id = id;
-      r.call.size = id & 0xFF;
-      r.function = kind == CallKind::Alloc ? "malloc" : kind == CallKind::Free ? "free" : "other";
+      CallRecord r = test::resource_call(++index, kind, type, id);
       if ((parts & 1) != 0) {
         r.frames = frames;
       }
