@@ -433,7 +433,7 @@ bool Scanner::start_second_half() {
     return false;
   }
   const std::uint64_t start =
-      find_second_half(std::max(offset_, split_.search_from.value_or(size_ / 2)));
+      find_second_half(std::max(offset_, split_.search_from.value_or(size_ / 2 + size_ / 40)));
   if (start == size_) {
     return false;
   }

@@ -49,12 +49,13 @@ struct LeaksScan {
 
 // Where the scan may cut a file in two halves, scanned side by side on two threads (each
 // parsing its half and keeping its own table of live blocks; the halves' tables are joined at
-// the end). The second half starts at a CALL packet found from `search_from` on (the middle of
-// the file when not set; tests choose); it is a guess until the first half's own walk lands on
-// it. Whatever the split cannot join exactly (no such packet found, the first half's walk going
-// past it, a PINF in the second half, a refcounted resource type) leaves the rest of the file to
-// the first half's thread, as if there had been no split: the result is always the one-thread
-// scan's, piece for piece.
+// the end). The second half starts at a CALL packet found from `search_from` on (when not set,
+// 52.5 % into the file: the second half's bytes cost ~11 % more, as it also notes the keys it
+// releases; tests choose); it is a guess until the first half's own walk lands on it. Whatever the
+// split cannot join exactly (no such packet found, the first half's walk going past it, a PINF in
+// the second half, a refcounted resource type) leaves the rest of the file to the first half's
+// thread, as if there had been no split: the result is always the one-thread scan's, piece for
+// piece.
 struct LeaksScanSplit {
   std::uint64_t min_file_size = std::uint64_t{8} << 20;  // smaller files: one pass, no split
   std::optional<std::uint64_t> search_from;
