@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <iterator>
 #include <limits>
@@ -43,6 +44,12 @@ static_assert(kMaxProcesses <= 65536, "a process number is 16 bits in the scan's
 
 constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
+}
+
+// Whether the load average leaves one of `cpus` free besides this process's own.
+bool cpu_free(int cpus) {
+  double load = 0;
+  return ::getloadavg(&load, 1) == 1 && load + 1 <= cpus;
 }
 
 // How many CPUs this process may run on (its affinity mask): with one, two halves would only
@@ -428,7 +435,9 @@ bool Scanner::vouch(std::uint64_t end) {
 // second half reads it without asking readable(): one thread asks, the first half's, and the scan
 // asks again at its end) and a CALL packet is found past the middle.
 bool Scanner::start_second_half() {
-  if (size_ < split_.min_file_size || usable_cpus() < split_.min_cpus || !prefix_allows_split() ||
+  const int cpus = usable_cpus();
+  if (size_ < split_.min_file_size || cpus < split_.min_cpus ||
+      (split_.need_free_cpu && !cpu_free(cpus)) || !prefix_allows_split() ||
       mapped_.readable(0, size_) < size_) {
     return false;
   }

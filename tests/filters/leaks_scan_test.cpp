@@ -211,10 +211,10 @@ std::optional<LeaksScan> scan_file(const std::filesystem::path& path, const Leak
 
 const LeaksScanSplit kOneThread{.min_file_size = std::uint64_t{1} << 62, .search_from = {}};
 
-// Two halves whatever the file's size and the CPUs, the second from a CALL packet at or after
-// `from` (the middle when not set).
+// Two halves whatever the file's size, the CPUs and the load, the second from a CALL packet at or
+// after `from` (the middle when not set).
 LeaksScanSplit cut_from(std::optional<std::uint64_t> from) {
-  return {.min_file_size = 0, .search_from = from, .min_cpus = 0};
+  return {.min_file_size = 0, .search_from = from, .min_cpus = 0, .need_free_cpu = false};
 }
 
 // Whether two scans kept the same pieces (the second pass reads nothing else).
