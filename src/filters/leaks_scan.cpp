@@ -86,9 +86,13 @@ class LiveTable {
   // saw: those end the first half's blocks when the halves are joined (what the second half did
   // first to a key decides: an allocation replaces a block, which leaked and is kept; a release
   // ends it).
-  // `expected`: about how many keys keep_released will note (a guess, for the first size).
-  explicit LiveTable(bool keep_released = false, std::size_t expected = 0)
-      : keep_released_(keep_released), released_(seed_, keep_released ? expected : 0) {}
+  explicit LiveTable(bool keep_released = false)
+      : keep_released_(keep_released), released_(seed_, 0) {}
+
+  // With keep_released: room for about `expected` released keys (a guess, for the first size).
+  // Called on the thread that fills the table: the table's pages (megabytes) are cleared there,
+  // not on the thread that started it.
+  void expect_released(std::size_t expected) { released_ = PackedKeySet(seed_, expected); }
 
   // The hash of a resource as the tables compute it: the parsing thread hashes each event's
   // key, so that the table's thread, the busier one, only looks it up.
@@ -286,6 +290,7 @@ class Scanner {
   }
   std::uint32_t new_slot(const Event& event);
   void add_survivors(std::vector<LeaksScanPiece>& calls, std::uint64_t base) const;
+  static void sort_calls(std::vector<LeaksScanPiece>& calls);
   LeaksScan result();
 
   MappedFile& mapped_;
@@ -300,6 +305,10 @@ class Scanner {
   std::uint8_t pointer_size_ = 8;
   std::vector<LeaksScanPiece> pieces_;
   std::vector<LeaksScanPiece> routing_calls_;
+  // On the second half's scanner, once scanned: its routing calls and survivors (sort_calls()),
+  // their call indices counted from its start; and whether its first call was kept for routing.
+  std::vector<LeaksScanPiece> calls_kept_;
+  bool first_kept_for_routing_ = false;
 
   std::uint64_t calls_ = 0;
   std::uint32_t pid_ = 0;  // of the last PINF, as the reader gives it to calls
@@ -369,10 +378,10 @@ Scanner::Scanner(const Scanner& first, std::uint64_t start, const std::atomic<bo
       split_(first.split_),
       pointer_size_(first.pointer_size_),
       previous_call_pid_(0),  // its calls' pid until a PINF, which ends the split
-      // Keys released: about one per kBytesPerRelease bytes of the half (a guess: fewer cost
-      // 16 bytes of table each, more a growth or two).
-      live_(true, static_cast<std::size_t>((first.size_ - start) / kBytesPerRelease)),
-      stop_(&stop) {}
+      live_(true),
+      stop_(&stop) {
+  second_start_ = start;  // on the second half's scanner: where it starts
+}
 
 // What applying a batch threw on the worker (out of memory for the live table), or what the
 // second half's thread threw, is thrown here, as if the scan ran on one thread: the tool reports
@@ -522,12 +531,24 @@ bool Scanner::plausible_packets(std::uint64_t at) const {
 
 // On the second half's thread: its packets to the end of the file, its batches applied here.
 bool Scanner::scan_second_half() {
+  // Keys released: about one per kBytesPerRelease bytes of the half (a guess: fewer cost
+  // 16 bytes of table each, more a growth or two).
+  live_.expect_released(static_cast<std::size_t>((size_ - second_start_) / kBytesPerRelease));
   worker_.emplace([this](std::vector<Event>& e) { apply_events(e); }, false);
   batch_ = kInlineBatch;
   const bool scanned =
       scan_packets(size_) == Walk::Done && close_group() && worker_->hand_over(events_);
   if (!worker_->finish()) {
     std::rethrow_exception(worker_->error());
+  }
+  if (scanned) {
+    // Its calls for the second pass, ready while the first half may still be scanning: they
+    // are final (the first half changes nothing in the second half's table).
+    first_kept_for_routing_ =
+        !routing_calls_.empty() && routing_calls_.front().offset == second_start_;
+    calls_kept_ = std::move(routing_calls_);
+    add_survivors(calls_kept_, 0);
+    sort_calls(calls_kept_);
   }
   return scanned;
 }
@@ -551,9 +572,7 @@ Scanner::Join Scanner::join_second_half() {
     return Join::GiveUp;
   }
   const std::uint32_t pid = pid_ != 0 ? pid_ : first_pid_.value_or(0);
-  const bool kept_first =
-      !second.routing_calls_.empty() && second.routing_calls_.front().offset == second_start_;
-  if ((after_process_info_ || previous_call_pid_ != pid) && !kept_first) {
+  if ((after_process_info_ || previous_call_pid_ != pid) && !second.first_kept_for_routing_) {
     Group first{.offset = second_start_,
                 .call_length = second.first_call_length_,
                 .end = second_start_ + second.first_call_length_,
@@ -906,32 +925,48 @@ void Scanner::add_survivors(std::vector<LeaksScanPiece>& calls, std::uint64_t ba
   }
 }
 
-// The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the routing
-// calls that are not survivors, in file order.
-LeaksScan Scanner::result() {
-  LeaksScan scan{.file_size = offset_, .pieces = {}, .second_half = joined_ ? second_start_ : 0};
-  scan.pieces = std::move(pieces_);
-  std::vector<LeaksScanPiece> calls = std::move(routing_calls_);
-  add_survivors(calls, 0);
-  if (joined_) {
-    const Scanner& second = *second_->scanner;
-    scan.pieces.insert(scan.pieces.end(), second.pieces_.begin(), second.pieces_.end());
-    for (LeaksScanPiece piece : second.routing_calls_) {
-      piece.call_index += second_base_;
-      calls.push_back(piece);
-    }
-    second.add_survivors(calls, second_base_);
-  }
-  // A survivor that is also a routing call is delivered whole, once.
-  // (Iterator algorithms: clang 14, which builds the fuzzers, rejects libstdc++ 12's ranges here.)
-  std::sort(calls.begin(), calls.end(), [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
-    return a.offset != b.offset ? a.offset < b.offset : !a.routing_only && b.routing_only;
-  });
+// A survivor before a routing call at the same offset (then the same call): it is kept.
+bool by_offset(const LeaksScanPiece& a, const LeaksScanPiece& b) {
+  return a.offset != b.offset ? a.offset < b.offset : !a.routing_only && b.routing_only;
+}
+
+// Drops the second of two pieces at the same offset: a survivor that is also a routing call is
+// delivered whole, once. (Iterator algorithms: clang 14, which builds the fuzzers, rejects
+// libstdc++ 12's ranges here.)
+void drop_repeated(std::vector<LeaksScanPiece>& calls) {
   calls.erase(std::unique(calls.begin(), calls.end(),
                           [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
                             return a.offset == b.offset;
                           }),
               calls.end());
+}
+
+// Routing calls and survivors in file order, each call once.
+void Scanner::sort_calls(std::vector<LeaksScanPiece>& calls) {
+  std::sort(calls.begin(), calls.end(), by_offset);
+  drop_repeated(calls);
+}
+
+// The packets kept, the surviving allocations (whole, with their ARGS and BTRC) and the routing
+// calls that are not survivors, in file order. The second half's calls were sorted on its thread.
+LeaksScan Scanner::result() {
+  LeaksScan scan{.file_size = offset_, .pieces = {}, .second_half = joined_ ? second_start_ : 0};
+  scan.pieces = std::move(pieces_);
+  std::vector<LeaksScanPiece> calls = std::move(routing_calls_);
+  add_survivors(calls, 0);
+  std::sort(calls.begin(), calls.end(), by_offset);
+  if (joined_) {
+    Scanner& second = *second_->scanner;
+    scan.pieces.insert(scan.pieces.end(), second.pieces_.begin(), second.pieces_.end());
+    for (LeaksScanPiece& piece : second.calls_kept_) {
+      piece.call_index += second_base_;
+    }
+    // Only the second half's first call can be in both (a routing call the join added).
+    const auto middle = static_cast<std::ptrdiff_t>(calls.size());
+    calls.insert(calls.end(), second.calls_kept_.begin(), second.calls_kept_.end());
+    std::inplace_merge(calls.begin(), calls.begin() + middle, calls.end(), by_offset);
+  }
+  drop_repeated(calls);
   std::vector<LeaksScanPiece> merged;
   merged.reserve(scan.pieces.size() + calls.size());
   std::merge(scan.pieces.begin(), scan.pieces.end(), calls.begin(), calls.end(),
