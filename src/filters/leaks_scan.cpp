@@ -46,10 +46,11 @@ constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
 }
 
-// Whether the load average leaves one of `cpus` free besides this process's own.
-bool cpu_free(int cpus) {
+// Whether the load average (1 minute) is at most one runnable task more than `cpus`
+// (bench/RESULTS.md, lc-tail: on 2 CPUs the split won at loads 1.9-3.1, lost at 3.6-4.6).
+bool not_overloaded(int cpus) {
   double load = 0;
-  return ::getloadavg(&load, 1) == 1 && load + 1 <= cpus;
+  return ::getloadavg(&load, 1) == 1 && load <= cpus + 1;
 }
 
 // How many CPUs this process may run on (its affinity mask): with one, two halves would only
@@ -446,12 +447,12 @@ bool Scanner::vouch(std::uint64_t end) {
 bool Scanner::start_second_half() {
   const int cpus = usable_cpus();
   if (size_ < split_.min_file_size || cpus < split_.min_cpus ||
-      (split_.need_free_cpu && !cpu_free(cpus)) || !prefix_allows_split() ||
+      (split_.gate_on_load && !not_overloaded(cpus)) || !prefix_allows_split() ||
       mapped_.readable(0, size_) < size_) {
     return false;
   }
   const std::uint64_t start =
-      find_second_half(std::max(offset_, split_.search_from.value_or(size_ / 2 + size_ / 40)));
+      find_second_half(std::max(offset_, split_.search_from.value_or(size_ / 2 + size_ / 30)));
   if (start == size_) {
     return false;
   }
@@ -925,10 +926,11 @@ void Scanner::add_survivors(std::vector<LeaksScanPiece>& calls, std::uint64_t ba
   }
 }
 
-// A survivor before a routing call at the same offset (then the same call): it is kept.
-bool by_offset(const LeaksScanPiece& a, const LeaksScanPiece& b) {
+// A survivor before a routing call at the same offset (then the same call): it is kept. (A
+// lambda, not a function: the sorts inline it.)
+constexpr auto by_offset = [](const LeaksScanPiece& a, const LeaksScanPiece& b) {
   return a.offset != b.offset ? a.offset < b.offset : !a.routing_only && b.routing_only;
-}
+};
 
 // Drops the second of two pieces at the same offset: a survivor that is also a routing call is
 // delivered whole, once. (Iterator algorithms: clang 14, which builds the fuzzers, rejects

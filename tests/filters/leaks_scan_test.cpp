@@ -214,7 +214,7 @@ const LeaksScanSplit kOneThread{.min_file_size = std::uint64_t{1} << 62, .search
 // Two halves whatever the file's size, the CPUs and the load, the second from a CALL packet at or
 // after `from` (the middle when not set).
 LeaksScanSplit cut_from(std::optional<std::uint64_t> from) {
-  return {.min_file_size = 0, .search_from = from, .min_cpus = 0, .need_free_cpu = false};
+  return {.min_file_size = 0, .search_from = from, .min_cpus = 0, .gate_on_load = false};
 }
 
 // Whether two scans kept the same pieces (the second pass reads nothing else).
@@ -456,8 +456,8 @@ TEST(LeaksScanSplit, GeneratedTracesCutAnywhereKeepTheGeneralPathsLeaks) {
   // The default: a little past the middle.
   const std::optional<LeaksScan> middle = scan_file(trace, cut_from(std::nullopt));
   EXPECT_TRUE(same_pieces(middle, expected));
-  EXPECT_GE(middle->second_half, size / 2 + size / 40);
-  EXPECT_LT(middle->second_half, size / 2 + size / 40 + 4096);
+  EXPECT_GE(middle->second_half, size / 2 + size / 30);
+  EXPECT_LT(middle->second_half, size / 2 + size / 30 + 4096);
   // More to keep than allowed: given up with or without a cut (the limit counts both halves).
   std::uint64_t kept = 0;
   for (const LeaksScanPiece& piece : expected->pieces) {
