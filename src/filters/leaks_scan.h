@@ -62,10 +62,10 @@ struct LeaksScanSplit {
   std::optional<std::uint64_t> search_from;
   // Fewer CPUs in the process's affinity mask: one pass (two halves would take turns on one).
   int min_cpus = 2;
-  // One pass when the load average (1 minute) is more than one task above the CPUs: the two
-  // halves cost ~6 % more CPU than one pass (each thread's parsing evicts its own table from
-  // the cache, the second half notes the keys it releases), and on a machine that busy they
-  // were measured slower than one pass; below that they were faster.
+  // One pass when the load average (1 minute) is two or more above the CPUs: the two halves
+  // cost ~6 % more instructions than one pass (each thread's parsing evicts its own table from
+  // the cache, the second half notes the keys it releases); on a machine that busy they were
+  // measured slower than one pass, below it faster.
   bool gate_on_load = true;
 };
 
