@@ -27,7 +27,13 @@ namespace rtrace {
 template <typename Batch>
 class BatchWorker {
  public:
-  explicit BatchWorker(std::function<void(Batch&)> apply) : apply_(std::move(apply)) {
+  // Without `own_thread`, every batch is applied on the caller's thread by hand_over() (the
+  // leaks scan when each of its two threads applies its own half's batches).
+  explicit BatchWorker(std::function<void(Batch&)> apply, bool own_thread = true)
+      : apply_(std::move(apply)) {
+    if (!own_thread) {
+      return;
+    }
     try {
       thread_.emplace([this] { run(); });
     } catch (const std::system_error&) {

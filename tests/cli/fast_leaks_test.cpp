@@ -156,13 +156,7 @@ std::string mixed_trace() {
     const Frame frames[] = {{.address = 0x401000}, {.address = 0x402000}};
     const Argument arguments[] = {{.name = "path", .value = "/tmp/x"}};
     const auto call = [&](CallKind kind, std::uint32_t type, Address id, bool with_args) {
-      CallRecord r;
-      r.call.index = ++index;
-      r.call.kind = kind;
-      r.call.resource_type = type;
-      r.call.resource_id = id;
-      r.call.size = id & 0xFF;
-      r.function = kind == CallKind::Alloc ? "malloc" : kind == CallKind::Free ? "free" : "other";
+      CallRecord r = test::resource_call(++index, kind, type, id);
       r.frames = frames;
       if (with_args) {
         r.arguments = arguments;
@@ -233,6 +227,73 @@ TEST(FastLeaks, LateMapsAndSeveralProcessesGiveTheGeneralPathsOutput) {
               test::read_file(entry.path()));
   }
   EXPECT_EQ(files, 3);  // the calls before any process, 100 and 200
+}
+
+// An id allocated again while its block is alive: the leaks stage keeps the earlier block (it
+// leaked) as well as the later one; a release of an id never allocated ends nothing.
+TEST(FastLeaks, AnIdAllocatedTwiceKeepsBothBlocks) {
+  const ScratchDir dir;
+  const auto trace = dir / "twice.raw";
+  test::write_file(trace, test::write_bytes([](TraceSink& w) {
+                     TraceHeader header;
+                     header.arch = "x86_64";
+                     w.header(header);
+                     std::uint64_t index = 0;
+                     for (const Address id : {0x10, 0x20, 0x10, 0x10}) {
+                       CallRecord r;
+                       r.call.index = ++index;
+                       r.call.kind = CallKind::Alloc;
+                       r.call.resource_id = id;
+                       r.call.size = 8;
+                       r.function = "malloc";
+                       w.call(r);
+                     }
+                     CallRecord release;
+                     release.call.index = ++index;
+                     release.call.kind = CallKind::Free;
+                     release.call.resource_id = 0x30;
+                     release.function = "free";
+                     w.call(release);
+                     w.finish();
+                   }));
+  ASSERT_TRUE(takes_fast_path(trace));
+  const auto r = run_command(bin("rtrace") + " process -l -i " + quote(trace));
+  for (const char* call :
+       {"\n1. malloc(8) = 0x10\n", "\n3. malloc(8) = 0x10\n", "\n4. malloc(8) = 0x10\n"}) {
+    EXPECT_NE(r.out.find(call), std::string::npos) << call << r.out;
+  }
+  for (const std::string& options : kLeakOptions) {
+    expect_same(options + " -i " + quote(trace));
+  }
+}
+
+// A file large enough to be scanned in two halves side by side (leaks_scan.h), whole, damaged in
+// either half and cut short.
+TEST(FastLeaks, FilesScannedInTwoHalvesGiveTheGeneralPathsOutput) {
+  const ScratchDir dir;
+  const auto trace = generate(dir, "big", "--calls 120000 --depth 10 --stacks 300 --seed 11");
+  const std::string bytes = test::read_file(trace);
+  ASSERT_GT(bytes.size(), LeaksScanSplit{}.min_file_size);
+  ASSERT_TRUE(takes_fast_path(trace));
+  for (const char* options : {"-l", "-lc", "-lc -s size", "-l --to binary"}) {
+    expect_same(std::string(options) + " -i " + quote(trace));
+  }
+  const auto damaged = dir / "damaged";
+  for (const std::size_t at : {bytes.size() / 4 + 1, bytes.size() * 3 / 4 + 3}) {
+    std::string corrupt = bytes;
+    corrupt.replace(at, 4, "\xFF\xFF\xFF\x7F");
+    test::write_file(damaged, corrupt);
+    expect_same("-lc -i " + quote(damaged));
+  }
+  test::write_file(damaged, bytes.substr(0, bytes.size() * 3 / 4));
+  expect_same("-lc -i " + quote(damaged));
+  // On one CPU: one scan (the same output).
+  const auto one_cpu =
+      run_command("taskset -c 0 " + bin("rtrace") + " process -lc -i " + quote(trace));
+  const auto general =
+      run_command("RTRACE_NO_FAST_PATH=1 " + bin("rtrace") + " process -lc -i " + quote(trace));
+  EXPECT_EQ(one_cpu.status, 0) << one_cpu.err;
+  EXPECT_TRUE(one_cpu.out == general.out);
 }
 
 TEST(FastLeaks, DamagedInputGivesTheSameErrorAndPartialResult) {

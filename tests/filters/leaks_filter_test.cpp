@@ -154,5 +154,28 @@ TEST(LeaksFilter, ManyLiveBlocksSurviveTableGrowthInIndexOrder) {
   EXPECT_EQ(kept.back(), "leaks type=1 memory (memory allocation in bytes) blocks=2500 bytes=2500");
 }
 
+// A slot freed early is taken by a later allocation: the survivors are still emitted in call
+// order (the stage sorts them only when the slots are out of call order).
+TEST(LeaksFilter, SurvivorsInReusedSlotsComeInCallOrder) {
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 1, {0xa})
+      .alloc(2, 0x20, 2, {0xb})
+      .alloc(3, 0x30, 3, {0xc})
+      .release(4, 0x10)
+      .release(5, 0x20)
+      .alloc(6, 0x40, 4, {0xd})   // the slot of #2
+      .alloc(7, 0x50, 5, {0xe});  // the slot of #1
+  RecordingSink out;
+  LeaksFilter leaks(out);
+  trace.push(leaks);
+  EXPECT_EQ(calls_and_summaries(out),
+            (std::vector<std::string>{
+                "call #3 malloc kind=2 type=1 ctx=0x0 ts=0 size=3 id=0x30 bt=[0xc]",
+                "call #6 malloc kind=2 type=1 ctx=0x0 ts=0 size=4 id=0x40 bt=[0xd]",
+                "call #7 malloc kind=2 type=1 ctx=0x0 ts=0 size=5 id=0x50 bt=[0xe]",
+                "leaks type=1 memory (memory allocation in bytes) blocks=3 bytes=12",
+            }));
+}
+
 }  // namespace
 }  // namespace rtrace

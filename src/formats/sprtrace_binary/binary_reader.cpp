@@ -52,27 +52,6 @@ constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 enum class Step : std::uint8_t { Done, Incomplete, Stop };
 
-bool is_known_type(std::uint32_t type) {
-  switch (static_cast<PacketType>(type)) {
-    case PacketType::ProcessInfo:
-    case PacketType::ModuleInfo:
-    case PacketType::MemoryMap:
-    case PacketType::ContextRegistry:
-    case PacketType::FunctionCall:
-    case PacketType::Backtrace:
-    case PacketType::FunctionArgs:
-    case PacketType::NewLibrary:
-    case PacketType::HeapInfo:
-    case PacketType::OutputSettings:
-    case PacketType::ResourceRegistry:
-    case PacketType::FileAttachment:
-    case PacketType::CommandLine:
-    case PacketType::TraceEnd:
-      return true;
-  }
-  return false;
-}
-
 // "0x4c4c4143 (CALL)" when the value spells letters, for messages.
 std::string describe_type(std::uint32_t type) {
   std::string letters;
@@ -430,18 +409,18 @@ Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_
 // big-endian trace holds the bytes "LLAC". A big-endian writer that spelled the bytes "CALL"
 // instead is understood too.
 std::uint32_t BinaryReader::canonical_type(std::uint32_t type) const {
-  if (!handshake_.big_endian || is_known_type(type)) {
+  if (!handshake_.big_endian || sprtrace::is_known_packet_type(type)) {
     return type;
   }
   const std::uint32_t swapped = __builtin_bswap32(type);
-  return is_known_type(swapped) ? swapped : type;
+  return sprtrace::is_known_packet_type(swapped) ? swapped : type;
 }
 
 // No packet type begins with the handshake byte; before 2.0 the size comes first and may, so
 // there the type decides.
 bool BinaryReader::is_second_handshake(std::span<const std::uint8_t> bytes) const {
-  return type_first_ ||
-         !is_known_type(canonical_type(sprtrace::load_u32(bytes.data() + 4, layout_.swap)));
+  return type_first_ || !sprtrace::is_known_packet_type(
+                            canonical_type(sprtrace::load_u32(bytes.data() + 4, layout_.swap)));
 }
 
 void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {

@@ -52,6 +52,28 @@ enum class PacketType : std::uint32_t {
   TraceEnd = packet_type("REND"),
 };
 
+// Whether `type` is one of the packet types above.
+constexpr bool is_known_packet_type(std::uint32_t type) {
+  switch (static_cast<PacketType>(type)) {
+    case PacketType::ProcessInfo:
+    case PacketType::ModuleInfo:
+    case PacketType::MemoryMap:
+    case PacketType::ContextRegistry:
+    case PacketType::FunctionCall:
+    case PacketType::Backtrace:
+    case PacketType::FunctionArgs:
+    case PacketType::NewLibrary:
+    case PacketType::HeapInfo:
+    case PacketType::OutputSettings:
+    case PacketType::ResourceRegistry:
+    case PacketType::FileAttachment:
+    case PacketType::CommandLine:
+    case PacketType::TraceEnd:
+      return true;
+  }
+  return false;
+}
+
 // RCMD, right after PINF: [pid:4][flags:4][argc:4] then argc strings, the process's argv.
 inline constexpr std::uint32_t kCommandLineCut = 0x1;  // flags: later arguments left out
 // REND, the last packet: [pid:4][reason:4][signal:4][seconds:4][microseconds:4]

@@ -61,6 +61,20 @@ std::string write_bytes(Feed feed) {
   return read_file(path);
 }
 
+// A call of `kind` on the resource `id` of `type` (its size the id's low byte), named malloc,
+// free or other after its kind; without arguments and backtrace.
+inline CallRecord resource_call(std::uint64_t index, CallKind kind, std::uint32_t type,
+                                Address id) {
+  CallRecord r;
+  r.call.index = index;
+  r.call.kind = kind;
+  r.call.resource_type = type;
+  r.call.resource_id = id;
+  r.call.size = id & 0xFF;
+  r.function = kind == CallKind::Alloc ? "malloc" : kind == CallKind::Free ? "free" : "other";
+  return r;
+}
+
 inline std::string read_fixture(const std::string& name) {
   return read_file(fixture("sp-rtrace/" + name));
 }
