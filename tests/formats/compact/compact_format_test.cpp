@@ -21,6 +21,14 @@ namespace {
 using compact::Tag;
 using B = CompactBuilder;
 
+// A CALL's flags (docs/format.md), written out as the format gives them.
+constexpr std::uint8_t kAlloc = 0x02;
+constexpr std::uint8_t kFree = 0x01;
+constexpr std::uint8_t kArguments = 0x08;
+constexpr std::uint8_t kReference = 0x10;
+constexpr std::uint8_t kTimestamp = 0x20;
+constexpr std::uint8_t kTypeContext = 0x40;
+
 std::vector<std::filesystem::path> binary_fixtures() {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(fixture("sp-rtrace"))) {
@@ -409,12 +417,6 @@ void expect_cut_inside(const std::string& bytes, std::size_t record, std::size_t
 }
 
 TEST(CompactFormat, Version3BareCalls) {
-  constexpr std::uint8_t kAlloc = 0x02;
-  constexpr std::uint8_t kFree = 0x01;
-  constexpr std::uint8_t kTypeContext = 0x40;
-  constexpr std::uint8_t kTimestamp = 0x20;
-  constexpr std::uint8_t kReference = 0x10;
-  constexpr std::uint8_t kArguments = 0x08;
   B trace(3);
   trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
   trace
@@ -521,11 +523,6 @@ std::string thread_record(std::uint64_t slot, std::optional<std::uint64_t> tid) 
 // thread 101 (slot 1) mallocs 0x1000 and 0x1100, thread 202 (slot 2) 0x9000, then each frees its
 // own latest by reference 1 and its first by a delta from its own base.
 B two_threads() {
-  constexpr std::uint8_t kAlloc = 0x02;
-  constexpr std::uint8_t kFree = 0x01;
-  constexpr std::uint8_t kTypeContext = 0x40;
-  constexpr std::uint8_t kTimestamp = 0x20;
-  constexpr std::uint8_t kReference = 0x10;
   constexpr std::uint8_t kSwitch = compact::kThreadSwitchKind;
   B trace(4);
   trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
@@ -665,12 +662,6 @@ TEST(CompactFormat, Version4ThreadRecordDamage) {
 // id and thread, size 0, no arguments, and no backtrace (5) or the allocation's (6); both count
 // for references: a later allocation refers to the release, a later release to the allocation.
 TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
-  constexpr std::uint8_t kAlloc = 0x02;
-  constexpr std::uint8_t kFree = 0x01;
-  constexpr std::uint8_t kTypeContext = 0x40;
-  constexpr std::uint8_t kTimestamp = 0x20;
-  constexpr std::uint8_t kReference = 0x10;
-  constexpr std::uint8_t kArguments = 0x08;
   const auto transient_trace = [&](std::uint8_t major) {
     B trace(major);
     trace.trace()
@@ -732,7 +723,6 @@ TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
 // (1: the latest), another as its id + kRecentStacks; each slot keeps its own, and a RESET of the
 // stacks empties them all. A place the slot has no stack for is an error at the call's offset.
 TEST(CompactFormat, Version4StacksByTheirPlaceAmongTheThreadsRecentOnes) {
-  constexpr std::uint8_t kAlloc = 0x02;
   const auto stack_record = [](std::uint64_t frame) {
     return B::varint(1) + B::varint(compact::zigzag(static_cast<std::int64_t>(frame)));
   };
