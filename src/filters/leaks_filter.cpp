@@ -100,19 +100,16 @@ void LeaksFilter::emit_survivors() {
   // slot was (as on the fast leaks path, cli/fast_leaks.h, which delivers no releases), they
   // already are, and the sort (a fifth of this stage's work there) is skipped.
   std::vector<std::uint32_t> survivors;
-  bool in_order = true;
-  std::uint64_t previous = 0;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
     if (occupied_[slot]) {
-      const std::uint64_t index = slots_[slot].call.index;
-      in_order = in_order && (survivors.empty() || previous < index);
-      previous = index;
       survivors.push_back(slot);
     }
   }
-  if (!in_order) {
-    std::ranges::sort(survivors, {},
-                      [this](std::uint32_t slot) { return slots_[slot].call.index; });
+  const auto by_call = [this](std::uint32_t a, std::uint32_t b) {
+    return slots_[a].call.index < slots_[b].call.index;
+  };
+  if (!std::is_sorted(survivors.begin(), survivors.end(), by_call)) {
+    std::sort(survivors.begin(), survivors.end(), by_call);
   }
 
   std::vector<CallRecord> records;
