@@ -5,6 +5,7 @@ set -euo pipefail
 build=${1:-build}
 here=$(dirname "$0")
 "$here/process.sh" "$build"
+"$here/lc-recorded.sh" "$build"
 for script in "$here"/run-tracer.sh "$here"/run-memtransfer.sh "$here"/callgrind-memtransfer.sh \
               "$here"/resolve/run.sh \
               "$here"/html-report.sh; do
