@@ -49,6 +49,11 @@ bool skip_varint(std::span<const std::uint8_t> bytes, std::size_t& pos, std::uin
   }
 }
 
+// A bare CALL without arguments is at most its flags byte and seven varints (function, resource,
+// size, stack, type, context, timestamp): one that starts this far from the end of the bytes at
+// hand is decoded straight away, without sizing it first.
+constexpr std::size_t kMaxBareCallWithoutArguments = 1 + 7 * compact::kMaxVarint;
+
 // How long the bare CALL (version 3) at the front of `bytes` is, from its flags and the lengths
 // of its fields, before anything of it is decoded (decoding moves the delta bases): Done with
 // `size`, or Incomplete with at least how many bytes it needs.
@@ -177,7 +182,7 @@ class CompactReader {
 
   // Function names and stacks by id - 1, at most kMaxHeldFunctions and kMaxHeldFrames.
   std::vector<std::string> functions_;
-  std::vector<Address> stack_frames_;
+  std::vector<Frame> stack_frames_;  // a call's frames are a span of these
   struct StackSpan {
     std::size_t first;
     std::size_t count;
@@ -185,7 +190,6 @@ class CompactReader {
   std::vector<StackSpan> stacks_;
 
   std::vector<Argument> arguments_;
-  std::vector<Frame> frames_;  // the current call's
   std::vector<std::uint8_t> unknown_tags_;
 };
 
@@ -268,6 +272,13 @@ Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64
     if (major_ >= compact::kFirstThreadMajor &&
         (bytes[0] & compact::kCallKindMask) == compact::kThreadSwitchKind) {
       return read_thread_switch(bytes, offset, size);
+    }
+    if ((bytes[0] & compact::kCallHasArguments) == 0 &&
+        bytes.size() >= kMaxBareCallWithoutArguments) {
+      RecordCursor record(bytes.subspan(0, kMaxBareCallWithoutArguments), offset);
+      read_call(record, true);
+      size = kMaxBareCallWithoutArguments - record.remaining();
+      return Step::Done;
     }
     if (bare_call_size(bytes, offset, size) == Step::Incomplete) {
       return Step::Incomplete;
@@ -470,7 +481,7 @@ void CompactReader::read_stack(RecordCursor& record) {
   const std::size_t first = stack_frames_.size();
   for (std::uint64_t i = 0; i < count; ++i) {
     previous_frame_ = compact::undelta(record.varint("a frame"), previous_frame_);
-    stack_frames_.push_back(previous_frame_);
+    stack_frames_.push_back(Frame{.address = previous_frame_});
   }
   stacks_.push_back({first, static_cast<std::size_t>(count)});
 }
@@ -507,14 +518,10 @@ void CompactReader::read_call(RecordCursor& record, bool bare) {
   if (stack > stacks_.size()) {
     record.fail(fmt::format("undefined stack id {}", stack));
   }
-  frames_.clear();
   if (stack > 0) {
     const StackSpan& span = stacks_[stack - 1];
-    for (std::size_t i = 0; i < span.count; ++i) {
-      frames_.push_back(Frame{.address = stack_frames_[span.first + i]});
-    }
+    call.frames = std::span<const Frame>(stack_frames_).subspan(span.first, span.count);
   }
-  call.frames = frames_;
   arguments_.clear();
   if ((flags & compact::kCallHasArguments) != 0) {
     const std::uint64_t count = record.varint("the argument count");

@@ -32,19 +32,12 @@ class RecordCursor {
     return *pos_++;
   }
 
+  // Most fields of a call are one byte: that case stays inline, the rest is out of the way.
   std::uint64_t varint(const char* what) {
-    std::uint64_t value = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      need(1, what);
-      const std::uint8_t b = *pos_++;
-      if (shift == 63 && b > 1) {
-        fail(std::string("malformed number in ") + what);
-      }
-      value |= std::uint64_t{b & 0x7Fu} << shift;
-      if ((b & 0x80) == 0) {
-        return value;
-      }
+    if (pos_ != end_ && *pos_ < 0x80) {
+      return *pos_++;
     }
+    return long_varint(what);
   }
 
   std::uint32_t u32(const char* what) {
@@ -70,6 +63,21 @@ class RecordCursor {
   }
 
  private:
+  [[gnu::noinline]] std::uint64_t long_varint(const char* what) {
+    std::uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      need(1, what);
+      const std::uint8_t b = *pos_++;
+      if (shift == 63 && b > 1) {
+        fail(std::string("malformed number in ") + what);
+      }
+      value |= std::uint64_t{b & 0x7Fu} << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+  }
+
   void need(std::size_t n, const char* what) const {
     if (remaining() < n) {
       fail(std::string("record too short for ") + what);

@@ -1,6 +1,7 @@
 // The compact recording format: what it keeps of real sp-rtrace traces (everything the binary
 // protocol holds), how it deduplicates, and what damaged input gives: exact messages, and every
 // record before the damage.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -471,6 +472,60 @@ TEST(CompactFormat, Version3BareCalls) {
   EXPECT_EQ(old_read->warnings,
             "trace:" + std::to_string(skipped) + ": warning: unknown record tag 0x82 skipped\n");
   EXPECT_EQ(old_read->sink.call_count(), 0U);
+}
+
+// The reader decodes a bare call without arguments straight away when the bytes at hand surely
+// hold it, and sizes it first otherwise (near the end of what it has read). Both give the same
+// calls wherever the input's pieces end; damage in either stops at the call's offset.
+TEST(CompactFormat, BareCallsReadTheSameWhereverTheInputBreaks) {
+  B trace(3);
+  trace.trace().record(Tag::Function, B::str("malloc")).record(Tag::Function, B::str("free"));
+  std::vector<std::string> expected;
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    // Long fields too: a large timestamp step and resource id, sizes of several bytes.
+    const std::uint64_t id = 0x7f0000001000 + (i << 32);
+    trace.bare_call(kAlloc | kTimestamp | (i == 0 ? kTypeContext : 0),
+                    B::varint(1) + (i == 0 ? B::varint(1) + B::varint(0) : std::string()) +
+                        B::varint(compact::zigzag(1'000'000'007)) +
+                        B::varint(compact::zigzag(i == 0 ? static_cast<std::int64_t>(id)
+                                                         : std::int64_t{1} << 32)) +
+                        B::varint(i << 20) + B::varint(0));
+    trace.bare_call(kFree | kReference, B::varint(2) + B::varint(1) + B::varint(0) + B::varint(0));
+    expected.push_back(fmt::format("call #{} malloc kind=2 type=1 ctx=0x0 ts={} size={} id={:#x}",
+                                   2 * i + 1, (i + 1) * 1'000'000'007, i << 20, id));
+    expected.push_back(fmt::format("call #{} free kind=1 type=1 ctx=0x0 ts={} size=0 id={:#x}",
+                                   2 * i + 2, (i + 1) * 1'000'000'007, id));
+  }
+  trace.end();
+  for (const std::size_t piece :
+       {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{97}, std::size_t{1} << 20}) {
+    const auto read = read_any(trace.bytes(), piece);
+    ASSERT_EQ(read->error, "") << piece;
+    EXPECT_EQ(read->warnings, "") << piece;
+    EXPECT_EQ(call_lines(read->sink.lines()), expected) << piece;
+  }
+
+  // An endless number in the first of many calls (decoded straight), and in the last (sized).
+  B damaged(3);
+  damaged.trace().record(Tag::Function, B::str("malloc"));
+  const std::size_t first = damaged.size();
+  const std::string endless(11, '\xff');
+  damaged.bare_call(kAlloc, B::varint(1) + endless + B::varint(0) + B::varint(0));
+  for (int i = 0; i < 20; ++i) {
+    damaged.bare_call(kAlloc, B::varint(1) + B::varint(0) + B::varint(16) + B::varint(0));
+  }
+  const auto read = read_any(damaged.bytes());
+  EXPECT_EQ(read->error,
+            "trace:" + std::to_string(first) + ": malformed number in the resource id");
+  EXPECT_EQ(read->sink.call_count(), 0U);
+  B late(3);
+  late.trace().record(Tag::Function, B::str("malloc"));
+  late.bare_call(kAlloc, B::varint(1) + B::varint(0) + B::varint(16) + B::varint(0));
+  const std::size_t last = late.size();
+  late.bare_call(kAlloc, B::varint(1) + endless + B::varint(0) + B::varint(0));
+  const auto late_read = read_any(late.bytes());
+  EXPECT_EQ(late_read->error, "trace:" + std::to_string(last) + ": malformed number in a call");
+  EXPECT_EQ(late_read->sink.call_count(), 1U);
 }
 
 // What rtrace's writer makes of a real trace: version 4 (bare calls; no THREAD record, the
