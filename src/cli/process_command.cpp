@@ -51,17 +51,25 @@ ExportInfo output_export(const ProcessOptions& o) {
 // TEXT OUTPUT.
 std::vector<Mapping> late_maps_of(const std::string& path, const InputStream& main_input) {
   // A mapped file is read again through the same mapping; another regular file is opened again.
-  std::unique_ptr<InputStream> input = main_input.read_again();
-  struct stat st {};
-  if (!input && !path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0 &&
-      S_ISREG(st.st_mode)) {
-    input = open_input(path);
-  }
+  const auto read_again = [&]() -> std::unique_ptr<InputStream> {
+    std::unique_ptr<InputStream> again = main_input.read_again();
+    struct stat st {};
+    if (!again && !path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+      again = open_input(path);
+    }
+    return again;
+  };
+  std::unique_ptr<InputStream> input = read_again();
   if (!input) {
     return {};
   }
   const TraceFormatInfo* format = detect_format(input->peek(kDetectBytes));
   if (format != nullptr && format->name == "compact") {
+    // Most traces have none: a walk over the records' lengths says so without decoding them.
+    if (!compact_has_late_maps(*input) || !(input = read_again())) {
+      return {};
+    }
     return read_compact_late_maps(*input);
   }
   if (format == nullptr || format->name != "binary") {

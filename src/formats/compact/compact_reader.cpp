@@ -106,11 +106,16 @@ class CompactReader {
       : input_(input), sink_(sink), diagnostics_(diagnostics) {}
 
   void run();
+  // Whether a MAPPING record follows a call anywhere in the input, walking only the records'
+  // lengths (no field decoded, nothing delivered, damage ends the walk).
+  bool any_mapping_after_a_call();
 
  private:
   bool read_file_header();
   // False when the input ended inside a record (warned about).
   bool read_records();
+  // One record at the front of `bytes` measured, not read (any_mapping_after_a_call).
+  Step frame_record(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
   Step read_record(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
   void dispatch(Tag tag, RecordCursor& record);
 
@@ -191,6 +196,11 @@ class CompactReader {
 
   std::vector<Argument> arguments_;
   std::vector<std::uint8_t> unknown_tags_;
+
+  // any_mapping_after_a_call's walk.
+  bool framing_only_ = false;
+  bool framed_call_ = false;
+  bool framed_late_mapping_ = false;
 };
 
 void CompactReader::run() {
@@ -235,6 +245,18 @@ bool CompactReader::read_file_header() {
   return true;
 }
 
+bool CompactReader::any_mapping_after_a_call() {
+  framing_only_ = true;
+  try {
+    if (read_file_header()) {
+      read_records();
+    }
+  } catch (const CorruptRecord&) {
+    // The walk ends at the damage; what it found before stands.
+  }
+  return framed_late_mapping_;
+}
+
 bool CompactReader::read_records() {
   std::size_t wanted = 2;
   for (;;) {
@@ -250,7 +272,13 @@ bool CompactReader::read_records() {
     std::size_t pos = 0;
     for (;;) {
       std::size_t size = 0;
-      if (read_record(bytes.subspan(pos), input_.offset() + pos, size) == Step::Incomplete) {
+      const Step step = framing_only_
+                            ? frame_record(bytes.subspan(pos), input_.offset() + pos, size)
+                            : read_record(bytes.subspan(pos), input_.offset() + pos, size);
+      if (framed_late_mapping_) {
+        return true;  // found what the walk looks for
+      }
+      if (step == Step::Incomplete) {
         wanted = size;
         break;
       }
@@ -258,6 +286,72 @@ bool CompactReader::read_records() {
     }
     input_.consume(pos);
   }
+}
+
+// The [tag][length varint] record at the front of `bytes` (at most 1 + kMaxVarint bytes of
+// header): Done with the header's length in `header` and the record's in `size`, or Incomplete
+// with at least how many bytes it needs in `size`.
+Step framed_record_size(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                        std::size_t& header, std::size_t& size) {
+  std::uint64_t length = 0;
+  header = 1;
+  for (unsigned shift = 0;; shift += 7, ++header) {
+    if (header >= bytes.size()) {
+      size = header + 1;
+      return Step::Incomplete;
+    }
+    const std::uint8_t b = bytes[header];
+    if (shift > 28) {
+      throw CorruptRecord{offset, "impossible record length"};
+    }
+    length |= std::uint64_t{b & 0x7Fu} << shift;
+    if ((b & 0x80) == 0) {
+      break;
+    }
+  }
+  ++header;
+  if (length > compact::kMaxPayload) {
+    throw CorruptRecord{offset, fmt::format("impossible record length {}", length)};
+  }
+  size = header + static_cast<std::size_t>(length);
+  return bytes.size() < size ? Step::Incomplete : Step::Done;
+}
+
+Step CompactReader::frame_record(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                                 std::size_t& size) {
+  if (major_ >= compact::kFirstBareMajor && !bytes.empty() &&
+      (bytes[0] & compact::kBareCall) != 0) {
+    if (major_ >= compact::kFirstThreadMajor &&
+        (bytes[0] & compact::kCallKindMask) == compact::kThreadSwitchKind) {
+      return read_thread_switch(bytes, offset, size);
+    }
+    framed_call_ = true;
+    if ((bytes[0] & compact::kCallHasArguments) != 0) {
+      return bare_call_size(bytes, offset, size);
+    }
+    // Its fields' last bytes counted, the numbers unchecked: the walk looks only for records,
+    // and damage it walks past is the full pass's to find.
+    std::size_t fields = (bytes[0] & compact::kCallHasTypeAndContext) != 0 ? 6 : 4;
+    fields += (bytes[0] & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+    std::size_t pos = 1;
+    for (; fields > 0; ++pos) {
+      if (pos == bytes.size()) {
+        size = pos + 1;
+        return Step::Incomplete;
+      }
+      fields -= (bytes[pos] & 0x80) == 0 ? 1 : 0;
+    }
+    size = pos;
+    return Step::Done;
+  }
+  std::size_t header = 0;
+  const Step step = framed_record_size(bytes, offset, header, size);
+  if (step == Step::Done) {
+    const auto tag = static_cast<Tag>(bytes[0]);
+    framed_call_ = framed_call_ || tag == Tag::Call;
+    framed_late_mapping_ = framed_call_ && tag == Tag::Mapping;
+  }
+  return step;
 }
 
 // One record at the front of `bytes`. Done: `size` is its length. Incomplete: `size` is how
@@ -287,32 +381,11 @@ Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64
     read_call(record, true);
     return Step::Done;
   }
-  // [tag][length varint]: at most 1 + kMaxVarint bytes.
-  std::uint64_t length = 0;
-  std::size_t header = 1;
-  for (unsigned shift = 0;; shift += 7, ++header) {
-    if (header >= bytes.size()) {
-      size = header + 1;
-      return Step::Incomplete;
-    }
-    const std::uint8_t b = bytes[header];
-    if (shift > 28) {
-      throw CorruptRecord{offset, "impossible record length"};
-    }
-    length |= std::uint64_t{b & 0x7Fu} << shift;
-    if ((b & 0x80) == 0) {
-      break;
-    }
-  }
-  ++header;
-  if (length > compact::kMaxPayload) {
-    throw CorruptRecord{offset, fmt::format("impossible record length {}", length)};
-  }
-  size = header + static_cast<std::size_t>(length);
-  if (bytes.size() < size) {
+  std::size_t header = 0;
+  if (framed_record_size(bytes, offset, header, size) == Step::Incomplete) {
     return Step::Incomplete;
   }
-  RecordCursor record(bytes.subspan(header, static_cast<std::size_t>(length)), offset);
+  RecordCursor record(bytes.subspan(header, size - header), offset);
   const auto tag = static_cast<Tag>(bytes[0]);
   if (!seen_trace_ && tag != Tag::Trace) {
     throw CorruptRecord{offset, "the first record is not a TRACE record"};
@@ -767,6 +840,14 @@ void CompactReader::skip_unknown(std::uint8_t tag, std::uint64_t offset) {
 
 void read_compact(InputStream& input, TraceSink& sink, Diagnostics& diagnostics) {
   CompactReader(input, sink, diagnostics).run();
+}
+
+bool compact_has_late_maps(InputStream& input) {
+  class Nowhere final : public TraceSink {
+    void finish() override {}
+  } nowhere;
+  CollectingDiagnostics quiet;
+  return CompactReader(input, nowhere, quiet).any_mapping_after_a_call();
 }
 
 std::vector<Mapping> read_compact_late_maps(InputStream& input) {

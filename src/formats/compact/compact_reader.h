@@ -1,4 +1,4 @@
-// Reader of the compact rtrace recording format (docs/format.md), version 1.x.
+// Reader of the compact rtrace recording format (docs/format.md), versions 1 to 4.
 #pragma once
 
 #include <vector>
@@ -19,5 +19,10 @@ void read_compact(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
 // prints as text exactly as the binary trace of the same recording does. Damage ends the pass
 // quietly.
 std::vector<Mapping> read_compact_late_maps(InputStream& input);
+
+// Whether any MAPPING record follows a call: when not, read_compact_late_maps would find none
+// (damage only ends its pass earlier) and need not decode the whole trace to say so. This walks
+// the records' lengths only, stopping at the first such mapping.
+bool compact_has_late_maps(InputStream& input);
 
 }  // namespace rtrace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compact_test_support.h"
+#include "formats/compact/compact_reader.h"
 #include "io/compressed_cut.h"
 
 namespace rtrace::test {
@@ -526,6 +527,64 @@ TEST(CompactFormat, BareCallsReadTheSameWhereverTheInputBreaks) {
   const auto late_read = read_any(late.bytes());
   EXPECT_EQ(late_read->error, "trace:" + std::to_string(last) + ": malformed number in a call");
   EXPECT_EQ(late_read->sink.call_count(), 1U);
+}
+
+// A memory map recorded after a call prints with the others before the calls when `rtrace
+// process` reads a file, as for the binary protocol
+// (BinaryToText.LateMapsPrintBeforeTheCallsFromAFile); a first walk over the records' lengths tells
+// whether the trace has any, and a trace whose calls break off before the late map does not print
+// it.
+TEST(CompactFormat, LateMapsPrintBeforeTheCallsFromAFile) {
+  const auto mapping = [](std::uint64_t from, std::string_view path) {
+    return B::varint(from) + B::varint(0x1000) + B::str(path);
+  };
+  const std::string alloc = B::varint(1) + B::varint(1) + B::varint(0) + B::varint(0) +
+                            B::varint(compact::zigzag(0x5000)) + B::varint(8) + B::varint(0);
+  const auto traced = [&](const std::string& first_call, bool late) {
+    B trace(4);
+    trace.trace().record(Tag::Function, B::str("malloc"));
+    trace.record(Tag::Mapping, mapping(0x1000, "/bin/prog"));
+    trace.bare_call(kAlloc | kTypeContext | kTimestamp, first_call);
+    if (late) {
+      trace.record(Tag::Mapping, mapping(0x7000, "/lib/late.so"));
+    }
+    return trace.end().bytes();
+  };
+  const auto has_late_maps = [](const std::string& bytes) {
+    InputStream input(std::make_unique<MemorySource>(bytes), "trace");
+    return compact_has_late_maps(input);
+  };
+  const ScratchDir dir;
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "' process";
+  const auto print = [&](const std::string& bytes) {
+    write_file(dir / "trace", bytes);
+    return run_command(rtrace + " -i '" + (dir / "trace").string() + "'");
+  };
+
+  const std::string late = traced(alloc, true);
+  EXPECT_TRUE(has_late_maps(late));
+  const auto printed = print(late);
+  EXPECT_EQ(printed.err, "");
+  const std::size_t late_map = printed.out.find(": /lib/late.so => 0x7000-0x8000\n");
+  const std::size_t call = printed.out.find("1. malloc(8) = 0x5000\n");
+  ASSERT_NE(late_map, std::string::npos) << printed.out;
+  ASSERT_NE(call, std::string::npos) << printed.out;
+  EXPECT_LT(printed.out.find(": /bin/prog => 0x1000-0x2000\n"), late_map);
+  EXPECT_LT(late_map, call);
+
+  EXPECT_FALSE(has_late_maps(traced(alloc, false)));
+  EXPECT_EQ(
+      print(traced(alloc, false)).out,
+      printed.out.substr(0, late_map) + printed.out.substr(printed.out.find('\n', late_map) + 1));
+
+  // A call naming a stack never defined: the walk measures it and finds the late map; the
+  // full pass stops at the call, before the map, and nothing of it prints.
+  const std::string undefined_stack = alloc.substr(0, alloc.size() - 1) + B::varint(99);
+  const std::string damaged = traced(undefined_stack, true);
+  EXPECT_TRUE(has_late_maps(damaged));
+  const auto broken = print(damaged);
+  EXPECT_EQ(broken.out.find("late.so"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.err.find("undefined stack id"), std::string::npos) << broken.err;
 }
 
 // What rtrace's writer makes of a real trace: version 4 (bare calls; no THREAD record, the
