@@ -1,5 +1,7 @@
 #include "filters/call_store.h"
 
+#include <algorithm>
+
 namespace rtrace {
 
 StoredCall CallStore::store(const CallRecord& record) {
@@ -7,10 +9,14 @@ StoredCall CallStore::store(const CallRecord& record) {
   if (record.function != strings_.view(last_function_)) {
     last_function_ = strings_.intern(record.function);
   }
+  // And often share the backtrace (a loop, a churn): comparing it costs less than hashing it.
+  if (!std::ranges::equal(record.frames, backtraces_.frames(last_backtrace_))) {
+    last_backtrace_ = backtraces_.intern(record.frames);
+  }
   StoredCall stored{.call = record.call,
                     .function = last_function_,
                     .arguments = 0,
-                    .backtrace = backtraces_.intern(record.frames)};
+                    .backtrace = last_backtrace_};
   if (!record.arguments.empty()) {
     packed_.clear();
     for (const Argument& argument : record.arguments) {

@@ -67,6 +67,7 @@ class CallStore {
   SequenceTable<std::uint64_t> argument_lists_;
   std::vector<std::uint64_t> packed_;  // scratch for store()
   StringId last_function_ = strings_.intern("");
+  BacktraceId last_backtrace_ = 0;  // the empty backtrace
 };
 
 }  // namespace rtrace
