@@ -29,7 +29,7 @@ __attribute__((always_inline)) inline char* reserve(EventRing& ring, std::size_t
 void after_publish_slow(EventRing& ring);
 // Gives back the ticket of a record just published (or settled); in unbuffered mode writes it
 // out now. Inline, as publish: on every traced call's path.
-inline void after_publish(EventRing& ring) {
+__attribute__((always_inline)) inline void after_publish(EventRing& ring) {
   release_ticket(ring);
   if (__builtin_expect(g_session.options.buffered && !ring.wake_sent, 1) && !ring.filling()) {
     return;
@@ -37,7 +37,8 @@ inline void after_publish(EventRing& ring) {
   after_publish_slow(ring);
 }
 // Publishes an encoded record and gives back the ticket; in unbuffered mode writes it out now.
-inline void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
+__attribute__((always_inline)) inline void publish(EventRing& ring, std::uint64_t ticket,
+                                                   std::size_t length) {
   ring.publish(ticket, length);
   after_publish(ring);
 }
