@@ -19,7 +19,8 @@
 namespace rtrace::tracer {
 
 // This thread's mask of entered contexts (context_mask()), stamped on each of its calls.
-extern thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec")));
+extern constinit thread_local std::uint32_t t_context_mask
+    __attribute__((tls_model("initial-exec")));
 
 inline std::uint32_t timestamp_ms() {
   return g_session.options.timestamps ? monotonic_milliseconds() : 0;

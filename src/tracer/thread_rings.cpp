@@ -14,7 +14,7 @@
 namespace rtrace::tracer {
 
 std::atomic<std::uint64_t> g_ticket_sequence{1};
-thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 

@@ -36,7 +36,7 @@ struct RingSlot {
 };
 
 // This thread's slot; null until its first record. Initial-exec: a plain %fs-relative load.
-extern thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec")));
+extern constinit thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec")));
 
 // Claims or creates this thread's ring (my_ring's first call).
 EventRing* claim_my_ring();

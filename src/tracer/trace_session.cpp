@@ -29,7 +29,7 @@ thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exe
 
 }  // namespace
 
-thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
 
 std::uint32_t session_create_context(const char* name) {
   const std::uint32_t id = registry_add_context(name);
