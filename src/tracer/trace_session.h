@@ -3,7 +3,8 @@
 //  * set-up and registries: session_bootstrap.cpp (trace_registry.h, module_order.h);
 //  * start and stop, the header and the end of a trace: session_lifecycle.cpp;
 //  * the control thread (drains, clock ticks, toggles): control_thread.h;
-//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h;
+//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h, and
+//    session_producer.h (what a hot entry point inlines: the transient call's reserve and publish);
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
