@@ -22,36 +22,6 @@ bool EventRing::create(std::size_t payload_capacity, std::size_t entries) {
   return true;
 }
 
-char* EventRing::try_reserve(std::size_t max_payload) {
-  if (max_payload > payload_capacity_ / 2) {
-    return nullptr;
-  }
-  const std::uint64_t position = head.load(std::memory_order_relaxed);
-  const std::size_t offset = payload_head_ & (payload_capacity_ - 1);
-  const std::size_t skip =
-      payload_capacity_ - offset < max_payload ? payload_capacity_ - offset : 0;
-  const auto has_room = [&] {
-    return position - seen_tail_ < entries_ &&
-           payload_capacity_ - (payload_head_ - seen_payload_tail_) >= skip + max_payload;
-  };
-  if (!has_room()) {
-    refresh_consumer_positions();
-    if (!has_room()) {
-      return nullptr;
-    }
-  }
-  pending_skip_ = static_cast<std::uint32_t>(skip);
-  return payload_ + ((payload_head_ + skip) & (payload_capacity_ - 1));
-}
-
-void EventRing::publish(std::uint64_t seq, std::size_t payload_length) {
-  const std::uint64_t position = head.load(std::memory_order_relaxed);
-  index_[position & (entries_ - 1)] =
-      Entry{seq, static_cast<std::uint32_t>(payload_length), pending_skip_};
-  payload_head_ += pending_skip_ + payload_length;
-  head.store(position + 1, std::memory_order_release);
-}
-
 void EventRing::void_record(std::uint64_t position) {
   Entry& entry = index_[position & (entries_ - 1)];
   entry.skip += entry.length;

@@ -38,10 +38,38 @@ class EventRing {
   bool create(std::size_t payload_capacity, std::size_t entries);
 
   // Producer: space for a payload of up to `max_payload` bytes, or null when the ring cannot hold
-  // it right now (the caller drains and retries).
-  char* try_reserve(std::size_t max_payload);
+  // it right now (the caller drains and retries). Inline, as publish: every traced call takes
+  // both, and out of line they were ~50 instructions of calls and reloads of the ring's fields
+  // per call (bench/RESULTS.md, branch mt-cost).
+  __attribute__((always_inline)) char* try_reserve(std::size_t max_payload) {
+    if (max_payload > payload_capacity_ / 2) {
+      return nullptr;
+    }
+    const std::uint64_t position = head.load(std::memory_order_relaxed);
+    const std::size_t offset = payload_head_ & (payload_capacity_ - 1);
+    const std::size_t skip =
+        payload_capacity_ - offset < max_payload ? payload_capacity_ - offset : 0;
+    const auto has_room = [&] {
+      return position - seen_tail_ < entries_ &&
+             payload_capacity_ - (payload_head_ - seen_payload_tail_) >= skip + max_payload;
+    };
+    if (__builtin_expect(!has_room(), 0)) {
+      refresh_consumer_positions();
+      if (!has_room()) {
+        return nullptr;
+      }
+    }
+    pending_skip_ = static_cast<std::uint32_t>(skip);
+    return payload_ + ((payload_head_ + skip) & (payload_capacity_ - 1));
+  }
   // Producer: publishes the reserved record with its real payload length.
-  void publish(std::uint64_t seq, std::size_t payload_length);
+  __attribute__((always_inline)) void publish(std::uint64_t seq, std::size_t payload_length) {
+    const std::uint64_t position = head.load(std::memory_order_relaxed);
+    index_[position & (entries_ - 1)] =
+        Entry{seq, static_cast<std::uint32_t>(payload_length), pending_skip_};
+    payload_head_ += pending_skip_ + payload_length;
+    head.store(position + 1, std::memory_order_release);
+  }
   // Producer: turns the published record `position` into nothing (its bytes skipped). Only for a
   // record the consumer cannot take yet: its ticket is still held (see session_hold).
   void void_record(std::uint64_t position);

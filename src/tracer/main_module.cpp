@@ -18,6 +18,7 @@
 #include "tracer/path_record.h"
 #include "tracer/process_hooks.h"
 #include "tracer/release_record.h"
+#include "tracer/session_producer.h"
 #include "tracer/stop_hooks.h"
 #include "tracer/trace_compressor.h"
 #include "tracer/trace_session.h"
@@ -300,7 +301,8 @@ std::atomic<std::uint32_t> g_transient_own_frames{1};
 }  // namespace
 
 // Unwinds here, not in the session, and with the capture inlined (backtrace_capture.h): two
-// frames less for the walk to go through, and for the walk memo to compare.
+// frames less for the walk to go through, and for the walk memo to compare. The reserve and the
+// publication are inlined too (session_producer.h): no call but the memo's misses' walk.
 RTRACE_EXPORT void rtrace_record_transient(const RtraceCall* call, const void* return_address) {
   rtrace::tracer::GuardScope guard;
   std::uint32_t depth = 0;

@@ -47,8 +47,11 @@ class ModuleStart {
 
   // True when the wrappers can call the real functions. False only while they are being found
   // on this thread (dlsym may allocate: a memory module then serves its bootstrap heap), or
-  // by another thread at that very moment.
-  bool ready() { return __builtin_expect(ready_.load(std::memory_order_acquire), 1) || start(); }
+  // by another thread at that very moment. Always inlined: the first thing of every wrapper
+  // (GCC made it a call of its own in memtransfer's).
+  __attribute__((always_inline)) bool ready() {
+    return __builtin_expect(ready_.load(std::memory_order_acquire), 1) || start();
+  }
 
   // For a module with nothing of its own to serve meanwhile (no bootstrap heap): as ready(), but
   // waits while another thread is finding the real functions. False only on the thread that is

@@ -26,8 +26,7 @@ char* reserve_after_drain(EventRing& ring, std::size_t max_payload) {
   }
 }
 
-void after_publish(EventRing& ring) {
-  release_ticket(ring);
+void after_publish_slow(EventRing& ring) {
   if (!g_session.options.buffered) {
     drain_if_free();
     return;
@@ -41,11 +40,6 @@ void after_publish(EventRing& ring) {
   } else {
     ring.wake_sent = false;
   }
-}
-
-void publish(EventRing& ring, std::uint64_t ticket, std::size_t length) {
-  ring.publish(ticket, length);
-  after_publish(ring);
 }
 
 }  // namespace rtrace::tracer

@@ -11,36 +11,21 @@
 #include "tracer/signal_stack.h"
 #include "tracer/walk_memo.h"
 
-#if !defined(__x86_64__)
-#error "take_ticket relies on x86-64 ordering"
-#endif
-
 namespace rtrace::tracer {
+
+std::atomic<std::uint64_t> g_ticket_sequence{1};
+constinit thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec"))) = nullptr;
+
 namespace {
 
 constexpr std::size_t kRingCapacity = std::size_t{2} << 20;
 constexpr std::size_t kRingEntries = std::size_t{1} << 16;
 
-// A ring and the alternate signal stack of the thread that owns it (see signal_stack.h): both go
-// to the next thread together.
-struct RingSlot {
-  EventRing ring;
-  void* signal_stack = nullptr;
-  // The owner's memory of its last stack walks (walk_memo.h). Here and not thread-local: it is
-  // too large for the static TLS block when librtrace-main.so is loaded by the dynamic linker's
-  // audit interface (the audit module); and it goes to the next owner with the ring, so that
-  // threads that come and go do not add up (an entry is valid for any thread: walk_memo.h).
-  WalkMemo* walk_memo = nullptr;
-  std::atomic<bool> ready{false};
-};
-
-std::atomic<std::uint64_t> g_sequence{1};
 RingSlot g_rings[kMaxRings];
 std::atomic<std::size_t> g_ring_slots{0};
 pthread_key_t g_ring_key;
 void (*g_drain_some)() = nullptr;
 
-thread_local RingSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 thread_local int t_destructor_rounds __attribute__((tls_model("initial-exec"))) = 0;
 
 int current_tid() {
@@ -64,8 +49,8 @@ void retire_ring(void* slot) {
     ::pthread_setspecific(g_ring_key, slot);
     return;
   }
-  if (owned == t_slot) {
-    t_slot = nullptr;
+  if (owned == t_ring_slot) {
+    t_ring_slot = nullptr;
   }
   signal_stack_release(owned->signal_stack);
   owned->ring.owner_tid.store(0, std::memory_order_release);
@@ -129,8 +114,6 @@ void rings_init(void (*drain_some)()) {
   ::pthread_key_create(&g_ring_key, retire_ring);
 }
 
-namespace {
-
 // A thread's first record: claims a ring for it. Out of line, so that my_ring's every-call path
 // saves no registers (it saved five for this part).
 __attribute__((noinline)) EventRing* claim_my_ring() {
@@ -147,24 +130,10 @@ __attribute__((noinline)) EventRing* claim_my_ring() {
   if (slot == nullptr) {
     return nullptr;
   }
-  t_slot = slot;
+  t_ring_slot = slot;
   ::pthread_setspecific(g_ring_key, slot);
   signal_stack_adopt(slot->signal_stack);
   return &slot->ring;
-}
-
-}  // namespace
-
-EventRing* my_ring() {
-  return t_slot != nullptr ? &t_slot->ring : claim_my_ring();
-}
-
-EventRing* current_ring() {
-  return t_slot != nullptr ? &t_slot->ring : nullptr;
-}
-
-WalkMemo* my_walk_memo() {
-  return t_slot != nullptr ? t_slot->walk_memo : nullptr;
 }
 
 std::size_t ring_slots() {
@@ -176,25 +145,8 @@ EventRing* ring_at(std::size_t slot) {
   return g_rings[slot].ready.load(std::memory_order_acquire) ? &g_rings[slot].ring : nullptr;
 }
 
-std::uint64_t take_ticket(EventRing& ring) {
-  if (ring.ticket_depth++ == 0) {
-    // The bound must be visible before the ticket is taken. On x86-64 a locked
-    // read-modify-write orders every earlier store, so a plain store kept before it by the
-    // compiler fence is enough and saves a second locked instruction.
-    ring.inflight.store(g_sequence.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-  }
-  return g_sequence.fetch_add(1, std::memory_order_seq_cst);
-}
-
-void release_ticket(EventRing& ring) {
-  if (--ring.ticket_depth == 0) {
-    ring.inflight.store(kNoTicket, std::memory_order_release);
-  }
-}
-
 std::uint64_t next_ticket() {
-  return g_sequence.load(std::memory_order_seq_cst);
+  return g_ticket_sequence.load(std::memory_order_seq_cst);
 }
 
 std::uint64_t safe_bound(const EventRing* ignore) {
@@ -221,7 +173,7 @@ void reset_rings_after_fork() {
       continue;
     }
     ring->reset();
-    ring->owner_tid.store(t_slot != nullptr && ring == &t_slot->ring ? current_tid() : 0);
+    ring->owner_tid.store(t_ring_slot != nullptr && ring == &t_ring_slot->ring ? current_tid() : 0);
     ring->records_tid.store(ring->owner_tid.load());
   }
 }

@@ -5,6 +5,9 @@
 #include <cstddef>
 
 namespace rtrace::tracer {
+
+std::atomic<std::uint32_t> g_resource_count{0};
+
 namespace {
 
 constexpr std::size_t kMaxModules = 16;
@@ -28,7 +31,6 @@ struct Resource {
 Module g_modules[kMaxModules];
 std::atomic<std::uint32_t> g_module_count{0};
 Resource g_resources[kMaxResources];
-std::atomic<std::uint32_t> g_resource_count{0};
 char g_contexts[kMaxContexts][kNameSize];
 std::atomic<std::uint32_t> g_context_slots{0};  // taken
 std::atomic<std::uint32_t> g_context_count{0};  // taken and named, in order
@@ -70,10 +72,6 @@ std::uint32_t registry_add_resource(const char* type, const char* description,
   g_resources[index].flags = flags;
   g_resource_count.store(index + 1);
   return index + 1;
-}
-
-bool registry_resource_known(std::uint32_t id) {
-  return id != 0 && id <= std::min<std::uint32_t>(g_resource_count.load(), kMaxResources);
 }
 
 std::uint32_t registry_add_context(const char* name) {

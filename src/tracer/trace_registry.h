@@ -3,6 +3,8 @@
 // constructors and from the context API, never allocates.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "tracer/packet_encoder.h"
@@ -17,8 +19,13 @@ std::uint32_t registry_add_module(const char* name, std::uint16_t major, std::ui
 // Returns the resource type's id (1, 2, 3, ...), or 0 once kMaxResourceTypes are registered (the
 // protocol's resource masks have 32 bits).
 std::uint32_t registry_add_resource(const char* type, const char* description, std::uint32_t flags);
-// Whether `id` is the id of a registered type: calls of other ids are never recorded.
-bool registry_resource_known(std::uint32_t id);
+// How many resource types are registered (never more than kMaxResourceTypes).
+extern std::atomic<std::uint32_t> g_resource_count;
+// Whether `id` is the id of a registered type: calls of other ids are never recorded. Inline:
+// every traced call asks.
+inline bool registry_resource_known(std::uint32_t id) {
+  return id != 0 && id <= std::min<std::uint32_t>(g_resource_count.load(), kMaxResourceTypes);
+}
 // Returns the context's bit (1, 2, 4, ...), or 0 when all kMaxContexts are taken.
 std::uint32_t registry_add_context(const char* name);
 // Whether every bit of `id` belongs to a created context.

@@ -13,6 +13,7 @@
 #include "tracer/path_record.h"
 #include "tracer/release_record.h"
 #include "tracer/ring_producer.h"
+#include "tracer/session_producer.h"
 #include "tracer/session_state.h"
 #include "tracer/thread_rings.h"
 #include "tracer/trace_registry.h"
@@ -22,30 +23,13 @@
 namespace rtrace::tracer {
 namespace {
 
-thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
 // The call encoded by session_prepare and not yet published.
 thread_local bool t_prepared __attribute__((tls_model("initial-exec"))) = false;
 thread_local std::size_t t_prepared_length __attribute__((tls_model("initial-exec"))) = 0;
 
-std::uint32_t timestamp_ms() {
-  return g_session.options.timestamps ? monotonic_milliseconds() : 0;
-}
-
-// The frames an allocation's record asks for (0: no backtrace).
-std::uint32_t allocation_depth(const RtraceCall& call) {
-  return g_session.options.backtrace_depth(false, call.size);
-}
-
-// This thread's ring, once the call may be recorded; null otherwise.
-EventRing* ring_for(const RtraceCall& call) {
-  if (!registry_resource_known(call.resource_type)) {
-    return nullptr;  // 0: the module registered more types than the protocol can name
-  }
-  start_if_pending();
-  return my_ring();
-}
-
 }  // namespace
+
+constinit thread_local std::uint32_t t_context_mask __attribute__((tls_model("initial-exec"))) = 0;
 
 std::uint32_t session_create_context(const char* name) {
   const std::uint32_t id = registry_add_context(name);
@@ -98,24 +82,6 @@ void session_publish_allocation(const TransientSpace& space, const RtraceCall& c
                                 std::uint32_t frame_count) {
   const std::size_t length =
       write_allocation_record(space.record, call, t_context_mask, timestamp_ms(), frame_count);
-  publish(*space.ring, take_ticket(*space.ring), length);
-}
-
-// A transient call (rtrace_record_transient): one record (transient_record.h) that the drain
-// expands into the allocation and its release. The caller unwinds the backtrace straight into the
-// reserved record (no copy of the frames; and no frame of this file's for the walk to go
-// through); the ticket is taken after it, as an allocation's.
-TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth) {
-  depth = allocation_depth(call);
-  EventRing* ring = ring_for(call);
-  return {ring, ring == nullptr ? nullptr : reserve(*ring, transient_record_bound(depth))};
-}
-
-void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
-                               std::uint32_t frame_count, std::uint32_t kept) {
-  const std::uint32_t release_frames = g_session.options.free_backtraces ? frame_count : 0;
-  const std::size_t length = write_transient(space.record, call, t_context_mask, timestamp_ms(),
-                                             frame_count, kept, release_frames);
   publish(*space.ring, take_ticket(*space.ring), length);
 }
 

@@ -3,7 +3,8 @@
 //  * set-up and registries: session_bootstrap.cpp (trace_registry.h, module_order.h);
 //  * start and stop, the header and the end of a trace: session_lifecycle.cpp;
 //  * the control thread (drains, clock ticks, toggles): control_thread.h;
-//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h;
+//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h, and
+//    session_producer.h (what a hot entry point inlines: the transient call's reserve and publish);
 //  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
 //  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
 //  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
@@ -62,21 +63,15 @@ std::uint32_t& context_mask();
 // Producer side (see rtrace_prepare in tracer_api.h): encode, take a ticket, publish or cancel.
 bool session_prepare(const RtraceCall& call, const std::uintptr_t* frames,
                      std::uint32_t frame_count);
-// A transient call (rtrace_record_transient): room for its record with the frames the options
-// want for it (set in `depth`, 0: none; record null: not recorded; two words: returned in
-// registers); the caller unwinds, and puts the first `kept` of the backtrace's `frame_count`
-// frames at transient_frames(record) (the ring's producer_frames says how many: shared_frames.h);
-// then the record is completed and published (the release carrying the frames too under
-// free-backtraces).
+// A fixed record's room in this thread's ring (session_reserve_path and the others below; the
+// transient one's in session_producer.h): the ring (no second look-up when publishing) and the
+// record (null: not recorded; two words: returned in registers).
 class EventRing;
 struct PathArgument;
 struct TransientSpace {
-  EventRing* ring;  // this thread's (no second look-up when publishing)
+  EventRing* ring;
   char* record;
 };
-TransientSpace session_reserve_transient(const RtraceCall& call, std::uint32_t& depth);
-void session_publish_transient(const TransientSpace& space, const RtraceCall& call,
-                               std::uint32_t frame_count, std::uint32_t kept);
 // An open's record with its path (path_record.h), as the transient one: reserve, unwind into
 // path_record_frames, publish.
 TransientSpace session_reserve_path(const RtraceCall& call, std::size_t path_length,
