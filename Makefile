@@ -91,8 +91,9 @@ check-sanitize: deps
 	$(MAKE) check-tsan
 
 # TSan cannot share a process with ASan: its own build, of the multi-threaded code's tests only.
-# Each test in its own process, JOBS at once (by the programs' labels, tests/CMakeLists.txt): run
-# one program after the other, the four took 316 s in CI, 130 of them one test's thread starts.
+# Each test in its own process, JOBS at once (by the programs' labels, tests/CMakeLists.txt): one
+# program after the other the four took 316 s in CI; so 268 s, 257 of them one test
+# (TracerRecordMerge.CompactCallsOfManyThreadsComeOutInTicketOrderWithTheirThreads).
 check-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DRTRACE_TSAN=ON -DRTRACE_BUILD_BENCH=OFF \
 	      $(SANITIZE_FLAGS)
