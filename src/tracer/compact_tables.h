@@ -29,4 +29,8 @@ class CompactTables {
   static void clear_resources();
 };
 
+// Where the resource table looks first for `resource_id` (compact_tables.cpp says why so);
+// declared here for its tests.
+std::size_t compact_resource_home(std::uint64_t resource_id);
+
 }  // namespace rtrace::tracer
