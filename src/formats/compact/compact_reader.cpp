@@ -54,14 +54,19 @@ bool skip_varint(std::span<const std::uint8_t> bytes, std::size_t& pos, std::uin
 // hand is decoded straight away, without sizing it first.
 constexpr std::size_t kMaxBareCallWithoutArguments = 1 + 7 * compact::kMaxVarint;
 
+// How many numbers a bare CALL with these flags has before its arguments: function, resource,
+// size and stack, the type and context, the timestamp.
+std::size_t bare_call_numbers(std::uint8_t flags) {
+  return 4 + ((flags & compact::kCallHasTypeAndContext) != 0 ? 2 : 0) +
+         ((flags & compact::kCallHasTimestamp) != 0 ? 1 : 0);
+}
+
 // How long the bare CALL (version 3) at the front of `bytes` is, from its flags and the lengths
 // of its fields, before anything of it is decoded (decoding moves the delta bases): Done with
 // `size`, or Incomplete with at least how many bytes it needs.
 Step bare_call_size(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size) {
   const std::uint8_t flags = bytes[0];
-  std::size_t fields = 4;  // function, resource, size, stack
-  fields += (flags & compact::kCallHasTypeAndContext) != 0 ? 2 : 0;
-  fields += (flags & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+  const std::size_t fields = bare_call_numbers(flags);
   std::size_t pos = 1;
   std::uint64_t value = 0;
   const auto short_by_one = [&] {
@@ -112,7 +117,9 @@ class CompactReader {
 
  private:
   bool read_file_header();
-  // False when the input ended inside a record (warned about).
+  // False when the input ended inside a record (warned about). kWalk: any_mapping_after_a_call's
+  // walk, which measures each record (frame_record) and stops at the first late mapping.
+  template <bool kWalk = false>
   bool read_records();
   // One record at the front of `bytes` measured, not read (any_mapping_after_a_call).
   Step frame_record(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
@@ -198,7 +205,6 @@ class CompactReader {
   std::vector<std::uint8_t> unknown_tags_;
 
   // any_mapping_after_a_call's walk.
-  bool framing_only_ = false;
   bool framed_call_ = false;
   bool framed_late_mapping_ = false;
 };
@@ -246,10 +252,9 @@ bool CompactReader::read_file_header() {
 }
 
 bool CompactReader::any_mapping_after_a_call() {
-  framing_only_ = true;
   try {
     if (read_file_header()) {
-      read_records();
+      read_records<true>();
     }
   } catch (const CorruptRecord&) {
     // The walk ends at the damage; what it found before stands.
@@ -257,6 +262,7 @@ bool CompactReader::any_mapping_after_a_call() {
   return framed_late_mapping_;
 }
 
+template <bool kWalk>
 bool CompactReader::read_records() {
   std::size_t wanted = 2;
   for (;;) {
@@ -272,11 +278,14 @@ bool CompactReader::read_records() {
     std::size_t pos = 0;
     for (;;) {
       std::size_t size = 0;
-      const Step step = framing_only_
-                            ? frame_record(bytes.subspan(pos), input_.offset() + pos, size)
-                            : read_record(bytes.subspan(pos), input_.offset() + pos, size);
-      if (framed_late_mapping_) {
-        return true;  // found what the walk looks for
+      Step step = Step::Done;
+      if constexpr (kWalk) {
+        step = frame_record(bytes.subspan(pos), input_.offset() + pos, size);
+        if (framed_late_mapping_) {
+          return true;  // found what the walk looks for
+        }
+      } else {
+        step = read_record(bytes.subspan(pos), input_.offset() + pos, size);
       }
       if (step == Step::Incomplete) {
         wanted = size;
@@ -331,8 +340,7 @@ Step CompactReader::frame_record(std::span<const std::uint8_t> bytes, std::uint6
     }
     // Its fields' last bytes counted, the numbers unchecked: the walk looks only for records,
     // and damage it walks past is the full pass's to find.
-    std::size_t fields = (bytes[0] & compact::kCallHasTypeAndContext) != 0 ? 6 : 4;
-    fields += (bytes[0] & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+    std::size_t fields = bare_call_numbers(bytes[0]);
     std::size_t pos = 1;
     for (; fields > 0; ++pos) {
       if (pos == bytes.size()) {
