@@ -90,9 +90,7 @@ std::unique_ptr<InputStream> joined_stream(const FastLeaksInput& input) {
 
 // The second pass with nowhere to deliver: whether the packets the scan did not check decode.
 bool decodes(const FastLeaksInput& input) {
-  class Nowhere final : public TraceSink {
-    void finish() override {}
-  } nowhere;
+  DiscardingSink nowhere;
   CollectingDiagnostics quiet;
   try {
     read_sprtrace_binary(*joined_stream(input), nowhere, quiet);

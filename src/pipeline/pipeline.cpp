@@ -1,15 +1,6 @@
 #include "pipeline/pipeline.h"
 
 namespace rtrace {
-namespace {
-
-class DiscardingSink final : public TraceSink {
- public:
-  void finish() override {}
-};
-
-}  // namespace
-
 Pipeline::Pipeline(std::span<const StageSpec> stages, const StageContext& context, TraceSink& sink)
     : head_(&sink) {
   // Built from the sink backwards: the last stage to run is made first.

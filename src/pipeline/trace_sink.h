@@ -44,6 +44,13 @@ class TraceSink {
   virtual void finish() = 0;
 };
 
+// Takes every record and keeps none: for a pass read only for its side effects (a reader's
+// checks, what it collects on the way).
+class DiscardingSink final : public TraceSink {
+ public:
+  void finish() override {}
+};
+
 // A stage that passes everything on unchanged; stages override what they act on.
 class ForwardingSink : public TraceSink {
  public:

@@ -851,9 +851,7 @@ void read_compact(InputStream& input, TraceSink& sink, Diagnostics& diagnostics)
 }
 
 bool compact_has_late_maps(InputStream& input) {
-  class Nowhere final : public TraceSink {
-    void finish() override {}
-  } nowhere;
+  DiscardingSink nowhere;
   CollectingDiagnostics quiet;
   return CompactReader(input, nowhere, quiet).any_mapping_after_a_call();
 }

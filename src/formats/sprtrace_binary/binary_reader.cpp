@@ -717,9 +717,7 @@ void BinaryReader::keep_call_text() {
 
 std::vector<Mapping> read_late_maps(InputStream& input) {
   // Nothing is delivered and nothing warned of: the pass that reads everything does that.
-  class Nowhere final : public TraceSink {
-    void finish() override {}
-  } nowhere;
+  DiscardingSink nowhere;
   CollectingDiagnostics quiet;
   BinaryReader scan(input, nowhere, quiet, BinaryReader::Mode::LateMapsOnly);
   try {
