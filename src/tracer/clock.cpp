@@ -44,6 +44,10 @@ bool kernel_clock_is_tsc() {
 
 }  // namespace
 
+std::uint64_t monotonic_nanoseconds() {
+  return clock_ns();
+}
+
 void init_clock() {
   g_use_tsc = kernel_clock_is_tsc();
   g_anchor_tsc = __rdtsc();

@@ -19,5 +19,8 @@ void recalibrate_clock();
 // while, the control thread sleeps longer): callers read the clock themselves again.
 void publish_tick(bool busy);
 std::uint32_t monotonic_milliseconds();
+// CLOCK_MONOTONIC itself, for deadlines: counting sleeps would stretch a patience on a loaded
+// machine, where each sleep overruns.
+std::uint64_t monotonic_nanoseconds();
 
 }  // namespace rtrace::tracer

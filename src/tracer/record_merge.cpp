@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "tracer/allocation_record.h"
+#include "tracer/clock.h"
 #include "tracer/event_ring.h"
 #include "tracer/path_record.h"
 #include "tracer/release_record.h"
@@ -220,8 +221,10 @@ bool drain_try_lock() {
 
 bool drain_lock(long patience_ms) {
   const pid_t self = current_tid();
+  const std::uint64_t patience_ns = static_cast<std::uint64_t>(patience_ms) * 1000000;
   std::uint64_t runs = g_runs_taken.load(std::memory_order_relaxed);
-  for (long waited_us = 0;; waited_us += 100) {
+  std::uint64_t since = monotonic_nanoseconds();
+  for (;;) {
     pid_t expected = 0;
     if (g_drain_owner.compare_exchange_strong(expected, self, std::memory_order_acquire)) {
       return true;
@@ -234,9 +237,9 @@ bool drain_lock(long patience_ms) {
     const std::uint64_t now = g_runs_taken.load(std::memory_order_relaxed);
     if (now != runs) {
       runs = now;
-      waited_us = 0;
+      since = monotonic_nanoseconds();
     }
-    if (patience_ms >= 0 && waited_us / 1000 > patience_ms) {
+    if (patience_ms >= 0 && monotonic_nanoseconds() - since > patience_ns) {
       return false;
     }
     timespec pause{0, 100000};

@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer/clock.h"
 #include "tracer/control_thread.h"
 #include "tracer/maps_reader.h"
 #include "tracer/packet_encoder.h"
@@ -58,8 +59,9 @@ void write_header(HeaderWrite when) {
 
 // Waits (up to `patience_ms`) until every call that took a ticket below `end` has published.
 void wait_for_calls_in_progress(std::uint64_t end, long patience_ms) {
-  for (long waited_us = 0; safe_bound(current_ring()) < end && waited_us / 1000 < patience_ms;
-       waited_us += 50) {
+  const std::uint64_t deadline =
+      monotonic_nanoseconds() + static_cast<std::uint64_t>(patience_ms) * 1000000;
+  while (safe_bound(current_ring()) < end && monotonic_nanoseconds() < deadline) {
     sleep_microseconds(50);
   }
 }
