@@ -7,7 +7,14 @@
 # the program thread's CPU added per traced call and of the wall time added, the ratio of the
 # medians (memtransfer / memory) and the median of the rounds' own ratios.
 #
-#   bench/memtransfer-ab.sh BUILD_DIR LIB_A LIB_B [ITERATIONS] [ROUNDS]
+#   bench/memtransfer-ab.sh BUILD_DIR LIB_A LIB_B [ITERATIONS] [ROUNDS] [FORMAT]
+#
+# FORMAT is the trace format the tracer writes: sp-rtrace (the default here: the original binary
+# protocol, what the compatible sp-rtrace writes) or compact (what `rtrace record` writes by
+# default). The tracer's work on the program thread is the same for both; the writer's is not
+# (the binary protocol spells a transfer out as an allocation and a release with every frame,
+# twice the bytes of the memory module's average call), and the writer runs beside the program
+# on a machine of two cores.
 #
 # BUILD_DIR gives the churn programs; LIB_A and LIB_B are directories of the libraries
 # (librtrace-main.so, librtrace-memory.so, librtrace-memtransfer.so), e.g. a copy of a build's
@@ -18,6 +25,12 @@ lib_a=${2:?first library directory}
 lib_b=${3:?second library directory}
 iterations=${4:-1000000}
 rounds=${5:-20}
+format=${6:-sp-rtrace}
+case $format in
+  sp-rtrace) format_option= ;;
+  compact) format_option=,compact=1 ;;
+  *) echo "unknown format $format (sp-rtrace or compact)" >&2; exit 1 ;;
+esac
 for tool in "$build/bin/rtrace-churn" "$build/bin/rtrace-transfer-churn"; do
   [[ -x $tool ]] || { echo "missing $tool (build rtrace-churn rtrace-transfer-churn)" >&2; exit 1; }
 done
@@ -42,7 +55,7 @@ traced() {
   shift 2
   rm -rf "$work/trace" && mkdir "$work/trace"
   one_run env "LD_PRELOAD=$lib/librtrace-main.so:$lib/librtrace-$module.so" \
-    "RTRACE_OPTIONS=start=1,depth=10,managed=$work/trace" "$@"
+    "RTRACE_OPTIONS=start=1,depth=10,managed=$work/trace$format_option" "$@"
 }
 
 : > "$work/rows"
@@ -66,7 +79,7 @@ column_of() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$work/rows"; }
 ratios_of() { awk -v n="$1" -v a="$2" -v b="$3" '$1 == n && $a > 0 {print $b / $a}' "$work/rows"; }
 
 echo "Added per traced call, medians of $rounds rounds (builds alternating), $iterations iterations," \
-     "depth 10, managed; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M') UTC"
+     "depth 10, managed, $format format; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M') UTC"
 echo "A = $lib_a"
 echo "B = $lib_b"
 echo

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# The memtransfer module's cost per traced call against the memory module's: bench/churn's
-# allocation churn (malloc + free) under `rtrace record -e memory` and its transfer counterpart
-# (memcpy + memset, bench/churn/transfer_churn.c: same call chains, same number of calls) under
-# `rtrace record -e memtransfer`, each also run plain; and the memory module with -A (backtraces
-# for the frees too), where, as for memtransfer, every traced call carries a backtrace. Prints, per traced call, the CPU time of
-# the program's own thread (what the tracer adds inline; the machine's load barely moves it) and
-# the wall time of the churn loop, medians of RUNS runs, and what each module adds.
+# The memtransfer module's cost per traced call against the memory module's, as a user records
+# them: bench/churn's allocation churn (malloc + free) under `rtrace record -e memory` and its
+# transfer counterpart (memcpy + memset, bench/churn/transfer_churn.c: same call chains, same
+# number of calls) under `rtrace record -e memtransfer`, each also run plain; and the memory
+# module with -A (backtraces for the frees too), where, as for memtransfer, every traced call
+# carries a backtrace. Prints, per traced call, the CPU time of the program's own thread (what
+# the tracer adds inline) and the wall time of the churn loop, and what each module adds.
 #
-#   bench/run-memtransfer.sh [BUILD_DIR] [ITERATIONS] [RUNS]
+# Interleaved: each of RUNS rounds runs all five once, the order turning by one every round, so
+# that a change of the machine's load (other work on the two cores) falls on every column alike;
+# the ratios are the medians of the rounds' own ratios (the load moves single figures by 20-40 %).
+#
+#   bench/run-memtransfer.sh [BUILD_DIR] [ITERATIONS] [RUNS] [FORMAT]
+#
+# FORMAT is what `rtrace record` writes: compact (its default) or sp-rtrace (the original binary
+# protocol: a transfer is an allocation and a release, every one with all its frames, twice the
+# bytes of the memory module's average call for the writer beside the program).
 set -euo pipefail
 build=${1:-build}
 iterations=${2:-1000000}
-runs=${3:-5}
+runs=${3:-7}
+format=${4:-compact}
 bin=$build/bin
 for tool in "$bin/rtrace-churn" "$bin/rtrace-transfer-churn" "$bin/rtrace"; do
   [[ -x $tool ]] || { echo "missing $tool (build rtrace-churn rtrace-transfer-churn rtrace)" >&2; exit 1; }
@@ -19,49 +28,75 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# "cpu wall": medians of the program's cpu_ns_per_op and ns_per_op over RUNS runs.
-per_op() {
-  local cpu=() wall=()
-  for _ in $(seq "$runs"); do
-    rm -rf "$work/out" && mkdir "$work/out"
-    local line
-    line=$("$@" 2> "$work/err" | grep -o 'ns_per_op=.*') || { cat "$work/err" >&2; exit 1; }
-    wall+=("$(sed -E 's/ns_per_op=([0-9.]+).*/\1/' <<< "$line")")
-    cpu+=("$(sed -E 's/.*cpu_ns_per_op=([0-9.]+).*/\1/' <<< "$line")")
-  done
-  echo "$(printf '%s\n' "${cpu[@]}" | median) $(printf '%s\n' "${wall[@]}" | median)"
+# "cpu wall" of one run of COMMAND... (the program's cpu_ns_per_op and ns_per_op).
+one_run() {
+  rm -rf "$work/out" && mkdir "$work/out"
+  local line
+  line=$("$@" 2> "$work/err" | grep -o 'ns_per_op=.*') || { cat "$work/err" >&2; exit 1; }
+  sed -E 's/ns_per_op=([0-9.]+) cpu_ns_per_op=([0-9.]+).*/\2 \1/' <<< "$line"
 }
 
-record() { "$bin/rtrace" record -q -s -e "$1" -o "$work/out" -x "${@:2}"; }
-record_all() { "$bin/rtrace" record -q -s -A -e "$1" -o "$work/out" -x "${@:2}"; }
+record() { "$bin/rtrace" record -q -s --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }
+record_all() { "$bin/rtrace" record -q -s -A --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }
 
-read -r mem_plain_cpu mem_plain_wall < <(per_op "$bin/rtrace-churn" "$iterations" 1)
-read -r mem_cpu mem_wall < <(per_op record memory "$bin/rtrace-churn" "$iterations" 1)
-read -r all_cpu all_wall < <(per_op record_all memory "$bin/rtrace-churn" "$iterations" 1)
-read -r mt_plain_cpu mt_plain_wall < <(per_op "$bin/rtrace-transfer-churn" "$iterations")
-read -r mt_cpu mt_wall < <(per_op record memtransfer "$bin/rtrace-transfer-churn" "$iterations")
+# The five configurations: name and command.
+names=(memory_plain memory memory_all transfer_plain memtransfer)
+run_config() {
+  case $1 in
+    memory_plain) one_run "$bin/rtrace-churn" "$iterations" 1 ;;
+    memory) one_run record memory "$bin/rtrace-churn" "$iterations" 1 ;;
+    memory_all) one_run record_all memory "$bin/rtrace-churn" "$iterations" 1 ;;
+    transfer_plain) one_run "$bin/rtrace-transfer-churn" "$iterations" ;;
+    memtransfer) one_run record memtransfer "$bin/rtrace-transfer-churn" "$iterations" ;;
+  esac
+}
 
-echo "Per traced call, $((2 * iterations)) calls per run, median of $runs runs, depth 10," \
-     "$(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(date -u '+%F %H:%M') UTC"
+# rows: "round name cpu wall"
+: > "$work/rows"
+for round in $(seq "$runs"); do
+  for i in "${!names[@]}"; do
+    name=${names[$(((i + round) % ${#names[@]}))]}
+    echo "$round $name $(run_config "$name")" >> "$work/rows"
+  done
+done
+
+# The value of column C (3 cpu, 4 wall) of NAME in each round, one per line.
+column_of() { awk -v n="$1" -v c="$2" '$2 == n {print $c}' "$work/rows"; }
+# Per round: added(TRACED over PLAIN) in column C.
+added_of() {
+  awk -v t="$1" -v p="$2" -v c="$3" '$2 == t {v[$1] = $c} $2 == p {b[$1] = $c}
+    END {for (r in v) print v[r] - b[r]}' "$work/rows"
+}
+# Per round: what memtransfer adds over what MEMORY_CONFIG adds, in column C.
+ratio_of() {
+  awk -v m="$1" -v c="$2" '{v[$1 " " $2] = $c; rounds[$1] = 1}
+    END {for (r in rounds) {
+      mem = v[r " " m] - v[r " memory_plain"]; mt = v[r " memtransfer"] - v[r " transfer_plain"]
+      if (mem > 0) print mt / mem }}' "$work/rows"
+}
+
+echo "Per traced call, $((2 * iterations)) calls per run, medians of $runs interleaved rounds," \
+     "depth 10, $format format, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+     "$(date -u '+%F %H:%M') UTC"
 echo
 echo "| module | program | plain cpu | traced cpu | added cpu | plain wall | traced wall | added wall |"
 echo "|---|---|---|---|---|---|---|---|"
-awk -v pc="$mem_plain_cpu" -v tc="$mem_cpu" -v pw="$mem_plain_wall" -v tw="$mem_wall" 'BEGIN {
-  printf "| memory | rtrace-churn (malloc + free) | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns |\n",
-         pc, tc, tc - pc, pw, tw, tw - pw }'
-awk -v pc="$mem_plain_cpu" -v tc="$all_cpu" -v pw="$mem_plain_wall" -v tw="$all_wall" 'BEGIN {
-  printf "| memory -A | rtrace-churn (malloc + free) | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns |\n",
-         pc, tc, tc - pc, pw, tw, tw - pw }'
-awk -v pc="$mt_plain_cpu" -v tc="$mt_cpu" -v pw="$mt_plain_wall" -v tw="$mt_wall" 'BEGIN {
-  printf "| memtransfer | rtrace-transfer-churn (memcpy + memset) | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns |\n",
-         pc, tc, tc - pc, pw, tw, tw - pw }'
-awk -v m="$mem_cpu" -v mp="$mem_plain_cpu" -v t="$mt_cpu" -v tp="$mt_plain_cpu" \
-    -v mw="$mem_wall" -v mpw="$mem_plain_wall" -v tw="$mt_wall" -v tpw="$mt_plain_wall" 'BEGIN {
-  printf "\nmemtransfer adds %.2fx the memory module'\''s cost per call (cpu), %.2fx (wall)\n",
-         (t - tp) / (m - mp), (tw - tpw) / (mw - mpw) }'
-awk -v m="$all_cpu" -v mp="$mem_plain_cpu" -v t="$mt_cpu" -v tp="$mt_plain_cpu" \
-    -v mw="$all_wall" -v mpw="$mem_plain_wall" -v tw="$mt_wall" -v tpw="$mt_plain_wall" 'BEGIN {
-  printf "memtransfer adds %.2fx the cost per call of the memory module with -A (cpu), %.2fx (wall)\n",
-         (t - tp) / (m - mp), (tw - tpw) / (mw - mpw) }'
+row() {
+  local label=$1 program=$2 traced=$3 plain=$4
+  printf '| %s | %s | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns | %.1f ns |\n' "$label" "$program" \
+    "$(column_of "$plain" 3 | median)" "$(column_of "$traced" 3 | median)" \
+    "$(added_of "$traced" "$plain" 3 | median)" "$(column_of "$plain" 4 | median)" \
+    "$(column_of "$traced" 4 | median)" "$(added_of "$traced" "$plain" 4 | median)"
+}
+row memory "rtrace-churn (malloc + free)" memory memory_plain
+row "memory -A" "rtrace-churn (malloc + free)" memory_all memory_plain
+row memtransfer "rtrace-transfer-churn (memcpy + memset)" memtransfer transfer_plain
+echo
+range() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f-%.2f", lo, hi}'; }
+printf "memtransfer adds %.2fx the memory module's cost per call (cpu; rounds %s), %.2fx (wall)\n" \
+  "$(ratio_of memory 3 | median)" "$(ratio_of memory 3 | range)" "$(ratio_of memory 4 | median)"
+printf "memtransfer adds %.2fx the cost per call of the memory module with -A (cpu; rounds %s), %.2fx (wall)\n" \
+  "$(ratio_of memory_all 3 | median)" "$(ratio_of memory_all 3 | range)" \
+  "$(ratio_of memory_all 4 | median)"
