@@ -44,12 +44,9 @@ std::string progress_bytes(double bytes) {
   return fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
-Progress::Progress(std::string what, std::optional<std::uint64_t> total, bool wanted, int fd)
-    : what_(std::move(what)),
-      total_(total),
-      fd_(fd),
-      active_(wanted),
-      start_(std::chrono::steady_clock::now()) {
+Progress::Progress(std::string what, std::optional<std::uint64_t> total, bool wanted, int fd,
+                   std::chrono::steady_clock::time_point start)
+    : what_(std::move(what)), total_(total), fd_(fd), active_(wanted), start_(start) {
   next_draw_ns_ = nanoseconds(start_) + kRedrawEveryNs;
 }
 
@@ -61,12 +58,11 @@ bool Progress::shown_on_stderr(bool quiet) {
   return !quiet && ::isatty(STDERR_FILENO) == 1;
 }
 
-void Progress::advance(std::uint64_t bytes) {
+void Progress::advance(std::uint64_t bytes, std::chrono::steady_clock::time_point now) {
   if (!active_.load(std::memory_order_relaxed)) {
     return;
   }
   done_.fetch_add(bytes, std::memory_order_relaxed);
-  const auto now = std::chrono::steady_clock::now();
   std::int64_t due = next_draw_ns_.load(std::memory_order_relaxed);
   // One thread wins each redraw; the others go on.
   if (nanoseconds(now) >= due &&

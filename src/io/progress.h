@@ -20,8 +20,9 @@ namespace rtrace {
 class Progress {
  public:
   // `what` says what is being done ("reading churn.raw"); `total` is the size when known.
-  // Shows nothing unless `wanted` (see shown_on_stderr) is true.
-  Progress(std::string what, std::optional<std::uint64_t> total, bool wanted, int fd = 2);
+  // Shows nothing unless `wanted` (see shown_on_stderr) is true. `start`: when the work began.
+  Progress(std::string what, std::optional<std::uint64_t> total, bool wanted, int fd = 2,
+           std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   ~Progress();
@@ -29,7 +30,9 @@ class Progress {
   // Whether a progress line belongs on standard error: it is a terminal and not `quiet`.
   static bool shown_on_stderr(bool quiet);
 
-  void advance(std::uint64_t bytes);
+  void advance(std::uint64_t bytes) { advance(bytes, std::chrono::steady_clock::now()); }
+  // The same at a given time (tests give their own, which a slow machine cannot stretch).
+  void advance(std::uint64_t bytes, std::chrono::steady_clock::time_point now);
   // Clears the line (also done by the destructor); later advances show nothing.
   void finish();
   // Clears the line for a message; the next redraw brings it back.

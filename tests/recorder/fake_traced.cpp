@@ -6,13 +6,14 @@
 //   send      one connection, the whole trace; prints the pid
 //   twice     two connections one after the other (a trace toggled off and on again)
 //   fork      the process and a forked child send at the same time; prints both pids first
-//   orphan    a child connects, the parent exits, the child sends 300 ms later
+//   orphan    a child connects, the parent exits, the child sends after it (and 300 ms more)
 //   truncate  sends only the first FILE bytes (a crash in the middle of a packet)
 //   silent    connects and closes without a byte
 //   env       writes LD_PRELOAD, RTRACE_OPTIONS, RTRACE_SOCKET and the socket directory's mode
 //             to FILE, then sends
-//   toggle    writes its pid to FILE, waits for SIGUSR1, then sends; says "rtrace:off", then
-//             "rtrace:on" in its thread name, as the tracer's control thread does
+//   toggle    writes its pid to FILE, waits for SIGUSR1, then for FILE.seen to exist, then
+//             sends; says "rtrace:off", then "rtrace:on" in its thread name, as the tracer's
+//             control thread does
 //   exit      exits with status 7 without tracing
 #include <signal.h>
 #include <sys/prctl.h>
@@ -141,14 +142,31 @@ int main(int argc, char** argv) {
     send_trace(trace);
     ::waitpid(child, nullptr, 0);
   } else if (mode == "orphan") {
+    // Synchronised on events, not on guesses of how long a step takes (on a loaded machine the
+    // child may not run for a while): the parent exits once the child has connected, and the
+    // child sends once the parent has gone (the end of `gone`, which only the parent held).
+    int connected[2];
+    int gone[2];
+    if (::pipe(connected) != 0 || ::pipe(gone) != 0) {
+      return 12;
+    }
     if (::fork() == 0) {
+      ::close(gone[1]);
       const int fd = connect_to_recorder();
-      ::usleep(300000);
+      char byte = 0;
+      if (::write(connected[1], "x", 1) != 1 || ::read(gone[0], &byte, 1) != 0) {
+        return 13;
+      }
+      ::usleep(300000);  // and most likely after the recorder has seen it go
       send_all(fd, with_own_pid(trace));
       ::close(fd);
       return 0;
     }
-    ::usleep(50000);  // the child has connected by now; leave it behind
+    ::close(connected[1]);
+    char byte = 0;
+    if (::read(connected[0], &byte, 1) != 1) {
+      return 14;
+    }
   } else if (mode == "truncate") {
     const int fd = connect_to_recorder();
     send_all(fd, with_own_pid(trace).substr(0, std::strtoul(file, nullptr, 10)));
@@ -166,7 +184,12 @@ int main(int argc, char** argv) {
       ::usleep(10000);
     }
     ::prctl(PR_SET_NAME, "rtrace:on", 0, 0, 0);
-    ::usleep(300 * 1000);  // a traced program lives on after a toggle: let -t see the change
+    // A traced program lives on after a toggle: it waits until the test says that -t has
+    // returned (FILE.seen appears), however long -t takes to see the change.
+    const std::string seen = std::string(file) + ".seen";
+    while (::access(seen.c_str(), F_OK) != 0) {
+      ::usleep(10000);
+    }
     send_trace(trace);
   } else if (mode == "exit") {
     return 7;

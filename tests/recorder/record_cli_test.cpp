@@ -277,11 +277,13 @@ TEST(RecordCli, TogglesARunningTracedProcess) {
   RTRACE_NEEDS_FIXTURES();
   const ScratchDir out;
   const fs::path pid_file = out / "pid";
-  // Started without -s, the program waits for the toggle; a second recorder sends it.
+  // Started without -s, the program waits for the toggle; a second recorder sends it, and then
+  // the program is told to go on.
   const auto r = run_command(record() + " -q -o " + quote(out.path()) + " -x " + fake("toggle") +
-                             " " + quote(pid_file) + " & " + "for i in $(seq 100); do [ -s " +
-                             quote(pid_file) + " ] && break; sleep 0.05; done; " +
-                             record("sp-rtrace") + " -t $(cat " + quote(pid_file) + "); wait $!");
+                             " " + quote(pid_file) + " & recorder=$!; " +
+                             test::shell_wait_for_content(pid_file, "$recorder") +
+                             record("sp-rtrace") + " -t $(cat " + quote(pid_file) + "); touch " +
+                             quote(out / "pid.seen") + "; wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
@@ -305,8 +307,8 @@ TEST(RecordCli, TogglesThroughTheRecordersPid) {
   const fs::path pid_file = out / "pid";
   const auto r = run_command(
       record() + " -q -o " + quote(out.path()) + " -x " + fake("toggle") + " " + quote(pid_file) +
-      " & recorder=$!; for i in $(seq 100); do [ -s " + quote(pid_file) +
-      " ] && break; sleep 0.05; done; " + record() + " -t $recorder; wait $recorder");
+      " & recorder=$!; " + test::shell_wait_for_content(pid_file, "$recorder") + record() +
+      " -t $recorder; touch " + quote(out / "pid.seen") + "; wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::uint32_t pid = std::stoul(read_file(pid_file));
   EXPECT_EQ(r.err, "rtrace: tracing of process " + std::to_string(pid) + " is now on\n");

@@ -169,9 +169,9 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   const auto r = run_command(
       "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q --wait -o " +
       quote(traces) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " < " + quote(fifo) + " > " +
-      quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " +
-      quote(pid) + " ] && break; sleep 0.05; done; " + bin("sp-rtrace") + " -t $(cat " +
-      quote(pid) + ") && sleep 0.3 && echo go >&3; exec 3>&-; wait $recorder");
+      quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; " +
+      test::shell_wait_for_content(pid, "$recorder") + bin("sp-rtrace") + " -t $(cat " +
+      quote(pid) + ") && echo go >&3; exec 3>&-; wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
@@ -220,9 +220,9 @@ TEST(RecordTracer, ToggleReportsAProgramThatTookTheSignal) {
     const auto r = run_command(
         "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q --wait -o " +
         quote(out.path()) + " -x " + quote(RTRACE_TOGGLED_PROGRAM) + " " + c.mode + " < " +
-        quote(fifo) + " > " + quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) +
-        "; for i in $(seq 200); do [ -s " + quote(pid) + " ] && break; sleep 0.05; done; " +
-        bin("rtrace") + " record -t $(cat " + quote(pid) + "); echo toggle=$?; echo go >&3; " +
+        quote(fifo) + " > " + quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; " +
+        test::shell_wait_for_content(pid, "$recorder") + bin("rtrace") + " record -t $(cat " +
+        quote(pid) + "); echo toggle=$?; echo go >&3; " +
         "exec 3>&-; wait $recorder; echo program=$?");
     EXPECT_NE(r.out.find("toggle=1\n"), std::string::npos) << c.mode << r.out << r.err;
     EXPECT_NE(r.out.find("program=1\n"), std::string::npos) << c.mode << r.out << r.err;

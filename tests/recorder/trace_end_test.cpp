@@ -172,9 +172,9 @@ TEST(TraceEnd, LongCommandLineIsCutAfterAWholeArgument) {
   EXPECT_LT(number, 10000);
 }
 
-// SIGKILL 100 ms after the allocations: the trace holds them all (the tracer writes out every
-// 10 ms), and everything that reads it says it broke off. Through the recorder and in managed
-// mode (-m, the process writes its own file).
+// SIGKILL once the control thread has written out after the allocations (two passes of its
+// loop, every 10 ms or so): the trace holds them all, and everything that reads it says it broke
+// off. Through the recorder and in managed mode (-m, the process writes its own file).
 TEST(TraceEnd, KilledProgramLeavesATraceThatSaysItIsIncomplete) {
   for (const std::string extra : {"", "-m"}) {
     const ScratchDir out;
@@ -238,13 +238,13 @@ TEST(TraceEnd, ToggledOffTraceSaysAliveWhenTracingStopped) {
   fs::create_directory(traces);
   const fs::path fifo = out / "in";
   const fs::path pid = out / "pid";
-  const auto r = run_command(
-      "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") +
-      " record --format sp-rtrace -q -o " + quote(traces) + " -x " +
-      quote(RTRACE_TRACE_END_PROGRAM) + " wait < " + quote(fifo) + " > " + quote(pid) +
-      " & recorder=$!; exec 3> " + quote(fifo) + "; for i in $(seq 200); do [ -s " + quote(pid) +
-      " ] && break; sleep 0.05; done; " + bin("rtrace") + " record -t $(cat " + quote(pid) +
-      ") && echo go >&3; exec 3>&-; " + "wait $recorder");
+  const auto r = run_command("mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") +
+                             " record --format sp-rtrace -q -o " + quote(traces) + " -x " +
+                             quote(RTRACE_TRACE_END_PROGRAM) + " wait < " + quote(fifo) + " > " +
+                             quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; " +
+                             test::shell_wait_for_content(pid, "$recorder") + bin("rtrace") +
+                             " record -t $(cat " + quote(pid) + ") && echo go >&3; exec 3>&-; " +
+                             "wait $recorder");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<fs::path> files = files_in(traces);
   ASSERT_EQ(files.size(), 1U) << r.err;

@@ -45,9 +45,8 @@ WhileRunning record_waiting(const ScratchDir& out, const fs::path& traces,
   const auto r = run_command(
       "mkfifo " + quote(fifo) + " || exit 9; " + bin("rtrace") + " record -q -s -e memory " +
       options + " -o " + quote(traces) + " -x " + quote(RTRACE_TRACE_END_PROGRAM) + " wait < " +
-      quote(fifo) + " > " + quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) +
-      "; for i in $(seq 200); do [ -s " + quote(pid) +
-      " ] && break; sleep 0.05; done; for fd in /proc/$(cat " + quote(pid) +
+      quote(fifo) + " > " + quote(pid) + " & recorder=$!; exec 3> " + quote(fifo) + "; " +
+      test::shell_wait_for_content(pid, "$recorder") + "for fd in /proc/$(cat " + quote(pid) +
       ")/fd/*; do readlink $fd; done > " + quote(fds) + "; echo go >&3; exec 3>&-; wait $recorder");
   std::string program_pid = read_file(pid);
   while (!program_pid.empty() && program_pid.back() == '\n') {

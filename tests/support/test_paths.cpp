@@ -52,6 +52,11 @@ std::string quoted(const std::filesystem::path& path) {
   return "'" + path.string() + "'";
 }
 
+std::string shell_wait_for_content(const std::filesystem::path& file, const std::string& pid) {
+  return "while [ ! -s " + quoted(file) + " ] && kill -0 " + pid +
+         " 2>/dev/null; do sleep 0.05; done; ";
+}
+
 std::string built_tool(const std::string& name) {
   return quoted(build_dir() / "bin" / name);
 }

@@ -49,6 +49,11 @@ struct CommandResult {
 };
 CommandResult run_command(const std::string& command);
 
+// Shell text (ending in "; ") that waits until `file` has content or the process `pid` (a shell
+// word such as "$recorder") has ended: an event, not a count of sleeps that a loaded machine can
+// outlast.
+std::string shell_wait_for_content(const std::filesystem::path& file, const std::string& pid);
+
 }  // namespace rtrace::test
 
 // First statement of a test (or SetUp) that reads the fixtures: skips it, saying why, when the

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -259,25 +260,40 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
 // A thread that wants the drain lock (the exit's final drain) waits as long as its holder takes
 // records, however long that is: a writer far behind at exit would otherwise lose its records
 // and the trace's END. A holder that takes nothing is given up on after the patience.
+//
+// Whether the waiter must wait follows from what the holder did, as it measured it: a loaded
+// machine may stall the holder itself past the patience (then giving up is right), and the
+// holder that takes nothing keeps the lock until the waiter has given up, not for a set time.
 TEST(TracerRecordMerge, TheDrainLockIsWaitedForWhileItsHolderTakesRecords) {
   using Clock = std::chrono::steady_clock;
   const test::ScratchDir scratch;
   const std::string path = open_trace(scratch.path().string());
   constexpr auto kHeld = std::chrono::milliseconds(1500);
+  constexpr auto kNeverGivenUp = std::chrono::seconds(30);  // a waiter without patience
   constexpr long kPatienceMs = 400;
+  constexpr auto kPatience = std::chrono::milliseconds(kPatienceMs);
+  std::size_t recorded = 0;
   for (const bool taking : {true, false}) {
     std::atomic<bool> locked{false};
+    std::atomic<bool> waited_out{false};
+    Clock::duration longest_pause{};  // between the holder's runs of records (or their ends)
     std::thread holder([&] {
       ASSERT_TRUE(drain_try_lock());
       locked = true;
-      const Clock::time_point until = Clock::now() + kHeld;
-      while (Clock::now() < until) {
+      const Clock::time_point start = Clock::now();
+      Clock::time_point last = start;
+      while (taking ? Clock::now() - start < kHeld
+                    : !waited_out && Clock::now() - start < kNeverGivenUp) {
         if (taking) {
           record_calls(1);
           merge_records(safe_bound(nullptr), 0, true);
+          ++recorded;
+          longest_pause = std::max(longest_pause, Clock::now() - last);
+          last = Clock::now();
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
+      longest_pause = std::max(longest_pause, Clock::now() - last);
       drain_unlock();
     });
     while (!locked) {
@@ -286,21 +302,30 @@ TEST(TracerRecordMerge, TheDrainLockIsWaitedForWhileItsHolderTakesRecords) {
     const Clock::time_point start = Clock::now();
     const bool got = drain_lock(kPatienceMs);
     const auto waited = Clock::now() - start;
+    waited_out = true;
     if (got) {
       drain_unlock();
     }
     holder.join();
-    EXPECT_EQ(got, taking);
-    if (taking) {
+    const auto pause_ms = std::chrono::duration_cast<std::chrono::milliseconds>(longest_pause);
+    if (taking && longest_pause < kPatience / 2) {
+      EXPECT_TRUE(got) << "gave up on a holder taking records every " << pause_ms.count()
+                       << " ms at most";
       EXPECT_GT(waited, kHeld / 2) << "got the lock before the holder let it go";
+    } else if (taking) {
+      // Stalled near or past the patience: either outcome is right (the threads read the clock
+      // apart), and that it happened is said.
+      std::printf("the holder stalled %lld ms: the waiter %s\n",
+                  static_cast<long long>(pause_ms.count()), got ? "waited" : "gave up");
     } else {
-      EXPECT_LT(waited, kHeld) << "waited for a holder that took nothing";
+      EXPECT_FALSE(got) << "waited for a holder that took nothing";
+      EXPECT_GE(waited, kPatience) << "gave up before the patience";
     }
   }
   output_close();
   const test::TraceDecoder trace = test::decode_file(path);
   ASSERT_TRUE(trace.complete()) << trace.error();
-  EXPECT_GT(trace.calls.size(), std::size_t{50});
+  EXPECT_EQ(trace.calls.size(), recorded);
 }
 
 // Records a merge takes without writing them (before the trace's floor, as after a restart)

@@ -429,6 +429,20 @@ TEST(TracerTest, CrossThreadFreesThroughQueuesLeakExactlyTheKeptBlocks) {
   EXPECT_EQ(reported, kept);
 }
 
+// Shell text that runs `command` in the background and kills it once it has used no CPU time for
+// 10 s or more (hung: blocked for good), or after 300 s or more in all (spinning); its status is
+// the command's.
+// `command` must exec the program (env does), so that $! is the program.
+// A bound on wall time alone would also kill a program merely starved on a loaded machine.
+std::string killed_when_hung(const std::string& command) {
+  return command +
+         " & p=$!; last=; still=0; polls=0; while kill -0 $p 2>/dev/null; do "
+         "used=$(cut -d' ' -f14,15 /proc/$p/stat 2>/dev/null); "
+         "if [ \"$used\" = \"$last\" ]; then still=$((still + 1)); else still=0; fi; last=$used; "
+         "polls=$((polls + 1)); if [ $still -ge 500 ] || [ $polls -ge 15000 ]; then kill -KILL $p; "
+         "fi; sleep 0.02; done; wait $p";
+}
+
 // _exit is async-signal-safe: a handler calling it while the program is inside malloc (holding
 // the arena lock) must not hang the tracer, and the trace must still be whole.
 TEST(TracerTest, ExitFromASignalHandlerNeverHangs) {
@@ -437,9 +451,9 @@ TEST(TracerTest, ExitFromASignalHandlerNeverHangs) {
     ScratchDir scratch;
     SocketRecorder recorder(scratch);
     const auto result = run_command(
-        "timeout -s KILL 10 env LD_PRELOAD=" + preload() + " RTRACE_SOCKET=" + recorder.path() +
-        " RTRACE_OPTIONS=start=1 " + program("exit_in_handler") + " 20000");
-    ASSERT_EQ(result.status, 3) << "the program hung (killed after 10 s) or failed";
+        killed_when_hung("env LD_PRELOAD=" + preload() + " RTRACE_SOCKET=" + recorder.path() +
+                         " RTRACE_OPTIONS=start=1 " + program("exit_in_handler") + " 20000"));
+    ASSERT_EQ(result.status, 3) << "the program hung (killed) or failed";
     auto& traces = recorder.stop();
     ASSERT_EQ(traces.size(), 1U);
     const TraceDecoder& trace = *traces.front();
