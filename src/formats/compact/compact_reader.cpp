@@ -339,7 +339,8 @@ Step CompactReader::frame_record(std::span<const std::uint8_t> bytes, std::uint6
       return bare_call_size(bytes, offset, size);
     }
     // Its fields' last bytes counted, the numbers unchecked: the walk looks only for records,
-    // and damage it walks past is the full pass's to find.
+    // and damage it walks past is the full pass's to find. (bare_call_size here, checking every
+    // number, made -lc on a 2 M-call compact churn 10-15 % slower.)
     std::size_t fields = bare_call_numbers(bytes[0]);
     std::size_t pos = 1;
     for (; fields > 0; ++pos) {
