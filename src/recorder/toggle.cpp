@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -220,12 +221,17 @@ Toggled toggle_one(pid_t pid, int signal, int patience_ms) {
   if (::kill(pid, signal) != 0) {
     throw std::runtime_error(process_name(pid) + ": " + ::strerror(errno));
   }
-  for (int waited_ms = 0; waited_ms < patience_ms; waited_ms += 10) {
+  // Patience on the clock, not in sleeps: on a loaded machine each sleep overruns.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(patience_ms);
+  for (;;) {
     if (const std::optional<bool> now = switched_state(pid, before, connection_fd)) {
       return {pid, *now};
     }
     if (::kill(pid, 0) != 0) {
       throw std::runtime_error(process_name(pid) + " ended before its tracer answered");
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      break;
     }
     ::usleep(10 * 1000);
   }

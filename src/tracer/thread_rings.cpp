@@ -13,7 +13,7 @@
 
 namespace rtrace::tracer {
 
-std::atomic<std::uint64_t> g_ticket_sequence{1};
+constinit TicketSequence g_tickets;
 constinit thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
@@ -146,7 +146,7 @@ EventRing* ring_at(std::size_t slot) {
 }
 
 std::uint64_t next_ticket() {
-  return g_ticket_sequence.load(std::memory_order_seq_cst);
+  return g_tickets.next.load(std::memory_order_seq_cst);
 }
 
 std::uint64_t safe_bound(const EventRing* ignore) {

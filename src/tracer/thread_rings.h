@@ -60,8 +60,14 @@ inline WalkMemo* my_walk_memo() {
 std::size_t ring_slots();
 EventRing* ring_at(std::size_t slot);
 
-// The next ticket (thread_rings.cpp); only take_ticket and next_ticket use it.
-extern std::atomic<std::uint64_t> g_ticket_sequence;
+// The next ticket (thread_rings.cpp); only take_ticket and next_ticket use it. Alone on its
+// cache lines (two: the adjacent-line prefetcher pairs them): every traced call's locked add waits
+// for the line, and data the drainer writes beside it (the compact encoder's state was) made every
+// add wait for the line to come back from the drainer's core (bench/RESULTS.md, 2026-11-28).
+struct alignas(128) TicketSequence {
+  std::atomic<std::uint64_t> next{1};
+};
+extern TicketSequence g_tickets;
 
 // Tickets: take one (publishing a lower bound of it first) and give it back after publishing.
 // Inline: on every traced call's path.
@@ -70,11 +76,11 @@ inline std::uint64_t take_ticket(EventRing& ring) {
     // The bound must be visible before the ticket is taken. On x86-64 a locked
     // read-modify-write orders every earlier store, so a plain store kept before it by the
     // compiler fence is enough and saves a second locked instruction.
-    ring.inflight.store(g_ticket_sequence.load(std::memory_order_relaxed),
+    ring.inflight.store(g_tickets.next.load(std::memory_order_relaxed),
                         std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
-  return g_ticket_sequence.fetch_add(1, std::memory_order_seq_cst);
+  return g_tickets.next.fetch_add(1, std::memory_order_seq_cst);
 }
 inline void release_ticket(EventRing& ring) {
   if (--ring.ticket_depth == 0) {
