@@ -13,6 +13,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "tracer/clock.h"
 #include "tracer/real_symbol.h"
 
 namespace rtrace::tracer {
@@ -91,9 +92,10 @@ bool compressor_load() {
     g_ready.store(load(), std::memory_order_release);
     g_load_state.store(2, std::memory_order_release);
   }
-  // Another thread is loading: wait for its answer (up to 2 s; then uncompressed).
-  for (int waited_ms = 0; g_load_state.load(std::memory_order_acquire) == 1 && waited_ms < 2000;
-       ++waited_ms) {
+  // Another thread is loading: wait for its answer (up to 2 s on the clock, not counted in
+  // sleeps, which overrun on a loaded machine; then uncompressed).
+  const std::uint64_t deadline = monotonic_nanoseconds() + 2'000'000'000;
+  while (g_load_state.load(std::memory_order_acquire) == 1 && monotonic_nanoseconds() < deadline) {
     timespec pause{0, 1000000};
     ::nanosleep(&pause, nullptr);
   }
