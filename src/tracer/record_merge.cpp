@@ -28,6 +28,7 @@ struct Cursor {
   std::uint64_t head;              // index entries published when the drain began
   std::uint64_t payload_position;  // payload bytes before the current record's skip
   std::uint64_t seq;               // the current record's ticket; kNoTicket when none is left
+  std::uint64_t given_back;        // payload position given back when waiters were last woken
 };
 
 std::atomic<pid_t> g_drain_owner{0};
@@ -68,6 +69,9 @@ void return_room(const Cursor& cursor) {
 
 // Counts a merge and wakes the threads waiting for room (ring_producer.cpp), if any.
 void wake_room_waiters() {
+  for (std::size_t i = 0; i < g_cursor_count; ++i) {
+    g_cursors[i].given_back = g_cursors[i].payload_position;
+  }
   g_merges.fetch_add(1, std::memory_order_seq_cst);
   if (g_room_waiters.load(std::memory_order_seq_cst) > 0) {
     ::syscall(SYS_futex, reinterpret_cast<int*>(&g_merges), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
@@ -75,14 +79,32 @@ void wake_room_waiters() {
   }
 }
 
-// Writes the queued pieces, then gives their space back to the rings and wakes the waiters.
-void flush_pieces() {
+// Whether a ring has had an eighth of its payload given back since the waiters were last woken.
+bool eighth_given_back() {
+  for (std::size_t i = 0; i < g_cursor_count; ++i) {
+    const Cursor& cursor = g_cursors[i];
+    if ((cursor.payload_position - cursor.given_back) * 8 >= cursor.ring->capacity()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Writes the queued pieces, then gives their space back to the rings. Wakes the waiters at the end
+// of the pass (`pass_ends`) or once an eighth of a ring is free again: a waiter woken at every
+// flush (every ~1,300 transfers in the binary protocol) filled that room at once and slept again,
+// a futex wait and wake-up per flush, 8-13 ns of every traced transfer's CPU time. (A quarter
+// saved as much CPU but made the memory module's wall time 6-8 ns worse per call: the program
+// slept while the writer still had room to give. bench/RESULTS.md, 2026-11-28.)
+void flush_pieces(bool pass_ends) {
   g_output_ok = output_flush() && g_output_ok;
   g_expanded_used = 0;
   for (std::size_t i = 0; i < g_cursor_count; ++i) {
     return_room(g_cursors[i]);
   }
-  wake_room_waiters();
+  if (pass_ends || eighth_given_back()) {
+    wake_room_waiters();
+  }
 }
 
 // Gives `cursor`'s records taken so far back to its ring and wakes the threads waiting for room.
@@ -95,7 +117,7 @@ void give_back(const Cursor& cursor) {
 
 void add_piece(const char* data, std::size_t size) {
   if (!output_add_piece(data, size)) {
-    flush_pieces();
+    flush_pieces(false);
     output_add_piece(data, size);
   }
 }
@@ -114,7 +136,7 @@ void add_expanded(Expand expand) {
       g_expanded_used += length;
       return;
     }
-    flush_pieces();
+    flush_pieces(false);
   }
 }
 
@@ -205,6 +227,7 @@ void open_cursors() {
     cursor.position = ring->tail.load(std::memory_order_relaxed);
     cursor.head = ring->head.load(std::memory_order_acquire);
     cursor.payload_position = ring->payload_tail.load(std::memory_order_relaxed);
+    cursor.given_back = cursor.payload_position;
     load_entry(cursor);
     if (cursor.seq != kNoTicket) {
       ++g_cursor_count;
@@ -275,7 +298,7 @@ bool merge_records(std::uint64_t bound, std::uint64_t floor, bool emit) {
     }
     take_run(g_cursors[best], limit, floor, emit);
   }
-  flush_pieces();
+  flush_pieces(true);
   return g_output_ok;
 }
 

@@ -76,8 +76,7 @@ inline std::uint64_t take_ticket(EventRing& ring) {
     // The bound must be visible before the ticket is taken. On x86-64 a locked
     // read-modify-write orders every earlier store, so a plain store kept before it by the
     // compiler fence is enough and saves a second locked instruction.
-    ring.inflight.store(g_tickets.next.load(std::memory_order_relaxed),
-                        std::memory_order_relaxed);
+    ring.inflight.store(g_tickets.next.load(std::memory_order_relaxed), std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
   return g_tickets.next.fetch_add(1, std::memory_order_seq_cst);
