@@ -116,6 +116,7 @@ void expect_calls_of_many_threads_in_ticket_order(bool compact) {
   std::atomic<int> running{kThreads};
   std::vector<std::uint64_t> tids(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&running, &tids, t] {
       tids[t] = static_cast<std::uint64_t>(::gettid());
@@ -255,6 +256,42 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
     EXPECT_EQ(release.frames, i % 4 == 0 ? expected_backtrace(i) : std::vector<std::uint64_t>{})
         << i;
   }
+}
+
+// A thread waiting for room in its full ring (ring_producer.cpp) is woken at the end of a merge
+// pass and once an eighth of its ring has been given back, not at every flush of the output: woken
+// per flush, it filled that little room at once and slept again (bench/RESULTS.md, 2026-11-28).
+// Here a full ring of transient records with 200-byte names takes some 60 flushes to write out;
+// each wake-up counts as a merge (merges_done, what the waiters sleep on).
+TEST(TracerRecordMerge, WaitersForRoomAreWokenPerEighthOfTheRingNotPerFlush) {
+  const test::ScratchDir scratch;
+  const std::string path = open_trace(scratch.path().string());
+  EventRing* ring = my_ring();
+  ASSERT_NE(ring, nullptr);
+  merge_once();  // what an earlier test left in the ring
+  const std::string name(200, 'm');
+  int records = 0;
+  while (ring->try_reserve(transient_record_bound(4)) != nullptr) {
+    record_transient(*ring, allocation_call(name.c_str(), 16, 0x1000 + records), records, false,
+                     merge_once);
+    ++records;
+  }
+  const int before = merges_done();
+  merge_once();
+  const int wake_ups = merges_done() - before;
+  output_close();
+
+  const test::TraceDecoder trace = test::decode_file(path);
+  ASSERT_TRUE(trace.complete()) << trace.error();
+  ASSERT_EQ(trace.calls.size(), 2 * static_cast<std::size_t>(records));
+  const std::uint64_t written = std::filesystem::file_size(path);
+  // record_merge.cpp's g_expanded, where the packets of transient records are expanded.
+  constexpr std::uint64_t kExpansionBuffer = std::uint64_t{256} * 1024;
+  EXPECT_GT(written / kExpansionBuffer, 40U) << "the expansion buffer should fill many times";
+  // Seven eighths of the ring given back (each wake-up at the first flush past an eighth), then
+  // the end of the pass.
+  EXPECT_GE(wake_ups, 6);
+  EXPECT_LE(wake_ups, 9);
 }
 
 // A thread that wants the drain lock (the exit's final drain) waits as long as its holder takes
