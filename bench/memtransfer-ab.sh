@@ -42,26 +42,23 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-mt-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# "cpu wall" of one run of COMMAND... (the program's cpu_ns_per_op and ns_per_op).
-one_run() {
-  local line
-  line=$("$@" 2> "$work/err" | grep -o 'ns_per_op=.*') || { cat "$work/err" >&2; exit 1; }
-  sed -E 's/ns_per_op=([0-9.]+) cpu_ns_per_op=([0-9.]+).*/\2 \1/' <<< "$line"
-}
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
 # One traced run: LIB MODULE PROGRAM ARGS...
 traced() {
   local lib=$1 module=$2
   shift 2
   rm -rf "$work/trace" && mkdir "$work/trace"
-  one_run env "LD_PRELOAD=$lib/librtrace-main.so:$lib/librtrace-$module.so" \
+  churn_figures env "LD_PRELOAD=$lib/librtrace-main.so:$lib/librtrace-$module.so" \
     "RTRACE_OPTIONS=start=1,depth=10,managed=$work/trace$format_option" "$@"
 }
 
 : > "$work/rows"
 for round in $(seq "$rounds"); do
-  read -r churn_cpu churn_wall < <(one_run "$build/bin/rtrace-churn" "$iterations" 1)
-  read -r transfer_cpu transfer_wall < <(one_run "$build/bin/rtrace-transfer-churn" "$iterations")
+  read -r churn_cpu churn_wall < <(churn_figures "$build/bin/rtrace-churn" "$iterations" 1)
+  read -r transfer_cpu transfer_wall < <(
+    churn_figures "$build/bin/rtrace-transfer-churn" "$iterations")
   if ((round % 2)); then order=("A $lib_a" "B $lib_b"); else order=("B $lib_b" "A $lib_a"); fi
   for entry in "${order[@]}"; do
     read -r name lib <<< "$entry"
@@ -74,7 +71,6 @@ for round in $(seq "$rounds"); do
   done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 column_of() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$work/rows"; }
 ratios_of() { awk -v n="$1" -v a="$2" -v b="$3" '$1 == n && $a > 0 {print $b / $a}' "$work/rows"; }
 

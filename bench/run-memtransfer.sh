@@ -28,14 +28,13 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
-# "cpu wall" of one run of COMMAND... (the program's cpu_ns_per_op and ns_per_op).
+# "cpu wall" of one run of COMMAND..., with an empty output directory.
 one_run() {
   rm -rf "$work/out" && mkdir "$work/out"
-  local line
-  line=$("$@" 2> "$work/err" | grep -o 'ns_per_op=.*') || { cat "$work/err" >&2; exit 1; }
-  sed -E 's/ns_per_op=([0-9.]+) cpu_ns_per_op=([0-9.]+).*/\2 \1/' <<< "$line"
+  churn_figures "$@"
 }
 
 record() { "$bin/rtrace" record -q -s --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }

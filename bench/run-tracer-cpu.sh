@@ -27,7 +27,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 per_thread=$((iterations / threads))
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# shellcheck source=bench/timing.sh
+source "$(dirname "$0")/timing.sh"
 
 # The churn's cpu_ns_per_op in one run of the command.
 cpu_per_op() {

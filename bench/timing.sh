@@ -1,7 +1,17 @@
-# Helpers the side-by-side benchmarks source: run-tracer.sh, run-compile.sh. They expect $work,
-# a directory of their own (mktemp -d).
+# Helpers the side-by-side benchmarks source: run-tracer.sh, run-tracer-cpu.sh, run-compile.sh,
+# run-memtransfer.sh, memtransfer-ab.sh and (through process-common.sh) the process benchmarks.
+# They expect $work, a directory of their own (mktemp -d).
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# The median of the numbers on stdin.
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# "cpu wall": the nanoseconds per operation a churn program of bench/churn (COMMAND...) reports,
+# its cpu_ns_per_op and ns_per_op.
+churn_figures() {
+  local line
+  line=$("$@" 2> "$work/err" | grep -o 'ns_per_op=.*') || { cat "$work/err" >&2; exit 1; }
+  sed -E 's/ns_per_op=([0-9.]+) cpu_ns_per_op=([0-9.]+).*/\2 \1/' <<< "$line"
+}
 
 # The user + system CPU seconds of every child this shell has waited for, from the output of
 # bash's `times` (which has to run in this shell itself, not in a $(...) subshell).
