@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstddef>
@@ -79,30 +80,29 @@ void wake_room_waiters() {
   }
 }
 
-// Whether a ring has had an eighth of its payload given back since the waiters were last woken.
-bool eighth_given_back() {
-  for (std::size_t i = 0; i < g_cursor_count; ++i) {
-    const Cursor& cursor = g_cursors[i];
-    if ((cursor.payload_position - cursor.given_back) * 8 >= cursor.ring->capacity()) {
-      return true;
-    }
-  }
-  return false;
+// Whether the records taken from `cursor` since the waiters were last woken fill an eighth of its
+// ring: room worth waking a thread for. A waiter woken for less (at every flush, every ~1,300
+// transfers in the binary protocol) filled it at once and slept again, a futex wait and wake-up
+// each time: 8-13 ns of every traced transfer's CPU time. A quarter saved as much CPU but made the
+// memory module's wall time 6-8 ns worse per call: the program slept while the writer still had
+// room to give (bench/RESULTS.md, 2026-11-28).
+bool eighth_taken(const Cursor& cursor) {
+  return (cursor.payload_position - cursor.given_back) * 8 >= cursor.ring->capacity();
 }
 
-// Writes the queued pieces, then gives their space back to the rings. Wakes the waiters at the end
-// of the pass (`pass_ends`) or once an eighth of a ring is free again: a waiter woken at every
-// flush (every ~1,300 transfers in the binary protocol) filled that room at once and slept again,
-// a futex wait and wake-up per flush, 8-13 ns of every traced transfer's CPU time. (A quarter
-// saved as much CPU but made the memory module's wall time 6-8 ns worse per call: the program
-// slept while the writer still had room to give. bench/RESULTS.md, 2026-11-28.)
+bool any_eighth_taken() {
+  return std::any_of(g_cursors, g_cursors + g_cursor_count, eighth_taken);
+}
+
+// Writes the queued pieces, then gives their space back to the rings; wakes the waiters at the end
+// of the pass (`pass_ends`) or when an eighth of a ring is free again (eighth_taken).
 void flush_pieces(bool pass_ends) {
   g_output_ok = output_flush() && g_output_ok;
   g_expanded_used = 0;
   for (std::size_t i = 0; i < g_cursor_count; ++i) {
     return_room(g_cursors[i]);
   }
-  if (pass_ends || eighth_given_back()) {
+  if (pass_ends || any_eighth_taken()) {
     wake_room_waiters();
   }
 }
@@ -203,11 +203,9 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     load_entry(cursor);
     // A thread whose ring is full waits for room (ring_producer.cpp): without this it waited for
     // the end of the whole pass, as long as filling the ring had taken it, and a single-threaded
-    // program spent about half its added wall time so (bench/RESULTS.md, record-wall).
-    // Every 4096 records (a quarter of a ring of the churn's calls with 10 frames, ~0.3 ms of the
-    // writer): a few records at a time would have the producer fill them at once and wait again.
-    if (copies && (cursor.position & 4095) == 0 &&
-        g_room_waiters.load(std::memory_order_relaxed) > 0) {
+    // program spent about half its added wall time so (bench/RESULTS.md, record-wall). Not
+    // before an eighth of the ring is free (eighth_taken).
+    if (copies && eighth_taken(cursor) && g_room_waiters.load(std::memory_order_relaxed) > 0) {
       give_back(cursor);
     }
   }
