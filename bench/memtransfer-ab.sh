@@ -11,7 +11,7 @@
 #
 # FORMAT is the trace format the tracer writes: sp-rtrace (the default here: the original binary
 # protocol, what the compatible sp-rtrace writes) or compact (what `rtrace record` writes by
-# default). The tracer's work on the program thread is the same for both; the writer's is not
+# default, a zstd frame at level 1 as there). The tracer's work on the program thread is the same for both; the writer's is not
 # (the binary protocol spells a transfer out as an allocation and a release with every frame,
 # twice the bytes of the memory module's average call), and the writer runs beside the program
 # on a machine of two cores.
@@ -28,7 +28,7 @@ rounds=${5:-20}
 format=${6:-sp-rtrace}
 case $format in
   sp-rtrace) format_option= ;;
-  compact) format_option=,compact=1 ;;
+  compact) format_option=,compact=1,compress=1 ;;  # zstd level 1, as `rtrace record` writes it
   *) echo "unknown format $format (sp-rtrace or compact)" >&2; exit 1 ;;
 esac
 for tool in "$build/bin/rtrace-churn" "$build/bin/rtrace-transfer-churn"; do

@@ -9,7 +9,9 @@
 #
 # Interleaved: each of RUNS rounds runs all five once, the order turning by one every round, so
 # that a change of the machine's load (other work on the two cores) falls on every column alike;
-# the ratios are the medians of the rounds' own ratios (the load moves single figures by 20-40 %).
+# the ratios are the medians of the rounds' own ratios (the load moves single figures by 20-40 %),
+# each with the 95 % confidence interval of that median: a claim that one module costs no more
+# than the other holds only as far as the interval reaches.
 #
 #   bench/run-memtransfer.sh [BUILD_DIR] [ITERATIONS] [RUNS] [FORMAT]
 #
@@ -94,8 +96,13 @@ row "memory -A" "rtrace-churn (malloc + free)" memory_all memory_plain
 row memtransfer "rtrace-transfer-churn (memcpy + memset)" memtransfer transfer_plain
 echo
 range() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.2f-%.2f", lo, hi}'; }
-printf "memtransfer adds %.2fx the memory module's cost per call (cpu; rounds %s), %.2fx (wall)\n" \
-  "$(ratio_of memory 3 | median)" "$(ratio_of memory 3 | range)" "$(ratio_of memory 4 | median)"
-printf "memtransfer adds %.2fx the cost per call of the memory module with -A (cpu; rounds %s), %.2fx (wall)\n" \
-  "$(ratio_of memory_all 3 | median)" "$(ratio_of memory_all 3 | range)" \
-  "$(ratio_of memory_all 4 | median)"
+# "R.RRx (cpu; ...), R.RRx (wall; ...)" of memtransfer against MEMORY_CONFIG: the medians of the
+# rounds' ratios, each with its 95 % confidence interval (timing.sh), and the range of the CPU's.
+ratios_against() {
+  printf "%.2fx (cpu; 95 %% interval %s, rounds %s), %.2fx (wall; 95 %% interval %s)" \
+    "$(ratio_of "$1" 3 | median)" "$(ratio_of "$1" 3 | median_interval)" \
+    "$(ratio_of "$1" 3 | range)" "$(ratio_of "$1" 4 | median)" \
+    "$(ratio_of "$1" 4 | median_interval)"
+}
+echo "memtransfer adds $(ratios_against memory) the memory module's cost per call"
+echo "memtransfer adds $(ratios_against memory_all) the cost per call of the memory module with -A"

@@ -5,6 +5,17 @@
 # The median of the numbers on stdin.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+# The 95 % confidence interval of the median of the numbers on stdin, as LO-HI with DIGITS
+# decimals (default 2): the order statistics k and n + 1 - k with k = (n - 1.96 sqrt(n)) / 2
+# rounded down, which hold the median with at least 95 % chance whatever the distribution (the
+# sign test's interval). "-" for fewer than 6 numbers, where no such k exists.
+median_interval() {
+  sort -g | awk -v d="${1:-2}" '{a[NR] = $1} END {
+    k = int((NR - 1.96 * sqrt(NR)) / 2)
+    if (k < 1) { print "-"; exit }
+    printf "%.*f-%.*f", d, a[k], d, a[NR + 1 - k] }'
+}
+
 # "cpu wall": the nanoseconds per operation a churn program of bench/churn (COMMAND...) reports,
 # its cpu_ns_per_op and ns_per_op.
 churn_figures() {
