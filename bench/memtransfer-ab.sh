@@ -11,10 +11,10 @@
 #
 # FORMAT is the trace format the tracer writes: sp-rtrace (the default here: the original binary
 # protocol, what the compatible sp-rtrace writes) or compact (what `rtrace record` writes by
-# default, a zstd frame at level 1 as there). The tracer's work on the program thread is the same for both; the writer's is not
-# (the binary protocol spells a transfer out as an allocation and a release with every frame,
-# twice the bytes of the memory module's average call), and the writer runs beside the program
-# on a machine of two cores.
+# default, a zstd frame at level 1 as there). The tracer's work on the program thread is the same
+# for both; the writer's is not (the binary protocol spells a transfer out as an allocation and a
+# release with every frame, twice the bytes of the memory module's average call), and the writer
+# runs beside the program on a machine of two cores.
 #
 # BUILD_DIR gives the churn programs; LIB_A and LIB_B are directories of the libraries
 # (librtrace-main.so, librtrace-memory.so, librtrace-memtransfer.so), e.g. a copy of a build's
