@@ -61,7 +61,8 @@ void add_export_options(CLI::App& app, ExportCommandOptions& o) {
       ->required()
       ->check(CLI::IsMember(names))
       ->option_text(fmt::format("{}", fmt::join(names, "|")));
-  app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
+  app.add_option("trace,-i,--input-file", o.input,
+                 "Input trace (any supported format); - or none = stdin")
       ->option_text("PATH");
   app.add_option("-o,--output", o.output, "Output file (default: standard output)")
       ->option_text("PATH");

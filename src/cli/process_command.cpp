@@ -147,7 +147,8 @@ int process(const ProcessOptions& o) {
 }  // namespace
 
 void add_process_options(CLI::App& app, ProcessOptions& o) {
-  app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
+  app.add_option("trace,-i,--input-file", o.input,
+                 "Input trace (any supported format); - or none = stdin")
       ->option_text("PATH");
   app.add_option("-o,--output,--output-dir", o.output,
                  "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in, one "

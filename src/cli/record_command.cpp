@@ -261,11 +261,15 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  o.compatible
                      ? "Tracing modules, by alias or file name, separated by ':', in any "
                        "order: memory, file, shmsysv, shmposix, memtransfer, gobject, "
-                       "pagemap, qobject, audit (e.g. file:memory; -l lists them)"
+                       "pagemap, qobject, audit (e.g. file:memory; -l lists them); -e may be given "
+                       "more than once"
                      : "Tracing modules, by alias or file name, separated by ':', in any "
                        "order: memory (the default), file (descriptors and FILE "
                        "streams), shmsysv, shmposix, memtransfer, gobject, pagemap, qobject, "
-                       "audit (-l lists them)")
+                       "audit (-l lists them); -e may be given more than once")
+      // Repeated -e add modules (joined with ':', as one -e names several).
+      ->delimiter(':')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join)
       ->option_text("MODULE[:MODULE...]");
   app.add_option("-o,--output-dir", o.output,
                  "Directory for the traces (default: current directory); 'stdout' sends -P "

@@ -61,7 +61,8 @@ int resolve(const ResolveCommandOptions& o) {
 }  // namespace
 
 void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
-  app.add_option("-i,--input-file", o.input, "Input trace (any supported format); - = stdin")
+  app.add_option("trace,-i,--input-file", o.input,
+                 "Input trace (any supported format); - or none = stdin")
       ->option_text("PATH");
   app.add_option("-o,--output-file", o.output, "Output file (default: standard output)")
       ->option_text("PATH");

@@ -141,8 +141,11 @@ std::string find_module(const std::string& directory, const std::string& name) {
   }
   const fs::path path = fs::absolute(fs::path(directory) / file_name_for(name));
   if (name.empty() || !is_file(path)) {
+    // A list written as for other tools (memory,file) is a common slip: say what separates them.
+    const std::string hint =
+        name.find(',') != std::string::npos ? "; modules are separated by ':', as memory:file" : "";
     throw std::invalid_argument("unknown tracing module '" + name + "' (no " + path.string() +
-                                "; -l lists the modules)");
+                                hint + "; -l lists the modules)");
   }
   return path.string();
 }

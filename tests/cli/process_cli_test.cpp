@@ -43,6 +43,20 @@ TEST(ProcessCli, ConvertsBinaryFileToText) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST(ProcessCli, TheTraceMayBeGivenAsAnArgument) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string raw = quote(fixture("sp-rtrace/memory/memory.raw"));
+  auto r = run_command(rtrace_bin() + " process " + raw);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, expected_memory_txt());
+  r = run_command(rtrace_bin() + " process -l " + raw + " -c");  // options on either side
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, run_command(rtrace_bin() + " process -l -c -i " + raw).out);
+  // Only one trace: a second is an error, not silently ignored.
+  r = run_command(rtrace_bin() + " process " + raw + " " + raw);
+  EXPECT_EQ(r.status, 2);
+}
+
 TEST(ProcessCli, CompatibleNameReadsStandardInput) {
   RTRACE_NEEDS_FIXTURES();
   const auto r =

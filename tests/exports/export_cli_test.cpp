@@ -59,6 +59,8 @@ TEST(ExportCli, FoldedLeaksOfTheResolvedFixtureExactly) {
   const test::CommandResult r =
       export_of("folded -w leaked -i " + fixture_arg("memory/memory.lcr.txt"));
   ASSERT_EQ(r.status, 0) << r.err;
+  // The trace as an argument instead of -i: the same output.
+  EXPECT_EQ(export_of("folded -w leaked " + fixture_arg("memory/memory.lcr.txt")).out, r.out);
   EXPECT_EQ(r.out,
             "_start;" + kLibc +
                 "main;0x7f756907f65b in libc.so.6;0x7f756908950e in libc.so.6;0x7f75690ae63e in "

@@ -238,6 +238,12 @@ TEST(RecordCli, ExitStatusIsTheProgramsOrTellsWhatWentWrong) {
   r = run_command(record() + o + " -e nosuch -x true");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown tracing module 'nosuch'"), std::string::npos) << r.err;
+  r = run_command(record() + o + " -e memory,file -x true");  // what separates them is said
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown tracing module 'memory,file' (no "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; modules are separated by ':', as memory:file; -l lists the modules)"),
+            std::string::npos)
+      << r.err;
 
   r = run_command("RTRACE_LIBDIR=" + quote(out.path()) + " " + bin("rtrace") + " record -x true");
   EXPECT_EQ(r.status, 2);

@@ -50,6 +50,7 @@ TEST(ResolveCli, DebugInfoFormIsTheDefault) {
   const std::string expected =
       with_true_libc_frames(read_file(fixture("sp-rtrace/memory/memory.lc.resolve-default.txt")));
   expect_output(tool("rtrace") + " resolve -i " + input + root_option(), expected);
+  expect_output(tool("rtrace") + " resolve " + input + root_option(), expected);  // as an argument
   // The number of threads changes nothing in the output.
   expect_output(tool("rtrace") + " resolve -j 1 -i " + input + root_option(), expected);
   expect_output(tool("rtrace") + " resolve --jobs 4 -i " + input + root_option(), expected);

@@ -159,7 +159,8 @@ TEST(FileModule, FixtureProgramGivesTheOriginalsRecordsAndLeaks) {
   const auto original_leaks = leaks_and_summaries(read_file(fixture("sp-rtrace/fd/fd.l.txt")));
   ASSERT_EQ(original_leaks.size(), 7U);  // 3 leaks, 2 summaries of 2 lines
 
-  for (const std::string modules : {"file", "file:memory", "memory:file"}) {
+  // "memory -e file": -e given twice, as "memory:file".
+  for (const std::string modules : {"file", "file:memory", "memory:file", "memory -e file"}) {
     SCOPED_TRACE(modules);
     const ScratchDir out;
     const fs::path trace = record_fd_program(out, modules);
