@@ -42,6 +42,7 @@ bool zero_fill_cut_off(std::uintptr_t address) {
       continue;
     }
     const std::uintptr_t page = address & ~(g_page_size - 1);
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a page of our own mapping, from the fault address
     if (::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
       return false;
@@ -125,12 +126,14 @@ std::unique_ptr<MappedFile> MappedFile::map(int fd, std::string name) {
     return nullptr;
   }
   const auto size = static_cast<std::size_t>(st.st_size);
+  // A file of no size is read instead: mmap() maps no empty range, and files of /proc and /sys
+  // say 0 and still have content.
+  if (size == 0) {
+    return nullptr;
+  }
   const int own_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (own_fd < 0) {
     return nullptr;
-  }
-  if (size == 0) {  // mmap() maps no empty range
-    return std::unique_ptr<MappedFile>(new MappedFile(own_fd, std::move(name), nullptr, 0, -1));
   }
   const int slot = install_handler() ? take_live_slot() : -1;
   void* data = slot < 0 ? MAP_FAILED : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, own_fd, 0);

@@ -27,7 +27,8 @@ class MappedFile {
  public:
   // Maps the file open on `fd` (not taken over: a duplicate is kept) with its size now; `name`
   // is for messages. Nothing (read it with read() instead) when `fd` is not a regular file or
-  // cannot be mapped. An empty file gives an empty mapping.
+  // cannot be mapped, or says it has no bytes (an empty file, or one of /proc that has them
+  // only when read).
   static std::unique_ptr<MappedFile> map(int fd, std::string name);
   // The same for the file at `path`; nothing also when it cannot be opened.
   static std::unique_ptr<MappedFile> map(const std::string& path);

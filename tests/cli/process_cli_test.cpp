@@ -157,6 +157,11 @@ TEST(ProcessCli, GarbageIsRejectedWithFileAndPosition) {
   const auto e = run_command(rtrace_bin() + " process -i " + quote(dir / "empty"));
   EXPECT_EQ(e.status, 1);
   EXPECT_EQ(e.err, "rtrace: " + (dir / "empty").string() + ":0: empty input\n");
+
+  // A file of /proc says it has no bytes and has them when read: it is read, not taken as empty.
+  const auto p = run_command(rtrace_bin() + " process -i /proc/self/maps");
+  EXPECT_EQ(p.status, 1);
+  EXPECT_EQ(p.err, "rtrace: /proc/self/maps:0: not a trace in any format rtrace reads\n");
 }
 
 // Comment lines are held until the next call (before the first: to print them in the original's
