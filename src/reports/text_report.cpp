@@ -43,10 +43,12 @@ void append_process(std::string& out, const ReportData& data) {
     fmt::format_to(std::back_inserter(out), "command line: {}{}\n",
                    quote_command_line(data.command_line->arguments),
                    data.command_line->cut ? " ... (cut)" : "");
-  } else {
+  } else if (!data.process.empty()) {
     // sp-rtrace's process information names the program (argv[0]); its arguments are not sent.
     fmt::format_to(std::back_inserter(out), "command line: {} (arguments are not recorded)\n",
                    data.process);
+  } else {
+    out += "command line: not recorded\n";
   }
   if (data.end) {
     fmt::format_to(std::back_inserter(out), "trace ended by: {}\n", end_description(*data.end));
@@ -207,12 +209,21 @@ void append_diff(std::string& out, const ReportDiff& diff, const RenderOptions& 
   }
 }
 
+// The process a report is about: its program and pid, as far as the trace names them (mpatrol's
+// and StackTrack's files do not name the program; mpatrol's has no pid either).
+std::string process_label(const ReportData& data) {
+  std::string label = data.process.empty() ? "(program not recorded)" : data.process;
+  if (data.pid != 0) {
+    fmt::format_to(std::back_inserter(label), " (pid {})", data.pid);
+  }
+  return label;
+}
+
 }  // namespace
 
 std::string render_text(const ReportData& data, const ReportDiff* diff,
                         const RenderOptions& options) {
-  std::string out =
-      fmt::format("rtrace report: {} (pid {}), {} calls\n", data.process, data.pid, data.calls);
+  std::string out = fmt::format("rtrace report: {}, {} calls\n", process_label(data), data.calls);
   append_process(out, data);
   out += '\n';
   append_totals(out, data);

@@ -152,6 +152,11 @@ TEST(MpatrolPipeline, CompressGroupsBySourcePositionAndSorts) {
 TEST(MpatrolPipeline, ReportShowsMptracesLeaksAndPeak) {
   const auto r = rtrace("report -i", "basic/basic.trace");
   EXPECT_EQ(r.status, 0) << r.err;
+  // An mpatrol tracing file names neither the program nor its pid.
+  EXPECT_TRUE(
+      r.out.starts_with("rtrace report: (program not recorded), 13 calls\n"
+                        "command line: not recorded\n"))
+      << r.out;
   EXPECT_NE(r.out.find("  memory (memory allocation in bytes): 13 calls, 8 allocations of 4496 "
                        "bytes, 5 releases"),
             std::string::npos)

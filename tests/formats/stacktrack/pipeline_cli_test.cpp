@@ -246,7 +246,8 @@ TEST(StackTrackPipeline, ReportProfilesCheckpoints) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string::size_type section = r.out.find("\nCHECKPOINTS");
   ASSERT_NE(section, std::string::npos) << r.out;
-  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "rtrace report:  (pid 2818), 9 calls");
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "rtrace report: (program not recorded) (pid 2818), 9 calls");
   EXPECT_EQ(r.out.substr(section),
             R"(
 CHECKPOINTS (calls that neither allocate nor release; seconds since the process started)
