@@ -91,8 +91,15 @@ class Reporter {
           reports::diff_reports(data, build(*baseline_, o_, suppressions_, diagnostics_, damage));
     }
     const reports::ReportDiff* shown_diff = diff ? &*diff : nullptr;
-    return o_.json ? reports::render_json(data, shown_diff, render_)
-                   : reports::render_text(data, shown_diff, render_);
+    if (o_.json) {
+      return reports::render_json(data, shown_diff, render_);
+    }
+    // Nothing read before the damage (an empty file, not a trace): the error alone says it, not
+    // a report of empty sections before it.
+    if (damage && data.calls == 0 && data.process.empty() && shown_diff == nullptr) {
+      return "";
+    }
+    return reports::render_text(data, shown_diff, render_);
   }
 
   // The report of `path` as one HTML page (--html), with the timeline and flame graph that only

@@ -143,5 +143,25 @@ TEST(ReportCli, DamagedInputPrintsThePartialReportThenTheError) {
   EXPECT_TRUE(r.err.starts_with("rtrace: " + (dir / "damaged.txt").string() + ":")) << r.err;
 }
 
+// With nothing read before the error (an empty file, a file that is no trace) the error is all.
+TEST(ReportCli, NoTraceAtAllGivesTheErrorAlone) {
+  const test::ScratchDir dir;
+  test::write_file(dir / "empty", "");
+  test::write_file(dir / "text", "hello\n");
+  test::CommandResult r = test::run_command(report("'" + (dir / "empty").string() + "'"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "rtrace: " + (dir / "empty").string() + ":0: empty input\n");
+  r = test::run_command(report("'" + (dir / "text").string() + "'"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "rtrace: " + (dir / "text").string() + ":0: not a trace in any format rtrace reads\n");
+  // In JSON the report of nothing stays: the document must stay whole.
+  r = test::run_command(report("--json '" + (dir / "empty").string() + "'"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.starts_with("{")) << r.out;
+}
+
 }  // namespace
 }  // namespace rtrace
