@@ -161,12 +161,7 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
         [&](char* out, std::size_t room) { return expand_release_record(record, out, room); });
   } else if (is_transient_record(record)) {
     if (copies) {  // as a release record: its calls' fields, in one transient CALL
-      compact::CallFields allocation;
-      bool release_has_stack = false;
-      if (transient_record_allocation(record, ring.consumer_frames, allocation,
-                                      release_has_stack)) {
-        output_add_transient(allocation, release_has_stack);
-      }
+      take_transient_allocation(record, ring.consumer_frames, output_add_transient);
       return;
     }
     add_expanded([&](char* out, std::size_t room) {

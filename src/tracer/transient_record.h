@@ -4,7 +4,7 @@
 // name's address and the frames (unwound straight into the ring); the drain expands the record
 // into the four packets before anything is written (expand_transient, called by record_merge), so
 // neither the binary protocol nor the text ever sees it; the compact writer encodes the same two
-// calls from its fields (transient_record_calls). Never allocates.
+// calls from its fields (take_transient_allocation). Never allocates.
 //
 // Layout (ring_call_record.h): the head, then [size:8][name address:8][release frame count:4]
 // [frames kept:4], then the frames kept. The head's frame count is the backtrace's; the record
@@ -74,9 +74,17 @@ inline bool is_transient_record(const char* record) {
 // Drain side: the fixed fields of the record at `record` into `fields` and its whole backtrace,
 // the shared frames taken from `seen` (the ring's consumer_frames); null when the record cannot
 // have been written so. What expand_transient writes, and what the compact writer encodes
-// without the packets (transient_record_calls).
-const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
-                                     TransientFields& fields);
+// without the packets (take_transient_allocation). Inline: on every transfer's way out.
+inline const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
+                                            TransientFields& fields) {
+  static_assert(sizeof fields == kTransientFixed);  // every byte of `fields` is copied
+  __builtin_memcpy(&fields, record, kTransientFixed);
+  if (fields.release_frame_count != 0 && fields.release_frame_count != fields.head.frame_count) {
+    return nullptr;  // never written so; nothing sensible to expand
+  }
+  return seen.restore(transient_frames(const_cast<char*>(record)), fields.head.frame_count,
+                      fields.kept_frame_count);
+}
 
 // Drain side: writes the four packets of the record at `record` (as CallPackets and
 // append_release write them: the same bytes as before the record existed) into `out`, its shared
@@ -84,14 +92,28 @@ const std::uintptr_t* read_transient(const char* record, SharedFrames& seen,
 // more than `room` bytes or the record is not one the producer writes.
 std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, std::size_t room);
 
-// Drain side, the compact format: the allocation those packets stand for, as the compact
-// transcoder reads it from its packets (release_record_call's way for a release record), and
-// whether its release carries the backtrace too; the release is otherwise the allocation's copy
-// (compact_transient writes both in one record). False when the record is not one the producer
-// writes. The name points into the program's memory, the frames into `seen`: use them before the
-// next record of the ring.
-bool transient_record_allocation(const char* record, SharedFrames& seen,
-                                 compact::CallFields& allocation, bool& release_has_stack);
+// Drain side, the compact format: hands `take` the allocation those packets stand for, as the
+// compact transcoder reads it from its packets (release_record_call's way for a release record),
+// and whether its release carries the backtrace too; the release is otherwise the allocation's
+// copy (compact_transient writes both in one record). False when the record is not one the
+// producer writes. The name points into the program's memory, the frames into `seen`: `take`
+// uses them before the next record of the ring. The fields go to `take` as they are made, never
+// default-initialised first nor copied (a quarter of the way from ring to encoder per transfer,
+// bench/RESULTS.md, 2026-11-28, session 15).
+template <typename Take>
+bool take_transient_allocation(const char* record, SharedFrames& seen, Take&& take) {
+  // Not value-initialised: read_transient copies every byte of it.
+  TransientFields fields;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  const std::uintptr_t* frames = read_transient(record, seen, fields);
+  if (frames == nullptr) {
+    return false;
+  }
+  // Then the release carries all of them (read_transient).
+  const bool release_has_stack = fields.release_frame_count > 0;
+  take(ring_call_fields(fields.head, sprtrace::kCallAlloc, fields.name, fields.size, frames),
+       release_has_stack);
+  return true;
+}
 
 // Drain side: a record not written out (before the trace's floor) still tells `seen` its frames.
 void skip_transient(const char* record, SharedFrames& seen);

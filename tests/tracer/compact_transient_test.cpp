@@ -1,4 +1,4 @@
-// The compact writer's direct encoding of a transient record (transient_record_allocation,
+// The compact writer's direct encoding of a transient record (take_transient_allocation,
 // compact_transient: one transient CALL) against the path it replaces: the record expanded into
 // its four packets (expand_transient) and those transcoded (compact_transcode) into two CALLs.
 // Read back by the post-processor's reader, both must give the same calls; the direct one in
@@ -94,11 +94,7 @@ std::string direct(const std::vector<const char*>& records) {
   g_written.clear();
   SharedFrames consumer;
   for (const char* record : records) {
-    compact::CallFields allocation;
-    bool release_has_stack = false;
-    if (transient_record_allocation(record, consumer, allocation, release_has_stack)) {
-      compact_transient(allocation, release_has_stack);
-    }
+    take_transient_allocation(record, consumer, compact_transient);
   }
   return g_written;
 }
