@@ -95,24 +95,23 @@ std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, 
 // Drain side, the compact format: hands `take` the allocation those packets stand for, as the
 // compact transcoder reads it from its packets (release_record_call's way for a release record),
 // and whether its release carries the backtrace too; the release is otherwise the allocation's
-// copy (compact_transient writes both in one record). False when the record is not one the
+// copy (compact_transient writes both in one record). Nothing when the record is not one the
 // producer writes. The name points into the program's memory, the frames into `seen`: `take`
 // uses them before the next record of the ring. The fields go to `take` as they are made, never
 // default-initialised first nor copied: 52 of the writer's 1009 instructions per transfer
 // (bench/RESULTS.md, 2026-11-28, session 15).
 template <typename Take>
-bool take_transient_allocation(const char* record, SharedFrames& seen, Take&& take) {
+void take_transient_allocation(const char* record, SharedFrames& seen, Take&& take) {
   // Not value-initialised: read_transient copies every byte of it.
   TransientFields fields;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   const std::uintptr_t* frames = read_transient(record, seen, fields);
   if (frames == nullptr) {
-    return false;
+    return;
   }
   // Then the release carries all of them (read_transient).
   const bool release_has_stack = fields.release_frame_count > 0;
   take(ring_call_fields(fields.head, sprtrace::kCallAlloc, fields.name, fields.size, frames),
        release_has_stack);
-  return true;
 }
 
 // Drain side: a record not written out (before the trace's floor) still tells `seen` its frames.
