@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -61,9 +62,7 @@ void add_export_options(CLI::App& app, ExportCommandOptions& o) {
       ->required()
       ->check(CLI::IsMember(names))
       ->option_text(fmt::format("{}", fmt::join(names, "|")));
-  app.add_option("trace,-i,--input-file", o.input,
-                 "Input trace (any supported format); - or none = stdin")
-      ->option_text("PATH");
+  add_trace_input_option(app, o.input);
   app.add_option("-o,--output", o.output, "Output file (default: standard output)")
       ->option_text("PATH");
   app.add_option("-w,--weight", o.weight,

@@ -13,6 +13,7 @@
 #include "cli/fast_leaks.h"
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
+#include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
 #include "formats/compact/compact_reader.h"
 #include "formats/format_registry.h"
@@ -147,9 +148,7 @@ int process(const ProcessOptions& o) {
 }  // namespace
 
 void add_process_options(CLI::App& app, ProcessOptions& o) {
-  app.add_option("trace,-i,--input-file", o.input,
-                 "Input trace (any supported format); - or none = stdin")
-      ->option_text("PATH");
+  add_trace_input_option(app, o.input);
   app.add_option("-o,--output,--output-dir", o.output,
                  "Output file, or an existing directory to create <pid>-<n>.rtrace.txt in, one "
                  "per process (default: standard output)")

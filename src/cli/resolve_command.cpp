@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/exit_status.h"
+#include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -61,9 +62,7 @@ int resolve(const ResolveCommandOptions& o) {
 }  // namespace
 
 void add_resolve_options(CLI::App& app, ResolveCommandOptions& o) {
-  app.add_option("trace,-i,--input-file", o.input,
-                 "Input trace (any supported format); - or none = stdin")
-      ->option_text("PATH");
+  add_trace_input_option(app, o.input);
   app.add_option("-o,--output-file", o.output, "Output file (default: standard output)")
       ->option_text("PATH");
   app.add_option("-r,--root", o.root,
