@@ -167,23 +167,19 @@ MappedFile::MappedFile(int fd, std::string name, const std::uint8_t* data, std::
     : fd_(fd), name_(std::move(name)), data_(data), size_(size), slot_(slot) {}
 
 MappedFile::~MappedFile() {
-  if (slot_ >= 0) {
-    LiveMapping& live = g_live[slot_];
-    live.begin.store(0, std::memory_order_release);
-    live.end.store(0, std::memory_order_release);
-    ::munmap(const_cast<std::uint8_t*>(data_), size_);
-    live.taken.store(false);
-  }
+  LiveMapping& live = g_live[slot_];
+  live.begin.store(0, std::memory_order_release);
+  live.end.store(0, std::memory_order_release);
+  ::munmap(const_cast<std::uint8_t*>(data_), size_);
+  live.taken.store(false);
   ::close(fd_);
 }
 
 std::size_t MappedFile::readable(std::uint64_t offset, std::size_t length) {
   if (!truncated_at_) {
-    if (slot_ >= 0) {
-      const std::uint64_t fault = g_live[slot_].fault.load();
-      if (fault != kNoFault) {
-        note_truncation(fault);
-      }
+    const std::uint64_t fault = g_live[slot_].fault.load();
+    if (fault != kNoFault) {
+      note_truncation(fault);
     }
     struct stat st {};
     if (::fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size_) {

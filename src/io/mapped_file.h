@@ -61,7 +61,7 @@ class MappedFile {
   std::string name_;
   const std::uint8_t* data_;
   std::size_t size_;
-  int slot_;  // in the SIGBUS handler's table of live mappings; -1 for an empty file
+  int slot_;  // in the SIGBUS handler's table of live mappings
   std::optional<std::uint64_t> truncated_at_;
 };
 
