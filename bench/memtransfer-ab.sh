@@ -9,6 +9,9 @@
 #
 #   bench/memtransfer-ab.sh BUILD_DIR LIB_A LIB_B [ITERATIONS] [ROUNDS] [FORMAT]
 #
+# TRANSFER_SIZES=independent gives rtrace-transfer-churn's memsets sizes of their own (by default
+# a memset has the size of the memcpy before it).
+#
 # FORMAT is the trace format the tracer writes: sp-rtrace (the default here: the original binary
 # protocol, what the compatible sp-rtrace writes) or compact (what `rtrace record` writes by
 # default, a zstd frame at level 1 as there). The tracer's work on the program thread is the same
@@ -39,6 +42,7 @@ for lib in "$lib_a" "$lib_b"; do
     [[ -f $lib/librtrace-$module.so ]] || { echo "missing $lib/librtrace-$module.so" >&2; exit 1; }
   done
 done
+transfer_sizes=${TRANSFER_SIZES:-same}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtrace-mt-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -58,12 +62,13 @@ traced() {
 for round in $(seq "$rounds"); do
   read -r churn_cpu churn_wall < <(churn_figures "$build/bin/rtrace-churn" "$iterations" 1)
   read -r transfer_cpu transfer_wall < <(
-    churn_figures "$build/bin/rtrace-transfer-churn" "$iterations")
+    churn_figures "$build/bin/rtrace-transfer-churn" "$iterations" "$transfer_sizes")
   if ((round % 2)); then order=("A $lib_a" "B $lib_b"); else order=("B $lib_b" "A $lib_a"); fi
   for entry in "${order[@]}"; do
     read -r name lib <<< "$entry"
     read -r memory_cpu memory_wall < <(traced "$lib" memory "$build/bin/rtrace-churn" "$iterations" 1)
-    read -r mt_cpu mt_wall < <(traced "$lib" memtransfer "$build/bin/rtrace-transfer-churn" "$iterations")
+    read -r mt_cpu mt_wall < <(
+      traced "$lib" memtransfer "$build/bin/rtrace-transfer-churn" "$iterations" "$transfer_sizes")
     awk -v n="$name" -v r="$round" -v cc="$churn_cpu" -v cw="$churn_wall" -v tc="$transfer_cpu" \
         -v tw="$transfer_wall" -v mc="$memory_cpu" -v mw="$memory_wall" -v xc="$mt_cpu" \
         -v xw="$mt_wall" 'BEGIN {
@@ -75,7 +80,7 @@ column_of() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$work/rows"; }
 ratios_of() { awk -v n="$1" -v a="$2" -v b="$3" '$1 == n && $a > 0 {print $b / $a}' "$work/rows"; }
 
 echo "Added per traced call, medians of $rounds rounds (builds alternating), $iterations iterations," \
-     "depth 10, managed, $format format; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M') UTC"
+     "depth 10, managed, $format format, transfer sizes $transfer_sizes; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M') UTC"
 echo "A = $lib_a"
 echo "B = $lib_b"
 echo

@@ -334,7 +334,7 @@ constexpr std::string_view kZstdMagic("\x28\xB5\x2F\xFD", 4);
 // A compact trace file's bytes, decompressed by the zstd command when the tracer compressed it
 // (a whole frame: the command refuses a truncated one).
 std::string plain_compact(const fs::path& trace) {
-  const std::string bytes = read_file(trace);
+  std::string bytes = read_file(trace);
   if (!bytes.starts_with(kZstdMagic)) {
     return bytes;
   }
@@ -367,8 +367,8 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const fs::path binary = only_file(binary_out.path(), ".rtrace");
   EXPECT_TRUE(read_file(compact).starts_with(kZstdMagic));
   // Version 3.0 inside the frame, and without compression.
-  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x04"));
-  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x04"));
+  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x05"));
+  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x05"));
   EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
   EXPECT_LT(read_file(plain).size() * 2, read_file(binary).size());
   EXPECT_LT(read_file(compact).size(), read_file(plain).size());
@@ -407,7 +407,7 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   EXPECT_EQ(text_of(work / "converted.rtrace"), text_of(compact));
 }
 
-// The last record of a compact trace file of version 4: its tag and its payload's varints
+// The last record of a compact trace file of version 4 or 5: its tag and its payload's varints
 // (docs/format.md). A bare CALL (first byte 0x80 and up: no length) is given as tag 0x09 with
 // no fields; the tracer's END always comes after them.
 std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string& bytes) {
@@ -426,7 +426,7 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
   std::size_t payload = 0;
   std::size_t end = 0;
   EXPECT_GE(bytes.size(), 10U);
-  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x04");
+  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x05");
   for (std::size_t at = 10; at < bytes.size(); at = end) {
     tag = static_cast<std::uint8_t>(bytes[at++]);
     if ((tag & 0x87) == 0x87) {  // a bare thread switch: the slot in bits 3-6, 15: a varint

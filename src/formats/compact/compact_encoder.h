@@ -294,7 +294,7 @@ class CompactEncoder {
     }
     ThreadState& state = threads_[slot_];
     r.varint(reference > 0 ? reference : delta(f.resource_id, state.previous_resource));
-    r.varint(f.size);
+    r.varint(size_field(f.size));
     r.varint(stack_field(stack));
     if (argument_count > 0) {
       r.varint(argument_count);
@@ -421,6 +421,17 @@ class CompactEncoder {
     return field;
   }
 
+  // A CALL's `size` field (version 5): the slot's size base (its last nonzero size) is 0, a
+  // smaller size is itself + 1, a larger one itself. A copy of a block just allocated, a memset
+  // after a memcpy of the same bytes, a block freed and allocated again: one byte instead of the
+  // size's two or three, and no repeat of a random value for zstd to find (docs/format.md).
+  std::uint64_t size_field(std::uint64_t size) {
+    std::uint64_t& base = threads_[slot_].size_base;
+    const std::uint64_t field = compact::size_field(size, base);
+    base = compact::next_size_base(base, size);
+    return field;
+  }
+
   void forget_recent_stacks() {
     for (ThreadState& state : threads_) {
       std::fill(std::begin(state.recent_stacks), std::end(state.recent_stacks), 0);
@@ -489,6 +500,7 @@ class CompactEncoder {
     std::uint64_t allocations = 0;                    // allocation calls written
     std::uint64_t releases = 0;                       // release calls written
     std::uint64_t recent_stacks[kRecentStacks] = {};  // stack ids, the latest first; 0: none
+    std::uint64_t size_base = 0;                      // the last nonzero size (version 5)
   };
   // A resource table entry: the call's number above its slot and kind.
   static constexpr unsigned kSlotShift = 11;

@@ -23,8 +23,9 @@ inline constexpr char kMagic[8] = {'\x89', 'R', 'T', 'C', '\r', '\n', '\x1a', '\
 inline constexpr std::size_t kMagicSize = sizeof kMagic;
 // Version 2 writes CALL records with optional fields and resource references, version 3 writes
 // them without tag and length, version 4 says which thread made them (THREAD) and counts the
-// resource deltas and references per thread (docs/format.md); readers read versions 1 to 3 too.
-inline constexpr std::uint8_t kMajor = 4;
+// resource deltas and references per thread, version 5 writes a size equal to the thread's last
+// one as 0 (docs/format.md); readers read versions 1 to 4 too.
+inline constexpr std::uint8_t kMajor = 5;
 inline constexpr std::uint8_t kMinor = 0;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
@@ -96,19 +97,24 @@ inline constexpr std::uint32_t kThreadSlots = 1024;
 // was 6 % of the trace): a bare byte of call kind 7 (no call kind of the model) whose bits 3 to 6
 // are the slot, or kThreadSwitchVarint and the slot as a varint after it.
 inline constexpr std::uint8_t kThreadSwitchKind = 7;
+inline constexpr unsigned kThreadSwitchShift = 3;
+inline constexpr std::uint8_t kThreadSwitchVarint = 15;
 // Version 4: a transient allocation, one record for an allocation released at once (the
 // memtransfer module's every call: the writer's work and the trace's bytes for the release were
 // as much as for the allocation). Its fields are the allocation's; the release that follows it has
 // the same function, type, context, timestamp, resource id and thread, size 0, no arguments, and
 // no backtrace (kind 5) or the allocation's (kind 6). Both count as their kinds do for references.
+inline constexpr std::uint8_t kTransientKind = 5;
+inline constexpr std::uint8_t kTransientWithReleaseStackKind = 6;
 // Version 4: a CALL's `stack` among the last kRecentStacks stacks of its slot's calls is written
 // as its place there (1: the latest), any other as its id + kRecentStacks: a thread repeats a few
 // stacks, but interleaved with the other threads' the global ids looked random to zstd.
 inline constexpr std::uint32_t kRecentStacks = 8;
-inline constexpr std::uint8_t kTransientKind = 5;
-inline constexpr std::uint8_t kTransientWithReleaseStackKind = 6;
-inline constexpr unsigned kThreadSwitchShift = 3;
-inline constexpr std::uint8_t kThreadSwitchVarint = 15;
+// Version 5: a CALL's `size` is written against its slot's size base, the last nonzero size of
+// the slot's calls (size_field below): a memset after a memcpy of the same bytes, a copy into a
+// block just allocated, a block freed and allocated again take one byte, and zstd no longer
+// finds a random size twice (a third of its time on the memtransfer module's transfers).
+inline constexpr std::uint8_t kFirstSizeBaseMajor = 5;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;
@@ -142,6 +148,21 @@ constexpr std::uint64_t delta(std::uint64_t value, std::uint64_t previous) {
 
 constexpr std::uint64_t undelta(std::uint64_t stored, std::uint64_t previous) {
   return previous + static_cast<std::uint64_t>(unzigzag(stored));
+}
+
+// Version 5's size field: 0 for the slot's size base, a smaller size + 1, a larger one as it is.
+// A bijection, so every size has a field and every field a size (no overflow at 2^64 - 1).
+constexpr std::uint64_t size_field(std::uint64_t size, std::uint64_t base) {
+  return size == base ? 0 : size < base ? size + 1 : size;
+}
+
+constexpr std::uint64_t size_of_field(std::uint64_t field, std::uint64_t base) {
+  return field == 0 ? base : field <= base ? field - 1 : field;
+}
+
+// The slot's size base after a call of `size`: a release (size 0) leaves it as it was.
+constexpr std::uint64_t next_size_base(std::uint64_t base, std::uint64_t size) {
+  return size != 0 ? size : base;
 }
 
 constexpr std::size_t varint_size(std::uint64_t value) {

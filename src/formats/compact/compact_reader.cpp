@@ -148,6 +148,7 @@ class CompactReader {
   void switch_thread(std::uint64_t slot, RecordCursor& record);
   void read_call_fields_v1(std::uint8_t flags, RecordCursor& record, CallRecord& call);
   void read_call_fields_v2(std::uint8_t flags, RecordCursor& record, CallRecord& call);
+  std::uint64_t read_size(RecordCursor& record);
   std::uint64_t referred_resource(std::uint8_t kind, RecordCursor& record);
   void remember_resource(CallKind kind, std::uint64_t resource_id);
   void emit_transient_release(CallRecord& call, bool with_stack);
@@ -177,9 +178,10 @@ class CompactReader {
   std::uint32_t previous_context_ = 0;
 
   // What a THREAD slot counts on its own (version 4; before it every call is slot 0's): its
-  // thread, its resource delta base, and for version 2's resource references the resource ids of
-  // its last kResourceWindow allocations and releases, by their number (from 0) modulo the
-  // window. The rings grow with the calls, so memory follows the input's size.
+  // thread, its resource delta base, for version 2's resource references the resource ids of its
+  // last kResourceWindow allocations and releases, by their number (from 0) modulo the window,
+  // its recent stacks and its size base (version 5). The rings grow with the calls, so memory
+  // follows the input's size.
   struct ThreadState {
     std::uint64_t tid = 0;
     std::uint64_t previous_resource = 0;
@@ -188,6 +190,7 @@ class CompactReader {
     std::uint64_t allocations = 0;
     std::uint64_t releases = 0;
     std::uint64_t recent_stacks[compact::kRecentStacks] = {};  // the latest first; 0: none
+    std::uint64_t size_base = 0;                               // the last nonzero size (version 5)
   };
   std::vector<ThreadState> threads_ = std::vector<ThreadState>(1);
   std::size_t slot_ = 0;
@@ -695,8 +698,20 @@ void CompactReader::read_call_fields_v2(std::uint8_t flags, RecordCursor& record
     previous_resource = compact::undelta(record.varint("the resource id"), previous_resource);
   }
   call.call.resource_id = previous_resource;
-  call.call.size = record.varint("the size");
+  call.call.size = read_size(record);
   remember_resource(call.call.kind, previous_resource);
+}
+
+// Version 5 writes the size against the slot's last nonzero one (compact::size_field).
+std::uint64_t CompactReader::read_size(RecordCursor& record) {
+  const std::uint64_t field = record.varint("the size");
+  if (major_ < compact::kFirstSizeBaseMajor) {
+    return field;
+  }
+  std::uint64_t& base = threads_[slot_].size_base;
+  const std::uint64_t size = compact::size_of_field(field, base);
+  base = compact::next_size_base(base, size);
+  return size;
 }
 
 // A release's reference counts allocations back (1: the latest), an allocation's releases.

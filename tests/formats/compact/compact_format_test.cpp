@@ -272,8 +272,9 @@ TEST(CompactFormat, ExactMessages) {
   }
   {  // Another major version.
     std::string other = good.bytes();
-    other[compact::kMagicSize] = 5;
-    EXPECT_EQ(read_any(other)->error, "trace:8: unsupported compact format version 5.0");
+    other[compact::kMagicSize] = compact::kMajor + 1;
+    EXPECT_EQ(read_any(other)->error,
+              fmt::format("trace:8: unsupported compact format version {}.0", compact::kMajor + 1));
   }
   {  // Version 2's call flags in a version 1 trace.
     B bad = good;
@@ -587,15 +588,15 @@ TEST(CompactFormat, LateMapsPrintBeforeTheCallsFromAFile) {
   EXPECT_NE(broken.err.find("undefined stack id"), std::string::npos) << broken.err;
 }
 
-// What rtrace's writer makes of a real trace: version 4 (bare calls; no THREAD record, the
+// What rtrace's writer makes of a real trace: version 5 (bare calls; no THREAD record, the
 // sp-rtrace protocol has no thread ids), references for the
 // releases, every call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes),
 // and cut after every byte still a prefix (TruncationAtEveryOffset reads version 3 too).
-TEST(CompactFormat, WriterWritesVersion4WithReferences) {
+TEST(CompactFormat, WriterWritesVersion5WithReferences) {
   RTRACE_NEEDS_FIXTURES();
   const std::string compact = memory_compact();
   ASSERT_GT(compact.size(), compact::kFileHeaderSize);
-  EXPECT_EQ(compact[compact::kMagicSize], 4);
+  EXPECT_EQ(compact[compact::kMagicSize], 5);
   std::size_t framed_calls = 0;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
@@ -678,7 +679,7 @@ TEST(CompactFormat, Version4ThreadsCountTheirOwnReferencesAndDeltas) {
   // rtrace's writer keeps the threads: written again, the calls read the same, and each thread's
   // releases refer to its own allocations.
   const std::string rewritten = convert_to(trace.bytes(), "compact");
-  EXPECT_EQ(rewritten[compact::kMagicSize], 4);
+  EXPECT_EQ(rewritten[compact::kMagicSize], 5);
   const auto again = read_any(rewritten);
   ASSERT_EQ(again->error, "");
   EXPECT_EQ(call_lines(again->sink.lines()), expected);
@@ -804,8 +805,8 @@ TEST(CompactFormat, Version4TransientCallsAreAnAllocationAndItsRelease) {
   ASSERT_EQ(read->error, "");
   EXPECT_EQ(read->warnings, "");
   const std::vector<std::string> expected = {
-      "call #1 memcpy kind=2 type=2 ctx=0x0 ts=7 size=64 id=0x5000 $src=0x6000 "
-      "bt=[0x401000,0x401010]",
+      std::string("call #1 memcpy kind=2 type=2 ctx=0x0 ts=7 size=64 id=0x5000 $src=0x6000 ") +
+          "bt=[0x401000,0x401010]",
       "call #2 memcpy kind=1 type=2 ctx=0x0 ts=7 size=0 id=0x5000",
       "call #3 memcpy kind=2 type=2 ctx=0x0 ts=7 size=8 id=0x5100 bt=[0x401000,0x401010]",
       "call #4 memcpy kind=1 type=2 ctx=0x0 ts=7 size=0 id=0x5100 bt=[0x401000,0x401010]",
@@ -885,6 +886,86 @@ TEST(CompactFormat, Version4StacksByTheirPlaceAmongTheThreadsRecentOnes) {
   fresh_slot.bare_call(kAlloc, alloc(1));
   EXPECT_EQ(read_any(fresh_slot.bytes())->error,
             "trace:" + std::to_string(at) + ": recent stack 1 of a thread with fewer");
+}
+
+// A version 5 CALL's size fields, in file order (every call without arguments).
+std::vector<std::uint64_t> size_fields(const std::string& compact) {
+  std::vector<std::uint64_t> fields;
+  for_each_record(compact, [&](Tag tag, std::string_view payload) {
+    if (tag != Tag::Call) {
+      return;
+    }
+    const std::string call(payload);
+    const auto flags = static_cast<std::uint8_t>(call[0]);
+    std::size_t at = 1;
+    std::size_t before_size = 2;  // the function and the resource
+    before_size += (flags & compact::kCallHasTypeAndContext) != 0 ? 2 : 0;
+    before_size += (flags & compact::kCallHasTimestamp) != 0 ? 1 : 0;
+    for (std::size_t i = 0; i < before_size; ++i) {
+      next_varint(call, at);
+    }
+    fields.push_back(next_varint(call, at));
+  });
+  return fields;
+}
+
+// Version 5: a CALL's size is written against its THREAD slot's size base, the last nonzero size
+// of the slot's calls: 0 is the base, a field up to the base is a smaller size + 1, a larger
+// field is the size itself. Every 64-bit size has a field (2^64 - 1 too), and each slot has its
+// own base. Version 4 reads the same fields as the sizes themselves.
+TEST(CompactFormat, Version5SizesAgainstTheThreadsLastOne) {
+  constexpr std::uint64_t kMax = ~std::uint64_t{0};
+  const auto sized = [](std::uint8_t major) {
+    const auto call = [](std::uint64_t function, std::uint64_t size_field) {
+      return B::varint(function) + B::varint(0) + B::varint(size_field) + B::varint(0);
+    };
+    B trace(major);
+    trace.trace().record(Tag::Function, B::str("memcpy")).record(Tag::Function, B::str("free"));
+    trace
+        .bare_call(kAlloc | kTypeContext | kTimestamp,
+                   B::varint(1) + B::varint(1) + B::varint(0) + B::varint(compact::zigzag(5)) +
+                       B::varint(compact::zigzag(0x1000)) + B::varint(40) + B::varint(0))
+        .bare_call(0, call(1, 0))  // the base: 40
+        .bare_call(0, call(2, 1))  // 0, and the base stays 40
+        .bare_call(0, call(1, 0))  // 40
+        .bare_call(0, call(1, 8))  // 7, the new base
+        .record(Tag::Thread, thread_record(1, 9))
+        .bare_call(0, call(1, 0))     // slot 1's own base: 0
+        .bare_call(0, call(1, kMax))  // above the base: itself
+        .bare_call(0, call(1, 0))     // the base: 2^64 - 1
+        .bare_call(0, call(1, kMax))  // below the base: 2^64 - 2
+        .bare_call(compact::kThreadSwitchKind, "")
+        .bare_call(0, call(1, 0));  // slot 0's base: 7
+    trace.end();
+    return trace.bytes();
+  };
+  const auto sizes_read = [](const std::string& bytes) {
+    const auto read = read_any(bytes);
+    EXPECT_EQ(read->error, "");
+    EXPECT_EQ(read->warnings, "");
+    std::vector<std::string> sizes;
+    for (const std::string& line : call_lines(read->sink.lines())) {
+      const std::size_t at = line.find(" size=") + 6;
+      sizes.push_back(line.substr(at, line.find(' ', at) - at));
+    }
+    return sizes;
+  };
+  const std::string max = std::to_string(kMax);
+  const std::string below_max = std::to_string(kMax - 1);
+  const std::vector<std::string> expected = {"40", "40", "0", "40",      "7",
+                                             "0",  max,  max, below_max, "7"};
+  EXPECT_EQ(sizes_read(sized(5)), expected);
+  EXPECT_EQ(sizes_read(sized(4)),
+            (std::vector<std::string>{"40", "0", "1", "0", "8", "0", max, "0", max, "0"}));
+
+  // rtrace's writer writes version 5 and the same fields; its output reads as its input.
+  const std::string rewritten = convert_to(sized(5), "compact");
+  EXPECT_EQ(rewritten[compact::kMagicSize], 5);
+  EXPECT_EQ(size_fields(rewritten),
+            (std::vector<std::uint64_t>{40, 0, 1, 0, 8, 0, kMax, 0, kMax, 0}));
+  EXPECT_EQ(sizes_read(rewritten), expected);
+  // And a version 4 trace's sizes, whatever they are, come back as they were.
+  EXPECT_EQ(sizes_read(convert_to(sized(4), "compact")), sizes_read(sized(4)));
 }
 
 // `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
