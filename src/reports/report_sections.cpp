@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <tuple>
 
+#include "filters/live_resources.h"
 #include "reports/frame_text.h"
+#include "reports/resource_unit.h"
 
 namespace rtrace::reports {
 namespace {
 
-template <typename Key>
+template <typename Key, typename Wanted>
 std::vector<const SiteStats*> select(const ReportData& data, std::size_t top, Key key,
-                                     bool (*wanted)(const SiteStats&)) {
+                                     Wanted wanted) {
   std::vector<const SiteStats*> sites;
   for (const SiteStats& site : data.sites) {
     if (wanted(site)) {
@@ -26,12 +28,33 @@ std::vector<const SiteStats*> select(const ReportData& data, std::size_t top, Ke
   return sites;
 }
 
+// The sites of types of transfers (resource_unit.h), which hold nothing: no leaks, nothing
+// temporary. The types are looked up once, not once per site.
+class TransferSites {
+ public:
+  explicit TransferSites(const ReportData& data) {
+    for (const TypeTotals& t : data.types) {
+      if (resource_unit(t).transfers) {
+        types_.push_back(effective_resource_type(t.type.id));
+      }
+    }
+  }
+  bool contains(const SiteStats& site) const {
+    return std::ranges::find(types_, site.type) != types_.end();
+  }
+
+ private:
+  std::vector<std::uint32_t> types_;
+};
+
 }  // namespace
 
 std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top) {
   return select(
       data, top, [](const SiteStats& s) { return std::tuple(s.leaked_bytes, s.leaked_blocks); },
-      [](const SiteStats& s) { return s.leaked_blocks > 0 && !s.suppressed; });
+      [transfers = TransferSites(data)](const SiteStats& s) {
+        return s.leaked_blocks > 0 && !s.suppressed && !transfers.contains(s);
+      });
 }
 
 std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size_t top) {
@@ -55,7 +78,9 @@ std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t t
 std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_t top) {
   return select(
       data, top, [](const SiteStats& s) { return s.temporary; },
-      [](const SiteStats& s) { return s.temporary > 0; });
+      [transfers = TransferSites(data)](const SiteStats& s) {
+        return s.temporary > 0 && !transfers.contains(s);
+      });
 }
 
 std::string shown_name(std::string_view name, const RenderOptions& options) {

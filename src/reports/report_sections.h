@@ -22,14 +22,14 @@ struct RenderOptions {
 // A frame or function name as the options want it shown.
 std::string shown_name(std::string_view name, const RenderOptions& options);
 
-// Unsuppressed leaks, most leaked bytes first.
+// Unsuppressed leaks, most leaked bytes first (never a transfer: resource_unit.h).
 std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top);
 // Most allocations first.
 std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size_t top);
 // What was alive at the peak of `type`, most bytes first.
 std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t type,
                                          std::size_t top);
-// Most temporary allocations first.
+// Most temporary allocations first (never a transfer).
 std::vector<const SiteStats*> temporary_sites(const ReportData& data, std::size_t top);
 
 // The resource type's name for a site ("memory", "fd", ...).

@@ -8,6 +8,8 @@ namespace rtrace::reports {
 namespace {
 
 constexpr std::string_view kInBytes = " in bytes";
+// The type of sp-rtrace's memtransfer module (and rtrace's).
+constexpr std::string_view kTransferType = "memtransfer";
 
 // The last word of `description`, without a trailing "(...)", in the singular.
 std::string last_noun(std::string_view description) {
@@ -61,6 +63,9 @@ std::string ResourceUnit::count(std::uint64_t resources) const {
 }
 
 ResourceUnit resource_unit(const TypeTotals& totals) {
+  if (totals.type.type == kTransferType) {
+    return {.noun = "transfer", .sized = true, .transfers = true};
+  }
   const std::string_view description = totals.type.description;
   if (description.empty() || description.ends_with(kInBytes)) {
     return {.noun = "block", .sized = true};

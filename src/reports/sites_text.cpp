@@ -7,6 +7,7 @@
 #include "filters/live_resources.h"
 #include "reports/allocation_sites.h"
 #include "reports/human_units.h"
+#include "reports/resource_unit.h"
 
 namespace rtrace::reports {
 namespace {
@@ -17,11 +18,16 @@ std::string with_percent(std::uint64_t part, std::uint64_t whole) {
 }
 
 // "12 allocations, 49.2 KB allocated (98.0%), peak 16.4 KB (80.0%), leaked 16.4 KB in 4
-// block(s) (100.0%)"; percentages of `totals` when given.
-std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals) {
+// block(s) (100.0%)", or for transfers (resource_unit.h) "12 transfer(s), 49.2 KB (98.0%)
+// transferred"; percentages of `totals` when given.
+std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, bool transfers) {
   const auto part = [&](std::uint64_t value, std::uint64_t whole) {
     return totals == nullptr ? human_bytes(value) : with_percent(value, whole);
   };
+  if (transfers) {
+    return fmt::format("{} transfer(s), {} transferred", a.allocations,
+                       part(a.bytes_allocated, totals ? totals->bytes_allocated : 0));
+  }
   return fmt::format("{} allocation(s), {} allocated, peak {}, leaked {} in {} block(s)",
                      a.allocations, part(a.bytes_allocated, totals ? totals->bytes_allocated : 0),
                      part(a.peak_bytes, totals ? totals->peak_bytes : 0),
@@ -32,7 +38,8 @@ std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals) {
 // heaptrack_print prints it); the callers of a branch are indented one step further. A caller
 // whose figures are those of the node above it (its only path) shows none.
 void append_callers(std::string& out, const std::vector<CallerNode>& callers,
-                    const SiteAmounts& above, std::size_t depth, const RenderOptions& options) {
+                    const SiteAmounts& above, std::size_t depth, bool transfers,
+                    const RenderOptions& options) {
   const std::string indent(6 + 2 * depth, ' ');
   std::size_t shown = 0;
   for (const CallerNode& caller : callers) {
@@ -46,20 +53,12 @@ void append_callers(std::string& out, const std::vector<CallerNode>& callers,
       fmt::format_to(std::back_inserter(out), "{}{}\n", indent, label);
     } else {
       fmt::format_to(std::back_inserter(out), "{}{} ({})\n", indent, label,
-                     amounts_text(caller.amounts, nullptr));
+                     amounts_text(caller.amounts, nullptr, transfers));
     }
     const bool branch = callers.size() > 1 || caller.callers.size() > 1;
-    append_callers(out, caller.callers, caller.amounts, branch ? depth + 1 : depth, options);
+    append_callers(out, caller.callers, caller.amounts, branch ? depth + 1 : depth, transfers,
+                   options);
   }
-}
-
-const TypeTotals* totals_of(const ReportData& data, std::uint32_t type) {
-  for (const TypeTotals& t : data.types) {
-    if (effective_resource_type(t.type.id) == type) {
-      return &t;
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -80,6 +79,7 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
     }
     fmt::format_to(std::back_inserter(out), "  {}: {} site(s){}\n", t.type.type, count,
                    count > options.top ? fmt::format(", the first {}", options.top) : "");
+    const bool transfers = resource_unit(t).transfers;
     std::size_t shown = 0;
     for (const AllocationSite& site : sites) {
       if (site.type != type) {
@@ -90,8 +90,8 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
       }
       fmt::format_to(std::back_inserter(out), "    {}\n      {}\n",
                      shown_name(site.frame.label, options),
-                     amounts_text(site.amounts, totals_of(data, type)));
-      append_callers(out, site.callers, site.amounts, 1, options);
+                     amounts_text(site.amounts, &t, transfers));
+      append_callers(out, site.callers, site.amounts, 1, transfers, options);
     }
   }
   return out;

@@ -73,8 +73,13 @@ void append_process(std::string& out, const ReportData& data) {
 void append_totals(std::string& out, const ReportData& data) {
   out += "TOTALS\n";
   for (const TypeTotals& t : data.types) {
-    const std::string weight =
-        resource_unit(t).sized ? fmt::format(" of {} bytes", t.bytes_allocated) : "";
+    const ResourceUnit unit = resource_unit(t);
+    if (unit.transfers) {
+      fmt::format_to(std::back_inserter(out), "  {} ({}): {} calls, {} of {} bytes\n", t.type.type,
+                     t.type.description, t.calls, unit.count(t.allocations), t.bytes_allocated);
+      continue;
+    }
+    const std::string weight = unit.sized ? fmt::format(" of {} bytes", t.bytes_allocated) : "";
     fmt::format_to(std::back_inserter(out),
                    "  {} ({}): {} calls, {} allocations{}, {} releases, {} temporary\n",
                    t.type.type, t.type.description, t.calls, t.allocations, weight, t.releases,
@@ -85,12 +90,16 @@ void append_totals(std::string& out, const ReportData& data) {
 void append_peaks(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nPEAK CONSUMPTION\n";
   for (const TypeTotals& t : data.types) {
+    // A type counted, not weighed, has size 1 per resource: its "bytes" are resources.
+    const ResourceUnit unit = resource_unit(t);
+    if (unit.transfers) {
+      fmt::format_to(std::back_inserter(out), "  {}: transfers, nothing held\n", t.type.type);
+      continue;
+    }
     if (t.peak_bytes == 0) {
       fmt::format_to(std::back_inserter(out), "  {}: nothing allocated\n", t.type.type);
       continue;
     }
-    // A type counted, not weighed, has size 1 per resource: its "bytes" are resources.
-    const ResourceUnit unit = resource_unit(t);
     const auto amount = [&](std::uint64_t bytes) {
       return unit.sized ? fmt::format("{} bytes", bytes) : unit.count(bytes);
     };
@@ -111,6 +120,10 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
              : "\nLEAKS\n";
   for (const TypeTotals& t : data.types) {
     const ResourceUnit unit = resource_unit(t);
+    if (unit.transfers) {
+      fmt::format_to(std::back_inserter(out), "  {}: transfers, never leaks\n", t.type.type);
+      continue;
+    }
     fmt::format_to(std::back_inserter(out), "  {}: {} {}{}\n", t.type.type,
                    unit.count(t.leaked_blocks), leak_wording(data),
                    unit.sized ? fmt::format(", {} bytes", t.leaked_bytes) : "");
@@ -131,10 +144,11 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
 void append_allocating(std::string& out, const ReportData& data, const RenderOptions& options) {
   out += "\nMOST ALLOCATING BACKTRACES\n";
   for (const SiteStats* site : allocating_sites(data, options.top)) {
-    const std::string weight =
-        site_unit(data, *site).sized ? fmt::format(" of {} bytes", site->bytes_allocated) : "";
-    fmt::format_to(std::back_inserter(out), "    {} allocations{} ({}) from:\n", site->allocations,
-                   weight, site_type_name(data, *site));
+    const ResourceUnit unit = site_unit(data, *site);
+    const std::string weight = unit.sized ? fmt::format(" of {} bytes", site->bytes_allocated) : "";
+    fmt::format_to(std::back_inserter(out), "    {} {}{} ({}) from:\n", site->allocations,
+                   unit.transfers ? "transfers" : "allocations", weight,
+                   site_type_name(data, *site));
     append_frames(out, site->frame_names, options);
   }
 }

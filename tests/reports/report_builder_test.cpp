@@ -168,5 +168,60 @@ TEST(TextReport, ExactLayout) {
       "                 256-511          1 ########################################\n");
 }
 
+// The memtransfer module's type counts what moved: each transfer an allocation of its
+// destination, released at once by rtrace's tracer (call 2) and never by the original's (calls 3
+// and 4). Neither is held: no peak, no leaks, nothing temporary, in every renderer's lists.
+TEST(TextReport, TransfersCountWhatMovedNotWhatIsHeld) {
+  const ResourceType transfers{.id = 1,
+                               .flags = 0,
+                               .type = "memtransfer",
+                               .description = "memory transfer operations in bytes"};
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 100, {0x401000})
+      .release(2, 0x10)
+      .alloc(3, 0x20, 300, {0x401000})
+      .alloc(4, 0x30, 50, {0x402000});
+  const ReportData data = report_of(trace, {}, {transfers});
+  EXPECT_TRUE(leak_sites(data, 10).empty());
+  EXPECT_TRUE(temporary_sites(data, 10).empty());
+  EXPECT_EQ(data.types[0].leaked_blocks, 2U);  // what the -l filter of the original counts
+  EXPECT_EQ(
+      render_text(data, nullptr, {.top = 1}),
+      "rtrace report: ./prog (pid 7), 4 calls\n"
+      "command line: ./prog (arguments are not recorded)\n"
+      "peak RSS: not recorded (only rtrace's tracer records it)\n"
+      "heap statistics: none in the trace\n"
+      "\n"
+      "TOTALS\n"
+      "  memtransfer (memory transfer operations in bytes): 4 calls, 3 transfer(s) of 450 bytes\n"
+      "\n"
+      "PEAK CONSUMPTION\n"
+      "  memtransfer: transfers, nothing held\n"
+      "\n"
+      "LEAKS\n"
+      "  memtransfer: transfers, never leaks\n"
+      "\n"
+      "ALLOCATION SITES (the first frame outside the allocator and wrappers, its callers "
+      "beneath)\n"
+      "  memtransfer: 2 site(s), the first 1\n"
+      "    /bin/prog+0x1000\n"
+      "      2 transfer(s), 400 B (88.9%) transferred\n"
+      "\n"
+      "MISMATCHED RELEASES (released by another allocator family)\n"
+      "  none\n"
+      "\n"
+      "MOST ALLOCATING BACKTRACES\n"
+      "    2 transfers of 400 bytes (memtransfer) from:\n"
+      "      0x401000 in /bin/prog\n"
+      "\n"
+      "TEMPORARY ALLOCATIONS (released by the very next call)\n"
+      "\n"
+      "ALLOCATION SIZES\n"
+      "  memtransfer:\n"
+      "                   32-63          1 ########################################\n"
+      "                  64-127          1 ########################################\n"
+      "                 256-511          1 ########################################\n");
+}
+
 }  // namespace
 }  // namespace rtrace::reports
