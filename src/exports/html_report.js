@@ -119,6 +119,11 @@ function summarySection(data) {
     if (t.allocations === 0) {
       continue;
     }
+    if (t.transfers) {  // copies: nothing is held, so nothing leaks and there is no peak
+      figures.append(figure(t.type + " transferred", humanBytes(t.bytes_allocated),
+        humanCount(t.allocations) + " transfers"));
+      continue;
+    }
     figures.append(
       figure(t.type + " " + data.leaks_are, humanBytes(t.leaked_bytes),
         humanCount(t.leaked_blocks) + " blocks"),
@@ -262,13 +267,20 @@ function siteSection(id, title, sites, columnNames, note) {
 
 // ---- Timelines -----------------------------------------------------------------------------
 
+// The live bytes of a type of transfers are each copy's size for an instant: no timeline.
 function timelineSection(data) {
+  const transfers = new Set(data.types.filter((t) => t.transfers).map((t) => t.type));
   const container = element("div", { id: "timelines" });
   for (const timeline of data.timelines) {
-    container.append(timelineFigure(timeline));
+    if (!transfers.has(timeline.type)) {
+      container.append(timelineFigure(timeline));
+    }
   }
-  if (data.timelines.length === 0) {
-    container.append(element("p", { text: "Nothing was allocated." }));
+  if (container.childElementCount === 0) {
+    container.append(element("p", {
+      text: transfers.size > 0 ? "Nothing was held: the trace has transfers only." :
+        "Nothing was allocated.",
+    }));
   }
   return section("timeline", "Timeline", element("p", {
     class: "note",

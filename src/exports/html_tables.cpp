@@ -7,6 +7,7 @@
 #include "io/json_string.h"
 #include "reports/pagemap_report.h"
 #include "reports/report_sections.h"
+#include "reports/resource_unit.h"
 #include "reports/trace_ending.h"
 
 namespace rtrace::exporters {
@@ -51,14 +52,16 @@ std::string histogram_json(const reports::SizeHistogram& histogram) {
   return out + "]";
 }
 
+// `transfers`: a type of transfers (reports/resource_unit.h), which holds nothing.
 std::string type_json(const reports::TypeTotals& t) {
   return fmt::format(R"({{"type":{},"description":{},"calls":{},"allocations":{},"releases":{},)"
                      R"("bytes_allocated":{},"temporary":{},"leaked_blocks":{},"leaked_bytes":{},)"
-                     R"("peak_bytes":{},"peak_call":{},"peak_timestamp_ms":{},"histogram":{}}})",
+                     R"("peak_bytes":{},"peak_call":{},"peak_timestamp_ms":{},"histogram":{},)"
+                     R"("transfers":{}}})",
                      json_string(t.type.type), json_string(t.type.description), t.calls,
                      t.allocations, t.releases, t.bytes_allocated, t.temporary, t.leaked_blocks,
                      t.leaked_bytes, t.peak_bytes, t.peak_index, t.peak_timestamp_ms,
-                     histogram_json(t.histogram));
+                     histogram_json(t.histogram), reports::resource_unit(t).transfers);
 }
 
 std::string peak_json(const ReportData& data, std::size_t top) {

@@ -39,9 +39,8 @@ class TransferSites {
       }
     }
   }
-  bool contains(const SiteStats& site) const {
-    return std::ranges::find(types_, site.type) != types_.end();
-  }
+  bool contains(const SiteStats& site) const { return of_type(site.type); }
+  bool of_type(std::uint32_t type) const { return std::ranges::find(types_, type) != types_.end(); }
 
  private:
   std::vector<std::uint32_t> types_;
@@ -65,6 +64,9 @@ std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size
 
 std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t type,
                                          std::size_t top) {
+  if (TransferSites(data).of_type(type)) {
+    return {};
+  }
   std::vector<const SiteStats*> sites = select(
       data, data.sites.size(), [](const SiteStats& s) { return s.peak_bytes; },
       [](const SiteStats& s) { return s.peak_bytes > 0; });

@@ -26,7 +26,7 @@ std::string shown_name(std::string_view name, const RenderOptions& options);
 std::vector<const SiteStats*> leak_sites(const ReportData& data, std::size_t top);
 // Most allocations first.
 std::vector<const SiteStats*> allocating_sites(const ReportData& data, std::size_t top);
-// What was alive at the peak of `type`, most bytes first.
+// What was alive at the peak of `type`, most bytes first (nothing for a type of transfers).
 std::vector<const SiteStats*> peak_sites(const ReportData& data, std::uint32_t type,
                                          std::size_t top);
 // Most temporary allocations first (never a transfer).

@@ -3,6 +3,7 @@
 // scripts ran must hold the timeline, the flame graph and the tables with the report's figures,
 // the browser must log no console message, and the URL fragment must drive the flame graph's
 // weight, search and zoom (in the HTML page and in the SVG export alike).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -375,14 +376,16 @@ TEST(HtmlReportPages, ThePagesSectionShowsTheTextReportsMappings) {
     EXPECT_GT(at, previous) << columns[0];
     previous = at;
     const std::string dom_row = run.dom.substr(at, run.dom.find("</tr>", at) - at);
-    const std::string path = columns[6];
+    const std::string& path = columns[6];
+    const auto text_cell = [](const std::string& text) {
+      return fmt::format("<td data-value=\"{}\">{}</td>", text, text);
+    };
     std::size_t cursor = 0;
     for (const std::string& expected :
-         {"<td data-value=\"" + columns[1] + "\">" + columns[1] + "</td>", number_cell(columns[3]),
-          number_cell(columns[4]),
+         {text_cell(columns[1]), number_cell(columns[3]), number_cell(columns[4]),
           columns[5] == "?" ? std::string("<td title=\"not known\" data-value=\"-1\">?</td>")
                             : number_cell(columns[5]),
-          "<td data-value=\"" + path + "\">" + path + "</td>"}) {
+          text_cell(path)}) {
       const std::size_t found = dom_row.find(expected, cursor);
       EXPECT_NE(found, std::string::npos) << expected << "\n" << dom_row;
       cursor = found == std::string::npos ? cursor : found;
@@ -409,6 +412,45 @@ TEST(HtmlReportPages, ThePagesSectionShowsTheTextReportsMappings) {
   EXPECT_EQ(test::console_messages(without.log), "");
   EXPECT_NE(without.dom.find("<section id=\"summary\">"), std::string::npos);
   EXPECT_EQ(without.dom.find("id=\"pages\""), std::string::npos);
+}
+
+// The memtransfer module's copies hold nothing: the page shows what they moved, no leak or peak
+// figure and no timeline of live bytes, and the peak and temporary tables stay empty.
+TEST(HtmlReportTransfers, TransfersShowWhatMovedNotWhatIsHeld) {
+  const test::ScratchDir dir;
+  const test::CommandResult recorded =
+      test::run_command(rtrace() + " record -q -e memtransfer -o " + quoted(dir.path()) + " -x " +
+                        quoted(RTRACE_MEMTRANSFER_PROGRAM));
+  ASSERT_EQ(recorded.status, 0) << recorded.err;
+  const std::filesystem::path trace = std::filesystem::directory_iterator(dir.path())->path();
+  const std::filesystem::path page = dir.path() / "transfers.html";
+  const test::CommandResult html = test::run_command(rtrace() + " report --no-resolve --html " +
+                                                     quoted(page) + " " + quoted(trace));
+  ASSERT_EQ(html.status, 0) << html.err;
+
+  const test::BrowserRun run = test::dump_dom(test::file_url(page));
+  ASSERT_EQ(run.status, 0) << run.log;
+  EXPECT_EQ(test::console_messages(run.log), "");
+  EXPECT_EQ(tag_with(run.dom, "id=\"errors\""), "<pre id=\"errors\" hidden=\"\">");
+  EXPECT_NE(run.dom.find("<div class=\"figures\"><div class=\"figure\"><div "
+                         "class=\"figure-value\">643 B</div><div class=\"figure-label\">"
+                         "memtransfer transferred</div><div class=\"figure-detail\">23 "
+                         "transfers</div></div></div>"),
+            std::string::npos)
+      << run.dom;
+  EXPECT_EQ(run.dom.find("memtransfer peak"), std::string::npos);
+  EXPECT_NE(run.dom.find("<div id=\"timelines\"><p>Nothing was held: the trace has transfers "
+                         "only.</p></div>"),
+            std::string::npos)
+      << run.dom;
+  for (const std::string id : {"peak", "temporary", "leaks"}) {
+    const std::size_t section = run.dom.find("<section id=\"" + id + "\">");
+    ASSERT_NE(section, std::string::npos) << id;
+    const std::size_t end = run.dom.find("</section>", section);
+    EXPECT_NE(run.dom.substr(section, end - section).find("\">none</td></tr></tbody>"),
+              std::string::npos)
+        << id << ": " << run.dom.substr(section, end - section);
+  }
 }
 
 }  // namespace

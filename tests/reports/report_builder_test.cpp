@@ -184,6 +184,7 @@ TEST(TextReport, TransfersCountWhatMovedNotWhatIsHeld) {
   const ReportData data = report_of(trace, {}, {transfers});
   EXPECT_TRUE(leak_sites(data, 10).empty());
   EXPECT_TRUE(temporary_sites(data, 10).empty());
+  EXPECT_TRUE(peak_sites(data, 1, 10).empty());
   EXPECT_EQ(data.types[0].leaked_blocks, 2U);  // what the -l filter of the original counts
   EXPECT_EQ(
       render_text(data, nullptr, {.top = 1}),
