@@ -18,15 +18,20 @@ std::string with_percent(std::uint64_t part, std::uint64_t whole) {
 }
 
 // "12 allocations, 49.2 KB allocated (98.0%), peak 16.4 KB (80.0%), leaked 16.4 KB in 4
-// block(s) (100.0%)", or for transfers (resource_unit.h) "12 transfer(s), 49.2 KB (98.0%)
-// transferred"; percentages of `totals` when given.
-std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, bool transfers) {
+// block(s) (100.0%)"; for transfers (resource_unit.h) "12 transfer(s), 49.2 KB (98.0%)
+// transferred"; for a type counted, not weighed, "3 allocation(s), peak 2 descriptor(s),
+// leaked 1 descriptor(s)"; percentages of `totals` when given.
+std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, const ResourceUnit& unit) {
   const auto part = [&](std::uint64_t value, std::uint64_t whole) {
     return totals == nullptr ? human_bytes(value) : with_percent(value, whole);
   };
-  if (transfers) {
+  if (unit.transfers) {
     return fmt::format("{} transfer(s), {} transferred", a.allocations,
                        part(a.bytes_allocated, totals ? totals->bytes_allocated : 0));
+  }
+  if (!unit.sized) {  // every size is 1: the "bytes" are resources
+    return fmt::format("{} allocation(s), peak {}, leaked {}", a.allocations,
+                       unit.count(a.peak_bytes), unit.count(a.leaked_blocks));
   }
   return fmt::format("{} allocation(s), {} allocated, peak {}, leaked {} in {} block(s)",
                      a.allocations, part(a.bytes_allocated, totals ? totals->bytes_allocated : 0),
@@ -38,7 +43,7 @@ std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, bool tr
 // heaptrack_print prints it); the callers of a branch are indented one step further. A caller
 // whose figures are those of the node above it (its only path) shows none.
 void append_callers(std::string& out, const std::vector<CallerNode>& callers,
-                    const SiteAmounts& above, std::size_t depth, bool transfers,
+                    const SiteAmounts& above, std::size_t depth, const ResourceUnit& unit,
                     const RenderOptions& options) {
   const std::string indent(6 + 2 * depth, ' ');
   std::size_t shown = 0;
@@ -53,11 +58,10 @@ void append_callers(std::string& out, const std::vector<CallerNode>& callers,
       fmt::format_to(std::back_inserter(out), "{}{}\n", indent, label);
     } else {
       fmt::format_to(std::back_inserter(out), "{}{} ({})\n", indent, label,
-                     amounts_text(caller.amounts, nullptr, transfers));
+                     amounts_text(caller.amounts, nullptr, unit));
     }
     const bool branch = callers.size() > 1 || caller.callers.size() > 1;
-    append_callers(out, caller.callers, caller.amounts, branch ? depth + 1 : depth, transfers,
-                   options);
+    append_callers(out, caller.callers, caller.amounts, branch ? depth + 1 : depth, unit, options);
   }
 }
 
@@ -79,7 +83,7 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
     }
     fmt::format_to(std::back_inserter(out), "  {}: {} site(s){}\n", t.type.type, count,
                    count > options.top ? fmt::format(", the first {}", options.top) : "");
-    const bool transfers = resource_unit(t).transfers;
+    const ResourceUnit unit = resource_unit(t);
     std::size_t shown = 0;
     for (const AllocationSite& site : sites) {
       if (site.type != type) {
@@ -89,9 +93,8 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
         break;
       }
       fmt::format_to(std::back_inserter(out), "    {}\n      {}\n",
-                     shown_name(site.frame.label, options),
-                     amounts_text(site.amounts, &t, transfers));
-      append_callers(out, site.callers, site.amounts, 1, transfers, options);
+                     shown_name(site.frame.label, options), amounts_text(site.amounts, &t, unit));
+      append_callers(out, site.callers, site.amounts, 1, unit, options);
     }
   }
   return out;

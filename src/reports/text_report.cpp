@@ -72,7 +72,12 @@ void append_process(std::string& out, const ReportData& data) {
 
 void append_totals(std::string& out, const ReportData& data) {
   out += "TOTALS\n";
+  std::string unused;  // the types without a call, named on one line
   for (const TypeTotals& t : data.types) {
+    if (t.calls == 0) {
+      unused += unused.empty() ? t.type.type : ", " + t.type.type;
+      continue;
+    }
     const ResourceUnit unit = resource_unit(t);
     if (unit.transfers) {
       fmt::format_to(std::back_inserter(out), "  {} ({}): {} calls, {} of {} bytes\n", t.type.type,
@@ -85,6 +90,9 @@ void append_totals(std::string& out, const ReportData& data) {
                    t.type.type, t.type.description, t.calls, t.allocations, weight, t.releases,
                    t.temporary);
   }
+  if (!unused.empty()) {
+    fmt::format_to(std::back_inserter(out), "  no calls: {}\n", unused);
+  }
 }
 
 void append_peaks(std::string& out, const ReportData& data, const RenderOptions& options) {
@@ -92,6 +100,9 @@ void append_peaks(std::string& out, const ReportData& data, const RenderOptions&
   for (const TypeTotals& t : data.types) {
     // A type counted, not weighed, has size 1 per resource: its "bytes" are resources.
     const ResourceUnit unit = resource_unit(t);
+    if (t.calls == 0) {
+      continue;  // named once, in TOTALS
+    }
     if (unit.transfers) {
       fmt::format_to(std::back_inserter(out), "  {}: transfers, nothing held\n", t.type.type);
       continue;
@@ -120,6 +131,9 @@ void append_leaks(std::string& out, const ReportData& data, const RenderOptions&
              : "\nLEAKS\n";
   for (const TypeTotals& t : data.types) {
     const ResourceUnit unit = resource_unit(t);
+    if (t.calls == 0) {
+      continue;
+    }
     if (unit.transfers) {
       fmt::format_to(std::back_inserter(out), "  {}: transfers, never leaks\n", t.type.type);
       continue;

@@ -224,5 +224,27 @@ TEST(TextReport, TransfersCountWhatMovedNotWhatIsHeld) {
       "                 256-511          1 ########################################\n");
 }
 
+// A type counted, not weighed (every size 1: descriptors), speaks of its resources at every
+// site; types without a call are named once, in TOTALS, and left out of the sections after it.
+TEST(TextReport, CountedTypesAndTypesWithoutCalls) {
+  const ResourceType fd{.id = 1, .flags = 0, .type = "fd", .description = "file descriptor"};
+  const ResourceType unused{
+      .id = 2, .flags = 0, .type = "segment", .description = "shared memory segment"};
+  TraceBuilder trace;
+  trace.alloc(1, 3, 1, {0x401000}).alloc(2, 4, 1, {0x401000}).release(3, 3);
+  const std::string text = render_text(report_of(trace, {}, {fd, unused}), nullptr, {.top = 1});
+  const std::size_t peak = text.find("\nPEAK CONSUMPTION\n");
+  ASSERT_NE(peak, std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.find("TOTALS\n"), peak - text.find("TOTALS\n")),
+            "TOTALS\n"
+            "  fd (file descriptor): 3 calls, 2 allocations, 1 releases, 0 temporary\n"
+            "  no calls: segment\n");
+  EXPECT_EQ(text.find("segment", peak), std::string::npos) << text;
+  EXPECT_NE(text.find("  fd: 2 descriptor(s) alive after call 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n      2 allocation(s), peak 2 descriptor(s), leaked 1 descriptor(s)\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace rtrace::reports
