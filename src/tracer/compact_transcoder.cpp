@@ -207,20 +207,23 @@ void process_with_command_line(Fields f) {
 }
 
 // REND ([pid][reason][signal][seconds][microseconds][peak rss:8][rss:8]) as the END record; the
-// two formats number the reasons alike. Its time: the trace's own clock, now.
+// two formats number the reasons alike. Its timestamp: the trace's own clock, now; its wall
+// clock: REND's.
 void end_of_trace(Fields f) {
   f.u32();  // the pid: the trace's own
   const auto reason = static_cast<compact::EndReason>(f.u32());
   const std::uint32_t signal = f.u32();
-  f.u32();
-  f.u32();
+  const std::uint32_t seconds = f.u32();
+  const std::uint32_t microseconds = f.u32();
   const std::uint64_t peak_rss = f.u64();
   const std::uint64_t rss = f.u64();
   g_encoder.end({.reason = reason,
                  .signal = signal,
                  .peak_rss = peak_rss,
                  .end_rss = rss,
-                 .timestamp = monotonic_milliseconds()});
+                 .timestamp = monotonic_milliseconds(),
+                 .wall_seconds = seconds,
+                 .wall_microseconds = microseconds});
 }
 
 void packet(std::uint32_t type, Fields f) {

@@ -2,8 +2,10 @@
 // memory test program with librtrace-main.so and librtrace-memory.so, and `rtrace process` finds
 // the leaks the original tools found in the same program (fixtures/sp-rtrace/memory/memory.l.txt:
 // same call indices, functions and sizes; addresses and times differ from run to run).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -465,14 +467,29 @@ TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
   auto r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(exited.path()) +
                        " -x /bin/true");
   ASSERT_EQ(r.status, 0) << r.err;
+  const auto before = std::chrono::system_clock::now();
   auto [tag, fields] = last_compact_record(plain_compact(only_file(exited.path(), ".rtrace")));
   EXPECT_EQ(tag, 0x0E);
-  ASSERT_EQ(fields.size(), 5U);
+  ASSERT_EQ(fields.size(), 7U);
   EXPECT_EQ(fields[0], 1U);        // exit
   EXPECT_EQ(fields[1], 0U);        // no signal
   EXPECT_GT(fields[2], 100'000U);  // peak RSS, bytes
   EXPECT_GT(fields[3], 100'000U);  // RSS at the end
   EXPECT_LE(fields[3], fields[2] + 4096);
+  // The wall clock (version 5): seconds since the Epoch as a zigzag varint, microseconds.
+  const auto seconds = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(before.time_since_epoch()).count());
+  EXPECT_GE(fields[5] / 2, seconds - 60);
+  EXPECT_LE(fields[5] / 2, seconds + 60);
+  EXPECT_EQ(fields[5] % 2, 0U);
+  EXPECT_LT(fields[6], 1'000'000U);
+  // ... which `rtrace process` prints.
+  const std::string text =
+      run_command(bin("rtrace") + " process -i " + quote(only_file(exited.path(), ".rtrace"))).out;
+  EXPECT_NE(
+      text.find(fmt::format(", reason=exit, time={}.{:06}, peak rss=", fields[5] / 2, fields[6])),
+      std::string::npos)
+      << text;
 
   const ScratchDir crashed;
   r = run_command(bin("rtrace") + " record -q -s -e memory -o " + quote(crashed.path()) +
@@ -480,7 +497,7 @@ TEST(RecordTracer, CompactTraceEndsWithWhyItEnded) {
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   std::tie(tag, fields) = last_compact_record(plain_compact(only_file(crashed.path(), ".rtrace")));
   EXPECT_EQ(tag, 0x0E);
-  ASSERT_EQ(fields.size(), 5U);
+  ASSERT_EQ(fields.size(), 7U);
   EXPECT_EQ(fields[0], 4U);   // crash
   EXPECT_EQ(fields[1], 11U);  // SIGSEGV
 }

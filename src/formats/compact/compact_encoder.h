@@ -67,7 +67,9 @@ struct EndFields {
   std::uint32_t signal = 0;
   std::uint64_t peak_rss = 0;
   std::uint64_t end_rss = 0;
-  std::uint64_t timestamp = 0;  // in the trace's time unit
+  std::uint64_t timestamp = 0;    // in the trace's time unit
+  std::int64_t wall_seconds = 0;  // the wall clock when the trace ended (version 5); 0: unknown
+  std::uint32_t wall_microseconds = 0;
 };
 
 // The longest string a writer stores; longer ones are cut (no tracer string comes near it).
@@ -235,12 +237,14 @@ class CompactEncoder {
   }
 
   void end(const EndFields& f) {
-    Record r(*this, Tag::End, 5 * kMaxVarint);
+    Record r(*this, Tag::End, 7 * kMaxVarint);
     r.varint(static_cast<std::uint8_t>(f.reason));
     r.varint(f.signal);
     r.varint(f.peak_rss);
     r.varint(f.end_rss);
     r.varint(f.timestamp);
+    r.varint(zigzag(f.wall_seconds));
+    r.varint(f.wall_microseconds);
   }
 
  private:

@@ -115,6 +115,9 @@ inline constexpr std::uint32_t kRecentStacks = 8;
 // block just allocated, a block freed and allocated again take one byte, and zstd no longer
 // finds a random size twice (a third of its time on the memtransfer module's transfers).
 inline constexpr std::uint8_t kFirstSizeBaseMajor = 5;
+// Version 5: END goes on with the wall clock when the trace ended (seconds since the Epoch as a
+// zigzag varint, microseconds).
+inline constexpr std::uint8_t kFirstWallClockMajor = 5;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;

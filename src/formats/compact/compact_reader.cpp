@@ -844,6 +844,13 @@ void CompactReader::read_end(RecordCursor& record) {
   end.peak_rss_bytes = record.varint("the peak RSS");
   end.rss_bytes = record.varint("the final RSS");
   record.varint("the end time");
+  if (major_ >= compact::kFirstWallClockMajor && record.remaining() > 0) {
+    end.time.seconds = compact::unzigzag(record.varint("the end's wall-clock seconds"));
+    end.time.microseconds = record.u32("the end's wall-clock microseconds");
+    if (end.time.microseconds >= 1'000'000) {
+      record.fail(fmt::format("wall-clock microseconds {} out of range", end.time.microseconds));
+    }
+  }
   ended_ = true;
   if (reason != static_cast<std::uint64_t>(compact::EndReason::Unknown)) {
     // The compact format numbers its reasons as the model does (docs/format.md).

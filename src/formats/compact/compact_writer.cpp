@@ -171,15 +171,18 @@ void CompactWriter::process(const ProcessInfo& info) {
                           text(info.name), info.command_line ? &command_line : nullptr);
 }
 
-// The record keeps the reason, the signal and the sizes; the time is in the trace's own clock
-// (left at 0: a converted trace has none) and the process is the last PROCESS record's.
+// The record keeps the reason, the signal, the sizes and the wall clock; its timestamp is in
+// the trace's own clock (left at 0: a converted trace has none) and the process is the last
+// PROCESS record's.
 void CompactWriter::trace_end(const TraceEnd& end) {
   ensure_header();
   state_->encoder.end({.reason = static_cast<compact::EndReason>(end.reason),
                        .signal = end.signal,
                        .peak_rss = end.peak_rss_bytes,
                        .end_rss = end.rss_bytes,
-                       .timestamp = 0});
+                       .timestamp = 0,
+                       .wall_seconds = end.time.seconds,
+                       .wall_microseconds = end.time.microseconds});
   state_->ended = true;
 }
 

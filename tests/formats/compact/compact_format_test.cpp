@@ -968,6 +968,45 @@ TEST(CompactFormat, Version5SizesAgainstTheThreadsLastOne) {
   EXPECT_EQ(sizes_read(convert_to(sized(4), "compact")), sizes_read(sized(4)));
 }
 
+// END of version 5 goes on with the wall clock when the trace ended (zigzag seconds since the
+// Epoch, microseconds), which rtrace's writer keeps; an END without it (version 4's) gives time 0,
+// and microseconds of a second or more are an error at the record.
+TEST(CompactFormat, Version5EndKeepsTheWallClock) {
+  const auto ended = [](const std::string& wall) {
+    B trace(5);
+    trace.trace().record(Tag::Process, B::varint(42) + B::varint(0) + B::varint(0) + B::varint(0) +
+                                           B::str("./prog"));
+    const std::size_t at = trace.size();
+    trace.record(Tag::End, B::varint(4) + B::varint(11) + B::varint(8192) + B::varint(4096) +
+                               B::varint(10) + wall);
+    return std::pair(trace.bytes(), at);
+  };
+  const auto end_line = [](const std::string& bytes) {
+    const auto read = read_any(bytes);
+    EXPECT_EQ(read->error, "");
+    EXPECT_EQ(read->warnings, "");
+    for (const std::string& line : read->sink.lines()) {
+      if (line.starts_with("end ")) {
+        return line;
+      }
+    }
+    return std::string("(no end)");
+  };
+  const std::string with_wall =
+      ended(B::varint(compact::zigzag(1763919601)) + B::varint(123456)).first;
+  const std::string expected =
+      "end pid=42 reason=signal signal=11 time=1763919601.123456 peak=8192 rss=4096";
+  EXPECT_EQ(end_line(with_wall), expected);
+  EXPECT_EQ(end_line(convert_to(with_wall, "compact")), expected);
+  EXPECT_EQ(end_line(convert_to(convert_to(with_wall, "binary"), "compact")), expected);
+  EXPECT_EQ(end_line(ended("").first),
+            "end pid=42 reason=signal signal=11 time=0.000000 peak=8192 rss=4096");
+
+  const auto [bad, at] = ended(B::varint(compact::zigzag(1763919601)) + B::varint(1'000'000));
+  EXPECT_EQ(read_any(bad)->error,
+            "trace:" + std::to_string(at) + ": wall-clock microseconds 1000000 out of range");
+}
+
 // `data` as one zstd frame flushed after `keep` bytes and at the end, not ended; and where the
 // block after the first flush begins.
 std::pair<std::string, std::size_t> zstd_flushed_twice(const std::string& data, std::size_t keep) {
