@@ -50,9 +50,10 @@ std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, 
   }
   std::ranges::stable_sort(
       order, [](const CheckpointStats* a, const CheckpointStats* b) { return a->hits > b->hits; });
+  // The trace's clock: StackTrack's starts with the process, sp-rtrace's and rtrace's tracers'
+  // (CLOCK_MONOTONIC) with the machine.
   std::string out =
-      "\nCHECKPOINTS (calls that neither allocate nor release; seconds since the process "
-      "started)\n";
+      "\nCHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)\n";
   const std::size_t shown = std::min(order.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
     append_scope(out, *order[i]);

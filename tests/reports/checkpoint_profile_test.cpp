@@ -42,8 +42,8 @@ TEST(CheckpointProfile, ScopesPerProcessIntervalsPerThread) {
   EXPECT_EQ(result[1].pid, 2U);
   EXPECT_EQ(result[1].hits, 1U);
   EXPECT_EQ(render_checkpoints(result, 1),
-            "\nCHECKPOINTS (calls that neither allocate nor release; seconds since the process "
-            "started)\n"
+            "\nCHECKPOINTS (calls that neither allocate nor release; seconds on the trace's "
+            "clock)\n"
             "  loop (pid 1): 5 hit(s) in 2 thread(s), first 0.000001, last 0.000002\n"
             "    between hits of one thread: min 0.000000, median 0.000002, max 0.000002 (2 "
             "interval(s))\n"

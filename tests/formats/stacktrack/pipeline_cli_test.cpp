@@ -250,7 +250,7 @@ TEST(StackTrackPipeline, ReportProfilesCheckpoints) {
             "rtrace report: (program not recorded) (pid 2818), 9 calls");
   EXPECT_EQ(r.out.substr(section),
             R"(
-CHECKPOINTS (calls that neither allocate nor release; seconds since the process started)
+CHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)
   loop at src/a.cpp:10 (pid 2561): 6 hit(s) in 2 thread(s), first 0.000100, last 0.001500
     between hits of one thread: min 0.000100, median 0.000300, max 0.001000 (4 interval(s))
   serve at b.cpp:5 (pid 2818): 2 hit(s) in 1 thread(s), first 1.500000, last 2.500000
@@ -268,7 +268,7 @@ TEST(StackTrackPipeline, ReportOfTheFixture) {
   ASSERT_NE(section, std::string::npos) << r.out;
   EXPECT_EQ(r.out.substr(section),
             R"(
-CHECKPOINTS (calls that neither allocate nor release; seconds since the process started)
+CHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)
   file_sink_impl::open at ..\..\..\libs\stacktrack\src\filesink.cpp:98 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000640, last 0.000640
     between hits of one thread: no interval
   name at ..\..\..\libs\stacktrack\src\filesink.cpp:99 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000685, last 0.000685
