@@ -17,10 +17,10 @@ std::string with_percent(std::uint64_t part, std::uint64_t whole) {
   return share.empty() ? human_bytes(part) : fmt::format("{} ({})", human_bytes(part), share);
 }
 
-// "12 allocations, 49.2 KB allocated (98.0%), peak 16.4 KB (80.0%), leaked 16.4 KB in 4
-// block(s) (100.0%)"; for transfers (resource_unit.h) "12 transfer(s), 49.2 KB (98.0%)
-// transferred"; for a type counted, not weighed, "3 allocation(s), peak 2 descriptor(s),
-// leaked 1 descriptor(s)"; percentages of `totals` when given.
+// "12 allocations, 49.2 KB allocated (98.0%), peak 16.4 KB (80.0%), leaked 16.4 KB (100.0%) in
+// 4 block(s)" (object(s), ...: the type's noun); for transfers (resource_unit.h) "12
+// transfer(s), 49.2 KB (98.0%) transferred"; for a type counted, not weighed, "3 allocation(s),
+// peak 2 descriptor(s), leaked 1 descriptor(s)"; percentages of `totals` when given.
 std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, const ResourceUnit& unit) {
   const auto part = [&](std::uint64_t value, std::uint64_t whole) {
     return totals == nullptr ? human_bytes(value) : with_percent(value, whole);
@@ -33,10 +33,11 @@ std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, const R
     return fmt::format("{} allocation(s), peak {}, leaked {}", a.allocations,
                        unit.count(a.peak_bytes), unit.count(a.leaked_blocks));
   }
-  return fmt::format("{} allocation(s), {} allocated, peak {}, leaked {} in {} block(s)",
-                     a.allocations, part(a.bytes_allocated, totals ? totals->bytes_allocated : 0),
+  return fmt::format("{} allocation(s), {} allocated, peak {}, leaked {} in {}", a.allocations,
+                     part(a.bytes_allocated, totals ? totals->bytes_allocated : 0),
                      part(a.peak_bytes, totals ? totals->peak_bytes : 0),
-                     part(a.leaked_bytes, totals ? totals->leaked_bytes : 0), a.leaked_blocks);
+                     part(a.leaked_bytes, totals ? totals->leaked_bytes : 0),
+                     unit.count(a.leaked_blocks));
 }
 
 // The callers beneath a site. A path without branches stays at one indentation (as
