@@ -57,14 +57,15 @@ std::string type_json(const ReportData& data, const TypeTotals& t, const RenderO
   const std::uint32_t type = t.type.id == 0 ? 1 : t.type.id;
   const ResourceUnit unit = resource_unit(t);
   return fmt::format(
-      R"({{"type": {}, "description": {}, "unit": {}, "sized": {}, "calls": {}, "allocations": {}, )"
-      R"("releases": {}, )"
+      R"({{"type": {}, "description": {}, "unit": {}, "sized": {}, "transfers": {}, "calls": {}, )"
+      R"("allocations": {}, "releases": {}, )"
       R"("bytes_allocated": {}, "temporary": {}, "leaked_blocks": {}, "leaked_bytes": {}, )"
       R"("peak": {{"bytes": {}, "call": {}, "timestamp_ms": {}, "sites": {}}}, )"
       R"("size_histogram": {}}})",
       json_string(t.type.type), json_string(t.type.description), json_string(unit.noun),
-      unit.sized ? "true" : "false", t.calls, t.allocations, t.releases, t.bytes_allocated,
-      t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes, t.peak_index, t.peak_timestamp_ms,
+      unit.sized ? "true" : "false", unit.transfers ? "true" : "false", t.calls, t.allocations,
+      t.releases, t.bytes_allocated, t.temporary, t.leaked_blocks, t.leaked_bytes, t.peak_bytes,
+      t.peak_index, t.peak_timestamp_ms,
       sites_json(data, peak_sites(data, type, options.top), options), histogram_json(t.histogram));
 }
 

@@ -444,6 +444,14 @@ TEST(MemtransferModule, CompressRanksCallSitesByBytesAndLeaksFindNothing) {
                         "SIZES\n  memtransfer:\n"),
             std::string::npos)
       << report;
+  const std::string json = run.rtrace("report --no-resolve --json");
+  EXPECT_NE(json.find("{\"type\": \"memtransfer\", \"description\": \"memory transfer operations "
+                      "in bytes\", \"unit\": \"transfer\", \"sized\": true, \"transfers\": true, "
+                      "\"calls\": 46, \"allocations\": 23, "),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"leaks\": [],"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"temporary\": [],"), std::string::npos) << json;
 }
 
 // ---- gobject -------------------------------------------------------------------------------
