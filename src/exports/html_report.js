@@ -424,7 +424,9 @@ class FlameGraph {
     this.trees = data.flame.trees.map((tree) => new FlameTree(tree, data.flame.names));
     this.root = root;
     this.tree = this.trees[0] || null;
-    this.weight = "leaked";
+    // Transfers never leak: what they moved is what a reader of their graph looks for.
+    const transfers = data.types.some((t) => t.transfers && this.tree && t.type === this.tree.type);
+    this.weight = transfers ? "allocated" : "leaked";
     this.zoomed = 0;
     this.pattern = null;
     this.build();

@@ -415,7 +415,8 @@ TEST(HtmlReportPages, ThePagesSectionShowsTheTextReportsMappings) {
 }
 
 // The memtransfer module's copies hold nothing: the page shows what they moved, no leak or peak
-// figure and no timeline of live bytes, and the peak and temporary tables stay empty.
+// figure and no timeline of live bytes, its flame graph weighs the bytes moved, and the peak and
+// temporary tables stay empty.
 TEST(HtmlReportTransfers, TransfersShowWhatMovedNotWhatIsHeld) {
   const test::ScratchDir dir;
   const test::CommandResult recorded =
@@ -439,6 +440,11 @@ TEST(HtmlReportTransfers, TransfersShowWhatMovedNotWhatIsHeld) {
             std::string::npos)
       << run.dom;
   EXPECT_EQ(run.dom.find("memtransfer peak"), std::string::npos);
+  // The flame graph opens on the bytes moved (a memory trace's on the leaked bytes).
+  EXPECT_NE(run.dom.find("<button type=\"button\" data-weight=\"allocated\" "
+                         "aria-pressed=\"true\">"),
+            std::string::npos)
+      << run.dom;
   EXPECT_NE(run.dom.find("<div id=\"timelines\"><p>Nothing was held: the trace has transfers "
                          "only.</p></div>"),
             std::string::npos)
