@@ -267,9 +267,15 @@ function siteSection(id, title, sites, columnNames, note) {
 
 // ---- Timelines -----------------------------------------------------------------------------
 
+// The names of the trace's types of transfers (reports/resource_unit.h): copies, which hold
+// nothing.
+function transferTypes(data) {
+  return new Set(data.types.filter((t) => t.transfers).map((t) => t.type));
+}
+
 // The live bytes of a type of transfers are each copy's size for an instant: no timeline.
 function timelineSection(data) {
-  const transfers = new Set(data.types.filter((t) => t.transfers).map((t) => t.type));
+  const transfers = transferTypes(data);
   const container = element("div", { id: "timelines" });
   for (const timeline of data.timelines) {
     if (!transfers.has(timeline.type)) {
@@ -425,8 +431,7 @@ class FlameGraph {
     this.root = root;
     this.tree = this.trees[0] || null;
     // Transfers never leak: what they moved is what a reader of their graph looks for.
-    const transfers = data.types.some((t) => t.transfers && this.tree && t.type === this.tree.type);
-    this.weight = transfers ? "allocated" : "leaked";
+    this.weight = this.tree && transferTypes(data).has(this.tree.type) ? "allocated" : "leaked";
     this.zoomed = 0;
     this.pattern = null;
     this.build();
