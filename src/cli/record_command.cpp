@@ -16,7 +16,7 @@
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
 #include "rtrace/version.h"
-#include "tracer/options.h"
+#include "tracer/core/options.h"
 
 namespace rtrace::cli {
 namespace {

@@ -17,41 +17,22 @@ constexpr std::string_view kPrefix = "librtrace-";
 constexpr std::string_view kOriginalPrefix = "libsp-rtrace-";
 constexpr std::string_view kSuffix = ".so";
 
-// What the modules we build do; a module from elsewhere is listed without a description.
+// What the modules we build do: one line per rtrace_tracer_module call of the build
+// (cmake/TracerModule.cmake writes the table). A module from elsewhere is listed without a
+// description.
+struct KnownModule {
+  std::string_view alias;
+  std::string_view description;
+};
+constexpr KnownModule kKnownModules[] = {
+#include "rtrace/tracer_module_catalogue.inc"
+};
+
 std::string describe(std::string_view alias) {
-  if (alias == "main") {
-    return "core: connection to the recorder, registries, toggling (always loaded)";
-  }
-  if (alias == "memory") {
-    return "memory: malloc, calloc, realloc, free, posix_memalign, aligned_alloc, C++ new/delete";
-  }
-  if (alias == "file") {
-    return "file descriptors (open, dup, pipe, socket, close, ...) and FILE streams (fopen, "
-           "fdopen, popen, fclose, ...)";
-  }
-  if (alias == "shmsysv") {
-    return "System V shared memory: shmget, shmat, shmdt, shmctl(IPC_RMID) (segment, address, "
-           "control)";
-  }
-  if (alias == "shmposix") {
-    return "POSIX shared memory and mappings: shm_open, shm_unlink, mmap, mmap64, munmap, close "
-           "(pshmmap, fshmmap, shmmap, pshmobj, pshmfd)";
-  }
-  if (alias == "memtransfer") {
-    return "memtransfer: memcpy, memmove, memset, strcpy, strdup, ... (bytes copied per call site)";
-  }
-  if (alias == "gobject") {
-    return "gobject: GObject instances (g_object_new, ref, ref_sink, unref; refcounted)";
-  }
-  if (alias == "pagemap") {
-    return "pagemap: when tracing stops, attaches copies of the memory maps and page map, the "
-           "page flags and the all-zero pages of the writable private mappings";
-  }
-  if (alias == "qobject") {
-    return "qobject: QObject instances of Qt 5 (constructions, destructions; class names)";
-  }
-  if (alias == "audit") {
-    return "audit: calls of any exported functions named by --audit patterns (LD_AUDIT)";
+  for (const KnownModule& module : kKnownModules) {
+    if (module.alias == alias) {
+      return std::string(module.description);
+    }
   }
   return {};
 }

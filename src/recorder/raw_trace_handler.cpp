@@ -19,7 +19,7 @@
 #include "recorder/packet_stream.h"
 #include "recorder/pid_sniffer.h"
 #include "recorder/trace_file_passing.h"
-#include "tracer/file_from_recorder.h"
+#include "tracer/output/file_from_recorder.h"
 
 namespace rtrace::recorder {
 namespace {

@@ -14,7 +14,7 @@
 #include "recorder/private_socket.h"
 #include "recorder/raw_trace_handler.h"
 #include "recorder/trace_server.h"
-#include "tracer/environment.h"
+#include "tracer/core/environment.h"
 
 namespace rtrace::recorder {
 namespace {

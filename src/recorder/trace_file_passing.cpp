@@ -12,7 +12,7 @@
 #include <string>
 
 #include "recorder/trace_handler.h"
-#include "tracer/file_from_recorder.h"
+#include "tracer/output/file_from_recorder.h"
 
 namespace rtrace::recorder {
 

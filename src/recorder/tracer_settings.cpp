@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "tracer/options.h"
+#include "tracer/core/options.h"
 
 namespace rtrace::recorder {
 namespace {

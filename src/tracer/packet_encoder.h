@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/libc_memory.h"
+#include "tracer/core/libc_memory.h"
 
 namespace rtrace::tracer {
 

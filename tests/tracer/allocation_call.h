@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/tracer_api.h"
+#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

@@ -17,9 +17,9 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/compact_transcoder.h"
+#include "tracer/output/compact_transcoder.h"
 #include "tracer/packet_encoder.h"
-#include "tracer/transient_record.h"
+#include "tracer/output/transient_record.h"
 
 namespace rtrace::tracer {
 

@@ -2,7 +2,7 @@
 // mapping the test made, an unreadable /proc/kpageflags (the tests run as root, where the real
 // one is readable), files that already exist or are symbolic links (never overwritten, never
 // followed), and a directory that is not there.
-#include "tracer/pagemap_writer.h"
+#include "tracer/modules/pagemap/pagemap_writer.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

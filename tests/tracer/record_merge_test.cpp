@@ -2,7 +2,7 @@
 // record_merge.h, trace_output.h), without a traced process: threads record calls into their
 // own rings while this thread merges them into a managed trace file, as the control thread does;
 // the file, read back with the post-processor's reader, must hold every call in ticket order.
-#include "tracer/record_merge.h"
+#include "tracer/core/record_merge.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -23,15 +23,15 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/allocation_record.h"
-#include "tracer/call_packets.h"
-#include "tracer/options.h"
+#include "tracer/output/allocation_record.h"
+#include "tracer/output/call_packets.h"
+#include "tracer/core/options.h"
 #include "tracer/packet_encoder.h"
-#include "tracer/release_record.h"
-#include "tracer/session_packets.h"
-#include "tracer/thread_rings.h"
-#include "tracer/trace_output.h"
-#include "tracer/transient_record.h"
+#include "tracer/output/release_record.h"
+#include "tracer/output/session_packets.h"
+#include "tracer/core/thread_rings.h"
+#include "tracer/output/trace_output.h"
+#include "tracer/output/transient_record.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -16,14 +16,14 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/allocation_record.h"
-#include "tracer/call_packets.h"
+#include "tracer/output/allocation_record.h"
+#include "tracer/output/call_packets.h"
 #include "tracer/packet_encoder.h"
-#include "tracer/path_record.h"
-#include "tracer/release_record.h"
-#include "tracer/session_packets.h"
-#include "tracer/transient_record.h"
-#include "tracer/transient_release.h"
+#include "tracer/output/path_record.h"
+#include "tracer/output/release_record.h"
+#include "tracer/output/session_packets.h"
+#include "tracer/output/transient_record.h"
+#include "tracer/output/transient_release.h"
 
 namespace rtrace::tracer {
 namespace {

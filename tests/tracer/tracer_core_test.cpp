@@ -14,14 +14,14 @@
 
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/call_packets.h"
-#include "tracer/compact_tables.h"
-#include "tracer/environment.h"
-#include "tracer/event_ring.h"
-#include "tracer/loaded_symbol.h"
-#include "tracer/options.h"
+#include "tracer/output/call_packets.h"
+#include "tracer/output/compact_tables.h"
+#include "tracer/core/environment.h"
+#include "tracer/core/event_ring.h"
+#include "tracer/core/loaded_symbol.h"
+#include "tracer/core/options.h"
 #include "tracer/packet_encoder.h"
-#include "tracer/proc_self.h"
+#include "tracer/core/proc_self.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -1,7 +1,7 @@
 // The byte loops the memtransfer module runs before it knows the real functions
-// (src/tracer/transfer_fallback.h): they must do what memcpy, memmove, memset, strlen, strnlen
+// (src/tracer/modules/memtransfer/transfer_fallback.h): they must do what memcpy, memmove, memset, strlen, strnlen
 // and wcslen do, overlapping moves in both directions included.
-#include "tracer/transfer_fallback.h"
+#include "tracer/modules/memtransfer/transfer_fallback.h"
 
 #include <gtest/gtest.h>
 

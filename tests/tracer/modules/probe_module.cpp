@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tracer/module_sdk.h"
+#include "tracer/api/module_sdk.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/module_sdk.h"
-#include "tracer/tracer_api.h"
+#include "tracer/api/module_sdk.h"
+#include "tracer/api/tracer_api.h"
 
 namespace {
 

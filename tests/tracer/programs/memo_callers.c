@@ -1,7 +1,7 @@
 /* One malloc call site (leaf), reached in turn through two callers of the same shape (caller_a,
  * caller_b: at the same stack depth, so that the tracer's walk starts at the same stack pointer
  * with the same call site and only a return address further down differs), and through chains
- * of 1 to 4 more frames: what the tracer's memory of recent walks (src/tracer/walk_memo.h) must
+ * of 1 to 4 more frames: what the tracer's memory of recent walks (src/tracer/unwind/walk_memo.h) must
  * never mix up. The size says the path: 201 through caller_a, 202 through caller_b, 210 + n
  * through caller_a under n + 1 frames of nested. Built with and without frame pointers. */
 #include <stdio.h>

@@ -1,0 +1,281 @@
+// librtrace-main.so's interposers for the process events a trace must survive: loading and
+// unloading libraries (new maps), exec, _exit and quick_exit (write everything out first), and a
+// program
+// closing or reusing the trace connection's file descriptor. fork is handled with
+// pthread_atfork in trace_session.cpp.
+//
+// The real functions are found once, into a table, when the session starts (the first
+// interposed call, or the library's constructor): `_exit` in particular runs in signal handlers,
+// where looking a symbol up (the loader lock, an allocation, a C++ static guard) could deadlock.
+#include "tracer/session/process_hooks.h"
+
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdlib>
+
+#include "tracer/api/real_symbol.h"
+#include "tracer/session/trace_session.h"
+#include "tracer/api/tracer_api.h"
+
+using rtrace::tracer::FinishReason;
+
+namespace {
+
+struct RealProcessFunctions {
+  void* (*dlopen)(const char*, int) = nullptr;
+  int (*dlclose)(void*) = nullptr;
+  int (*execve)(const char*, char* const[], char* const[]) = nullptr;
+  int (*execv)(const char*, char* const[]) = nullptr;
+  int (*execvp)(const char*, char* const[]) = nullptr;
+  int (*execvpe)(const char*, char* const[], char* const[]) = nullptr;
+  int (*fexecve)(int, char* const[], char* const[]) = nullptr;
+  void (*exit)(int) = nullptr;
+  void (*quick_exit)(int) = nullptr;
+  int (*close)(int) = nullptr;
+  int (*close_range)(unsigned int, unsigned int, int) = nullptr;
+  int (*dup2)(int, int) = nullptr;
+  int (*dup3)(int, int, int) = nullptr;
+};
+
+RealProcessFunctions g_real;
+bool g_resolved = false;
+bool g_quick_exit_flush_registered = false;
+
+// The table; resolved here when a hook runs before the session started (another library's
+// constructor calling close, say), which is never in a signal handler.
+const RealProcessFunctions& real() {
+  if (!__atomic_load_n(&g_resolved, __ATOMIC_ACQUIRE)) {
+    rtrace::tracer::resolve_process_functions();
+  }
+  return g_real;
+}
+
+// Runs an exec-family function; if it returns (it failed), tracing goes on in a new trace.
+template <typename Exec>
+int around_exec(Exec&& exec) {
+  {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_finish(FinishReason::Exec);
+  }
+  const int result = exec();
+  const int saved_errno = errno;
+  {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_resume_after_exec();
+  }
+  errno = saved_errno;
+  return result;
+}
+
+// The argument list of execl/execlp/execle, collected into `argv` (at most `capacity` entries).
+std::size_t collect_arguments(const char* first, va_list& list, char** argv, std::size_t capacity) {
+  std::size_t count = 0;
+  argv[count++] = const_cast<char*>(first);
+  while (count < capacity) {
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): the caller started `list`.
+    char* next = va_arg(list, char*);
+    argv[count++] = next;
+    if (next == nullptr) {
+      break;
+    }
+  }
+  argv[capacity - 1] = nullptr;
+  return count;
+}
+
+constexpr std::size_t kMaxExecArguments = 4096;
+
+bool is_connection(int fd) {
+  return rtrace::tracer::session_owns_descriptor(fd);
+}
+
+// quick_exit's end: the C library calls its own _exit, which we never see.
+void finish_at_quick_exit() {
+  rtrace::tracer::GuardScope guard;
+  rtrace::tracer::session_finish(FinishReason::FastExit);
+}
+
+}  // namespace
+
+void rtrace::tracer::resolve_process_functions() {
+  using rtrace::tracer::find_real;
+  find_real(g_real.dlopen, "dlopen");
+  find_real(g_real.dlclose, "dlclose");
+  find_real(g_real.execve, "execve");
+  find_real(g_real.execv, "execv");
+  find_real(g_real.execvp, "execvp");
+  find_real(g_real.execvpe, "execvpe");
+  find_real(g_real.fexecve, "fexecve");
+  find_real(g_real.exit, "_exit");
+  find_real(g_real.quick_exit, "quick_exit");
+  find_real(g_real.close, "close");
+  find_real(g_real.close_range, "close_range");
+  find_real(g_real.dup2, "dup2");
+  find_real(g_real.dup3, "dup3");
+  __atomic_store_n(&g_resolved, true, __ATOMIC_RELEASE);
+}
+
+void rtrace::tracer::register_quick_exit_flush() {
+  if (!__atomic_load_n(&g_quick_exit_flush_registered, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&g_quick_exit_flush_registered, at_quick_exit(finish_at_quick_exit) == 0,
+                     __ATOMIC_RELEASE);
+  }
+}
+
+extern "C" {
+
+RTRACE_EXPORT void* dlopen(const char* file, int mode) {
+  void* handle = real().dlopen(file, mode);
+  if (handle != nullptr && rtrace_guard == 0) {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_commit_maps();
+  }
+  return handle;
+}
+
+RTRACE_EXPORT int dlclose(void* handle) {
+  const int result = real().dlclose(handle);
+  if (rtrace_guard == 0) {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_commit_maps();
+  }
+  return result;
+}
+
+RTRACE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  return around_exec([&] { return real().execve(path, argv, envp); });
+}
+
+RTRACE_EXPORT int execv(const char* path, char* const argv[]) {
+  return around_exec([&] { return real().execv(path, argv); });
+}
+
+RTRACE_EXPORT int execvp(const char* file, char* const argv[]) {
+  return around_exec([&] { return real().execvp(file, argv); });
+}
+
+RTRACE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  return around_exec([&] { return real().execvpe(file, argv, envp); });
+}
+
+RTRACE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  return around_exec([&] { return real().fexecve(fd, argv, envp); });
+}
+
+RTRACE_EXPORT int execl(const char* path, const char* arg, ...) {
+  char* argv[kMaxExecArguments];
+  va_list list;
+  va_start(list, arg);
+  collect_arguments(arg, list, argv, kMaxExecArguments);
+  va_end(list);
+  return execv(path, argv);
+}
+
+RTRACE_EXPORT int execlp(const char* file, const char* arg, ...) {
+  char* argv[kMaxExecArguments];
+  va_list list;
+  va_start(list, arg);
+  collect_arguments(arg, list, argv, kMaxExecArguments);
+  va_end(list);
+  return execvp(file, argv);
+}
+
+RTRACE_EXPORT int execle(const char* path, const char* arg, ...) {
+  char* argv[kMaxExecArguments];
+  va_list list;
+  va_start(list, arg);
+  collect_arguments(arg, list, argv, kMaxExecArguments);
+  char* const* envp = va_arg(list, char* const*);
+  va_end(list);
+  return execve(path, argv, envp);
+}
+
+RTRACE_EXPORT void _exit(int status) {
+  {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_finish(FinishReason::FastExit);
+  }
+  if (g_real.exit != nullptr) {
+    g_real.exit(status);
+  }
+  ::syscall(SYS_exit_group, status);  // the table is not there yet: what _exit does
+  __builtin_unreachable();
+}
+
+// NOLINTNEXTLINE(bugprone-reserved-identifier): the C library function we interpose.
+RTRACE_EXPORT void _Exit(int status) {
+  _exit(status);
+}
+
+// The program's at_quick_exit handlers run first, then ours (register_quick_exit_flush). Called
+// before our constructor registered it (from another library's constructor), the trace is
+// finished here: what those handlers do is not in it.
+RTRACE_EXPORT void quick_exit(int status) noexcept {
+  if (!__atomic_load_n(&g_quick_exit_flush_registered, __ATOMIC_ACQUIRE)) {
+    finish_at_quick_exit();
+  }
+  if (real().quick_exit != nullptr) {
+    real().quick_exit(status);
+  }
+  _exit(status);
+}
+
+// The program may close every descriptor it has (daemons do); the trace connection survives.
+// Any other descriptor goes on to the next definition (the file module records it).
+RTRACE_EXPORT int close(int fd) {
+  if (is_connection(fd)) {
+    return 0;
+  }
+  return real().close(fd);
+}
+
+RTRACE_EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
+  int own[2];
+  const int count = rtrace::tracer::session_descriptors(own);
+  // The ranges between the trace's descriptors (ascending), each closed on its own.
+  unsigned int from = first;
+  int result = 0;
+  for (int i = 0; i < count && result == 0; ++i) {
+    const auto fd = static_cast<unsigned int>(own[i]);
+    if (fd < from || fd > last) {
+      continue;
+    }
+    if (fd > from) {
+      result = real().close_range(from, fd - 1, flags);
+    }
+    if (fd == last) {
+      return result;
+    }
+    from = fd + 1;
+  }
+  return result == 0 ? real().close_range(from, last, flags) : result;
+}
+
+RTRACE_EXPORT void closefrom(int lowest) {
+  close_range(static_cast<unsigned int>(lowest < 0 ? 0 : lowest), ~0U, 0);
+}
+
+// These hooks pass the program's calls on to the next definition (find_real: a tracing module
+// preloaded after us, such as the file module, or the C library), so that later modules still
+// see and record them. Moving the connection is the tracer's own business: under the guard.
+RTRACE_EXPORT int dup2(int old_fd, int new_fd) {
+  if (is_connection(new_fd) && old_fd != new_fd) {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_move_connection_from(new_fd);
+  }
+  return real().dup2(old_fd, new_fd);
+}
+
+RTRACE_EXPORT int dup3(int old_fd, int new_fd, int flags) {
+  if (is_connection(new_fd)) {
+    rtrace::tracer::GuardScope guard;
+    rtrace::tracer::session_move_connection_from(new_fd);
+  }
+  return real().dup3(old_fd, new_fd, flags);
+}
+}
