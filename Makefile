@@ -28,12 +28,9 @@ TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test filters/leaks_scan
 SANITIZE_FLAGS ?=
 space := $(subst ,, )
 
-# What ships, and what `make demo` runs: the commands, the tracer modules, the context library
-# and (for the demo) the example program. Tests and benchmarks are not needed for either.
-SHIPPED_TARGETS = rtrace sp-rtrace sp-rtrace-postproc sp-rtrace-resolve \
-                  rtrace_tracer_main rtrace_tracer_memory rtrace_tracer_file \
-                  rtrace_tracer_shmsysv rtrace_tracer_shmposix rtrace_tracer_memtransfer \
-                  rtrace_tracer_gobject rtrace_tracer_pagemap rtrace_context
+# What `make demo` runs: the recorder, the tracer with its memory module and the example program.
+# What ships is the CMake target rtrace_shipped (the commands, every tracer library that
+# rtrace_tracer_module declares, the context library); tests and benchmarks are not needed.
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
 .PHONY: all deps build demo check install release bench format clean fuzz check-sanitize \
@@ -67,13 +64,13 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 install: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target $(SHIPPED_TARGETS)
+	cmake --build $(BUILD) -j $(JOBS) --target rtrace_shipped
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 release: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	      -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) --target rtrace_shipped
 
 fuzz:
 	@scripts/install-deps.sh --fuzz

@@ -1,11 +1,16 @@
 // `cmake --install` into a fresh prefix: every command, module, header and man page lands where
 // it belongs, and the installed rtrace records a real program with the installed tracer modules
 // (found relative to itself, so the tree may move) and post-processes the trace with the
-// installed tools.
+// installed tools. The modules installed are exactly those `rtrace record -l` lists (with the
+// helper libraries beside them), and every module the build declares is among them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/test_paths.h"
 
@@ -18,6 +23,75 @@ using test::ScratchDir;
 
 std::string quote(const fs::path& p) {
   return "'" + p.string() + "'";
+}
+
+std::set<std::string> split_list(const std::string& list) {
+  std::set<std::string> items;
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ':')) {
+    if (!item.empty()) {
+      items.insert(item);
+    }
+  }
+  return items;
+}
+
+// The files `rtrace record -l` lists (its second column), each with a description.
+std::set<std::string> listed_files(const std::string& listing) {
+  std::set<std::string> files;
+  std::istringstream lines(listing);
+  std::string line;
+  std::getline(lines, line);  // the heading
+  while (std::getline(lines, line)) {
+    if (line.starts_with("(in ")) {
+      break;
+    }
+    std::istringstream fields(line);
+    std::string alias;
+    std::string file;
+    std::string description;
+    fields >> alias >> file;
+    std::getline(fields, description);
+    EXPECT_NE(description.find_first_not_of(' '), std::string::npos) << line;
+    files.insert(file);
+  }
+  return files;
+}
+
+std::set<std::string> files_in(const fs::path& directory) {
+  std::set<std::string> files;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    files.insert(entry.path().filename().string());
+  }
+  return files;
+}
+
+std::set<std::string> united(std::set<std::string> a, const std::set<std::string>& b) {
+  a.insert(b.begin(), b.end());
+  return a;
+}
+
+// Records `program` with the installed rtrace (its module options in `record_options`), then
+// returns `rtrace process -lc` of the trace.
+std::string record_and_report(const fs::path& prefix, const fs::path& traces,
+                              const std::string& record_options, const std::string& program) {
+  const std::string bin = (prefix / "bin").string() + "/";
+  fs::create_directory(traces);
+  const auto record = run_command("env -u RTRACE_LIBDIR " + bin + "rtrace record -q -s " +
+                                  record_options + " -o " + quote(traces) + " -x " + program);
+  EXPECT_EQ(record.status, 0) << record_options << ": " << record.err;
+  fs::path trace;
+  for (const auto& entry : fs::directory_iterator(traces)) {
+    trace = entry.path();
+  }
+  if (trace.empty()) {
+    ADD_FAILURE() << record_options << ": no trace recorded";
+    return {};
+  }
+  const auto report = run_command(bin + "rtrace process -lc -i " + quote(trace));
+  EXPECT_EQ(report.status, 0) << report.err;
+  return report.out;
 }
 
 TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
@@ -36,6 +110,22 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
         "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
   }
+  const fs::path module_dir = fs::path("lib") / "rtrace";
+  const std::set<std::string> shipped = split_list(RTRACE_INSTALLED_MODULE_FILES);
+  const std::set<std::string> test_only = split_list(RTRACE_INSTALLED_TEST_MODULE_FILES);
+  ASSERT_TRUE(shipped.contains("librtrace-qobject.so"));
+  ASSERT_TRUE(shipped.contains("librtrace-audit.so"));
+  ASSERT_TRUE(shipped.contains("rtrace-audit-linker.so"));
+  ASSERT_TRUE(test_only.contains("librtrace-getpid.so"));
+  // What a user's install gets: every shipped tracer library, no test-only module.
+  EXPECT_EQ(files_in(staged / module_dir), shipped);
+
+  // The test-only modules are a component of their own, installed only when asked for.
+  const auto install_test_modules =
+      run_command(std::string(RTRACE_CMAKE_COMMAND) + " --install " + quote(test::build_dir()) +
+                  " --prefix " + quote(staged) + " --component " RTRACE_TEST_MODULES_COMPONENT);
+  ASSERT_EQ(install_test_modules.status, 0) << install_test_modules.err;
+  EXPECT_EQ(files_in(staged / module_dir), united(shipped, test_only));
 
   // The installed tree is relocatable: the tools find their modules relative to themselves.
   const fs::path prefix = dir / "moved";
@@ -47,6 +137,17 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
   ASSERT_EQ(modules.status, 0) << modules.err;
   EXPECT_NE(modules.out.find("(in " + (prefix / "lib" / "rtrace").string() + ")"),
             std::string::npos)
+      << modules.out;
+  // record -l lists every installed library that is a module to preload (the helpers, such as
+  // the audit module's linker library, are not), and every one of them is installed.
+  std::set<std::string> installed_modules;
+  for (const std::string& file : files_in(prefix / module_dir)) {
+    if (file.starts_with("librtrace-")) {
+      installed_modules.insert(file);
+    }
+  }
+  EXPECT_EQ(listed_files(modules.out), installed_modules) << modules.out;
+  EXPECT_NE(modules.out.find("\ngetpid      librtrace-getpid.so      getpid: "), std::string::npos)
       << modules.out;
 
   fs::create_directory(dir / "traces");
@@ -78,6 +179,19 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
                                     bin + "sp-rtrace-resolve");
   ASSERT_EQ(resolved.status, 0) << resolved.err;
   EXPECT_NE(resolved.out.find(" main() at leaky.c:"), std::string::npos) << resolved.out;
+
+  // The modules an install once left out, and the test-only one, work from the installed tree.
+  const std::string qobject =
+      record_and_report(prefix, dir / "qobject", "-e qobject", RTRACE_QOBJECT_PROGRAM);
+  EXPECT_NE(qobject.find("# Resource - qobject (QObject instance):\n"), std::string::npos)
+      << qobject;
+  const std::string audit =
+      record_and_report(prefix, dir / "audit", "-e audit --audit 'target_*'", RTRACE_AUDIT_PROGRAM);
+  EXPECT_NE(audit.find("# Resource - audit (virtual audit resource):\n"), std::string::npos)
+      << audit;
+  const std::string getpid =
+      record_and_report(prefix, dir / "getpid", "-e getpid", RTRACE_GETPID_PROGRAM);
+  EXPECT_NE(getpid.find("# Resource - getpid (getpid call):\n"), std::string::npos) << getpid;
 }
 
 }  // namespace
