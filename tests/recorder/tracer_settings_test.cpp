@@ -61,7 +61,8 @@ TEST(TracerSettings, AManagedDirectoryWithACommaCannotBeSaid) {
   EXPECT_THROW(format_tracer_options(s), std::invalid_argument);
 }
 
-// What the recorder writes is what the tracer reads (the tracer's own parser, tracer/core/options.cpp).
+// What the recorder writes is what the tracer reads (the tracer's own parser,
+// tracer/core/options.cpp).
 TEST(TracerSettings, TheTracerReadsWhatTheRecorderWrites) {
   TracerSettings s;
   s.depth = tracer::TracerOptions::kMaxDepth;

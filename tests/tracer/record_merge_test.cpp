@@ -23,15 +23,15 @@
 #include "allocation_call.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
+#include "tracer/core/options.h"
+#include "tracer/core/thread_rings.h"
 #include "tracer/output/allocation_record.h"
 #include "tracer/output/call_packets.h"
-#include "tracer/core/options.h"
-#include "tracer/packet_encoder.h"
 #include "tracer/output/release_record.h"
 #include "tracer/output/session_packets.h"
-#include "tracer/core/thread_rings.h"
 #include "tracer/output/trace_output.h"
 #include "tracer/output/transient_record.h"
+#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {

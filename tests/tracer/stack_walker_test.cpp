@@ -1,8 +1,8 @@
-// The tracer's fast unwinder (src/tracer/unwind/stack_walker.h) against libunwind, on the same stacks:
-// call chains of many frame shapes (unwind/frame_shapes.c: alloca, large locals, the C library's
-// qsort, which Debian builds without frame pointers), built with and without frame pointers, in
-// the main thread and in another thread. The fast walk must give exactly libunwind's frames,
-// whole stacks down to the thread's start, or give up (signal frames).
+// The tracer's fast unwinder (src/tracer/unwind/stack_walker.h) against libunwind, on the same
+// stacks: call chains of many frame shapes (unwind/frame_shapes.c: alloca, large locals, the C
+// library's qsort, which Debian builds without frame pointers), built with and without frame
+// pointers, in the main thread and in another thread. The fast walk must give exactly libunwind's
+// frames, whole stacks down to the thread's start, or give up (signal frames).
 #define UNW_LOCAL_ONLY
 #include "tracer/unwind/stack_walker.h"
 

@@ -14,14 +14,14 @@
 
 #include "support/test_paths.h"
 #include "trace_decoder.h"
-#include "tracer/output/call_packets.h"
-#include "tracer/output/compact_tables.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/event_ring.h"
 #include "tracer/core/loaded_symbol.h"
 #include "tracer/core/options.h"
-#include "tracer/packet_encoder.h"
 #include "tracer/core/proc_self.h"
+#include "tracer/output/call_packets.h"
+#include "tracer/output/compact_tables.h"
+#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {

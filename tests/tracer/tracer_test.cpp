@@ -776,9 +776,9 @@ std::vector<std::vector<std::uint64_t>> malloc_backtraces(const std::string& nam
   return backtraces;
 }
 
-// The tracer's own unwinder (src/tracer/unwind/stack_walker.h) against libunwind's, through the whole
-// tracer: malloc at the bottom of chains of many frame shapes 1 to 30 levels deep (alloca, large
-// locals, the C library's qsort without frame pointers), and from a signal handler (which the
+// The tracer's own unwinder (src/tracer/unwind/stack_walker.h) against libunwind's, through the
+// whole tracer: malloc at the bottom of chains of many frame shapes 1 to 30 levels deep (alloca,
+// large locals, the C library's qsort without frame pointers), and from a signal handler (which the
 // fast unwinder leaves to libunwind), in a program built with and one built without frame
 // pointers: the same whole backtraces.
 TEST(TracerTest, FastUnwinderRecordsTheBacktracesLibunwindDoes) {
@@ -797,11 +797,11 @@ TEST(TracerTest, FastUnwinderRecordsTheBacktracesLibunwindDoes) {
   }
 }
 
-// The tracer remembers its last walks per thread (src/tracer/unwind/walk_memo.h): programs/memo_callers.c
-// calls malloc from one place through two callers of the same shape in turn (same call site,
-// same stack pointer) and under chains of other depths. Every call gets its own exact stack:
-// leaf, middle, its caller, the chain, main; the first call of each path a walk, the repeats
-// remembered ones.
+// The tracer remembers its last walks per thread (src/tracer/unwind/walk_memo.h):
+// programs/memo_callers.c calls malloc from one place through two callers of the same shape in turn
+// (same call site, same stack pointer) and under chains of other depths. Every call gets its own
+// exact stack: leaf, middle, its caller, the chain, main; the first call of each path a walk, the
+// repeats remembered ones.
 void expect_own_stack_per_caller(const std::string& name) {
   SCOPED_TRACE(name);
   ScratchDir scratch;

@@ -1,6 +1,6 @@
 // The byte loops the memtransfer module runs before it knows the real functions
-// (src/tracer/modules/memtransfer/transfer_fallback.h): they must do what memcpy, memmove, memset, strlen, strnlen
-// and wcslen do, overlapping moves in both directions included.
+// (src/tracer/modules/memtransfer/transfer_fallback.h): they must do what memcpy, memmove, memset,
+// strlen, strnlen and wcslen do, overlapping moves in both directions included.
 #include "tracer/modules/memtransfer/transfer_fallback.h"
 
 #include <gtest/gtest.h>

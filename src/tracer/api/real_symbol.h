@@ -2,9 +2,17 @@
 // calling library (dlsym RTLD_NEXT). Modules call it once per function, when they resolve their
 // table of real functions at load or at their first interposed call, never in a wrapper's hot
 // path or from a signal handler (dlsym takes the loader lock and may allocate).
+//
+// A module declares each function it wraps once, in a list that makes its table of real
+// functions (RTRACE_REAL_FUNCTIONS): the field's type comes from the C library's own declaration
+// (decltype(::malloc)) and the symbol from the same name, so a signature and its symbol never
+// drift apart. A function whose symbol is not its C name (a C++ operator's mangled name, glibc's
+// __memcpy_chk, a library the module does not include the headers of) names both explicitly.
 #pragma once
 
 #include <dlfcn.h>
+
+#include <cstddef>
 
 namespace rtrace::tracer {
 
@@ -13,4 +21,66 @@ void find_real(Function& target, const char* name) {
   target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
 }
 
+// A symbol's name as a template argument, so that a RealFunction stores only its pointer (the
+// tables stay as small as tables of pointers).
+template <std::size_t N>
+struct SymbolName {
+  constexpr SymbolName(const char (&name)[N]) {  // NOLINT(google-explicit-constructor)
+    for (std::size_t i = 0; i < N; ++i) {
+      text[i] = name[i];
+    }
+  }
+  char text[N];
+};
+
+// The real definition of `symbol`, of type `Signature` (a function type), null until find()
+// found it. It converts to its function pointer, so a wrapper calls and tests it as it would the
+// pointer itself (the same load and indirect call).
+template <typename Signature, SymbolName symbol>
+class RealFunction {
+ public:
+  static constexpr const char* name() { return symbol.text; }
+
+  // Looks the function up (find_real); true when it exists.
+  bool find() {
+    find_real(function_, symbol.text);
+    return function_ != nullptr;
+  }
+  // NOLINTNEXTLINE(google-explicit-constructor): stands for the pointer
+  operator Signature*() const { return function_; }
+  // Whether it was found, read with acquire order: for a table filled on one thread while
+  // others may call (a library loaded later), whose last entry says it is complete.
+  bool found_acquire() const { return __atomic_load_n(&function_, __ATOMIC_ACQUIRE) != nullptr; }
+
+ private:
+  Signature* function_ = nullptr;
+};
+
 }  // namespace rtrace::tracer
+
+// One entry of a module's list (see RTRACE_REAL_FUNCTIONS): a function declared by the headers
+// the module includes, its field named as the function. The declaration's attributes (malloc,
+// alloc_size, nonnull...) describe the function, not a pointer to it: the compiler drops them from
+// the template argument, and says so, which is expected here.
+#define RTRACE_DETAIL_REAL_FIELD(function)                                                      \
+  _Pragma("GCC diagnostic push")                                                                \
+      _Pragma("GCC diagnostic ignored \"-Wignored-attributes\"")::rtrace::tracer::RealFunction< \
+          decltype(::function), #function>                                                      \
+          function;                                                                             \
+  _Pragma("GCC diagnostic pop")
+// An entry whose symbol or signature is given: field name, symbol, function type.
+#define RTRACE_DETAIL_REAL_SYMBOL_FIELD(field, symbol, ...) \
+  ::rtrace::tracer::RealFunction<__VA_ARGS__, symbol> field;
+#define RTRACE_DETAIL_REAL_FIND(function) function.find();
+#define RTRACE_DETAIL_REAL_SYMBOL_FIND(field, symbol, ...) field.find();
+
+// Declares the struct `Table` with one RealFunction per entry of `LIST` and find_all(), which
+// looks every one of them up. `LIST(FUNCTION, SYMBOL)` is a macro of the module's own that
+// expands each wrapped function once: FUNCTION(malloc) for a function of the headers,
+// SYMBOL(new_, "_Znwm", void*(std::size_t)) otherwise. The module then says which of them must
+// exist (resolve's answer).
+#define RTRACE_REAL_FUNCTIONS(Table, LIST)                                            \
+  struct Table {                                                                      \
+    LIST(RTRACE_DETAIL_REAL_FIELD, RTRACE_DETAIL_REAL_SYMBOL_FIELD)                   \
+    void find_all() { LIST(RTRACE_DETAIL_REAL_FIND, RTRACE_DETAIL_REAL_SYMBOL_FIND) } \
+  }

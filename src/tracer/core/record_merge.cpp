@@ -10,12 +10,12 @@
 #include <climits>
 #include <cstddef>
 
-#include "tracer/output/allocation_record.h"
 #include "tracer/core/clock.h"
 #include "tracer/core/event_ring.h"
+#include "tracer/core/thread_rings.h"
+#include "tracer/output/allocation_record.h"
 #include "tracer/output/path_record.h"
 #include "tracer/output/release_record.h"
-#include "tracer/core/thread_rings.h"
 #include "tracer/output/trace_output.h"
 #include "tracer/output/transient_record.h"
 

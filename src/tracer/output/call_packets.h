@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/core/libc_memory.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/core/libc_memory.h"
 
 namespace rtrace::tracer {
 

@@ -14,9 +14,9 @@
 #include <cstdint>
 
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/api/tracer_api.h"
 #include "tracer/output/call_packets.h"
 #include "tracer/output/ring_call_record.h"
-#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

@@ -18,8 +18,8 @@
 
 #include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/output/ring_call_record.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/output/ring_call_record.h"
 
 namespace rtrace::tracer {
 

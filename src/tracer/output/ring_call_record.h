@@ -14,8 +14,8 @@
 
 #include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
-#include "tracer/output/call_packets.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/output/call_packets.h"
 
 namespace rtrace::tracer {
 

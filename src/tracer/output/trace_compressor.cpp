@@ -13,8 +13,8 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
-#include "tracer/core/clock.h"
 #include "tracer/api/real_symbol.h"
+#include "tracer/core/clock.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -12,8 +12,8 @@
 #include <cstring>
 
 #include "tracer/core/clock.h"
-#include "tracer/output/compact_transcoder.h"
 #include "tracer/core/decimal.h"
+#include "tracer/output/compact_transcoder.h"
 #include "tracer/output/file_from_recorder.h"
 #include "tracer/output/trace_compressor.h"
 

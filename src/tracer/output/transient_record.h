@@ -17,9 +17,9 @@
 
 #include "formats/compact/compact_encoder.h"
 #include "formats/sprtrace_binary/protocol.h"
+#include "tracer/api/tracer_api.h"
 #include "tracer/output/ring_call_record.h"
 #include "tracer/output/shared_frames.h"
-#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

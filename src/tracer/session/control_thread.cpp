@@ -11,12 +11,12 @@
 #include <atomic>
 #include <cstdint>
 
-#include "tracer/core/clock.h"
-#include "tracer/output/session_packets.h"
-#include "tracer/session/session_state.h"
-#include "tracer/core/thread_rings.h"
-#include "tracer/output/trace_compressor.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/core/clock.h"
+#include "tracer/core/thread_rings.h"
+#include "tracer/output/session_packets.h"
+#include "tracer/output/trace_compressor.h"
+#include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
 namespace {

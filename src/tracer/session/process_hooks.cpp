@@ -19,30 +19,30 @@
 #include <cstdlib>
 
 #include "tracer/api/real_symbol.h"
-#include "tracer/session/trace_session.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/session/trace_session.h"
 
 using rtrace::tracer::FinishReason;
 
 namespace {
 
-struct RealProcessFunctions {
-  void* (*dlopen)(const char*, int) = nullptr;
-  int (*dlclose)(void*) = nullptr;
-  int (*execve)(const char*, char* const[], char* const[]) = nullptr;
-  int (*execv)(const char*, char* const[]) = nullptr;
-  int (*execvp)(const char*, char* const[]) = nullptr;
-  int (*execvpe)(const char*, char* const[], char* const[]) = nullptr;
-  int (*fexecve)(int, char* const[], char* const[]) = nullptr;
-  void (*exit)(int) = nullptr;
-  void (*quick_exit)(int) = nullptr;
-  int (*close)(int) = nullptr;
-  int (*close_range)(unsigned int, unsigned int, int) = nullptr;
-  int (*dup2)(int, int) = nullptr;
-  int (*dup3)(int, int, int) = nullptr;
-};
+#define RTRACE_PROCESS_REAL_FUNCTIONS(FUNCTION, SYMBOL) \
+  FUNCTION(dlopen)                                      \
+  FUNCTION(dlclose)                                     \
+  FUNCTION(execve)                                      \
+  FUNCTION(execv)                                       \
+  FUNCTION(execvp)                                      \
+  FUNCTION(execvpe)                                     \
+  FUNCTION(fexecve)                                     \
+  SYMBOL(exit, "_exit", void(int))                      \
+  FUNCTION(quick_exit)                                  \
+  FUNCTION(close)                                       \
+  FUNCTION(close_range)                                 \
+  FUNCTION(dup2)                                        \
+  FUNCTION(dup3)
+RTRACE_REAL_FUNCTIONS(RealProcessFunctions, RTRACE_PROCESS_REAL_FUNCTIONS);
 
-RealProcessFunctions g_real;
+constinit RealProcessFunctions g_real;
 bool g_resolved = false;
 bool g_quick_exit_flush_registered = false;
 
@@ -103,20 +103,7 @@ void finish_at_quick_exit() {
 }  // namespace
 
 void rtrace::tracer::resolve_process_functions() {
-  using rtrace::tracer::find_real;
-  find_real(g_real.dlopen, "dlopen");
-  find_real(g_real.dlclose, "dlclose");
-  find_real(g_real.execve, "execve");
-  find_real(g_real.execv, "execv");
-  find_real(g_real.execvp, "execvp");
-  find_real(g_real.execvpe, "execvpe");
-  find_real(g_real.fexecve, "fexecve");
-  find_real(g_real.exit, "_exit");
-  find_real(g_real.quick_exit, "quick_exit");
-  find_real(g_real.close, "close");
-  find_real(g_real.close_range, "close_range");
-  find_real(g_real.dup2, "dup2");
-  find_real(g_real.dup3, "dup3");
+  g_real.find_all();
   __atomic_store_n(&g_resolved, true, __ATOMIC_RELEASE);
 }
 

@@ -1,9 +1,9 @@
 #include "tracer/session/ring_producer.h"
 
-#include "tracer/session/control_thread.h"
 #include "tracer/core/record_merge.h"
-#include "tracer/session/session_state.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/session/control_thread.h"
+#include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "tracer/core/event_ring.h"
-#include "tracer/session/session_state.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
 

@@ -6,14 +6,14 @@
 #include <cstring>
 
 #include "tracer/core/clock.h"
-#include "tracer/session/control_thread.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/libc_memory.h"
+#include "tracer/core/thread_rings.h"
+#include "tracer/session/control_thread.h"
 #include "tracer/session/module_order.h"
 #include "tracer/session/process_hooks.h"
 #include "tracer/session/session_fork.h"
 #include "tracer/session/session_state.h"
-#include "tracer/core/thread_rings.h"
 #include "tracer/session/trace_registry.h"
 #include "tracer/session/trace_session.h"
 #include "tracer/unwind/unwinder.h"

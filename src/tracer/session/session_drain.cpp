@@ -2,11 +2,11 @@
 // decides when, and what a broken connection means for the session).
 #include <signal.h>
 
+#include "tracer/api/tracer_api.h"
 #include "tracer/core/record_merge.h"
-#include "tracer/session/session_state.h"
 #include "tracer/core/thread_rings.h"
 #include "tracer/output/trace_output.h"
-#include "tracer/api/tracer_api.h"
+#include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
 

@@ -5,12 +5,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "tracer/session/control_thread.h"
+#include "tracer/api/tracer_api.h"
 #include "tracer/core/record_merge.h"
-#include "tracer/session/session_state.h"
 #include "tracer/core/thread_rings.h"
 #include "tracer/output/trace_output.h"
-#include "tracer/api/tracer_api.h"
+#include "tracer/session/control_thread.h"
+#include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -3,20 +3,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer/api/tracer_api.h"
 #include "tracer/core/clock.h"
-#include "tracer/session/control_thread.h"
-#include "tracer/session/maps_reader.h"
-#include "tracer/packet_encoder.h"
 #include "tracer/core/record_merge.h"
-#include "tracer/output/session_packets.h"
-#include "tracer/session/session_state.h"
-#include "tracer/session/stop_hooks.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/output/session_packets.h"
 #include "tracer/output/trace_compressor.h"
 #include "tracer/output/trace_output.h"
+#include "tracer/packet_encoder.h"
+#include "tracer/session/control_thread.h"
+#include "tracer/session/maps_reader.h"
+#include "tracer/session/session_state.h"
+#include "tracer/session/stop_hooks.h"
 #include "tracer/session/trace_registry.h"
 #include "tracer/session/trace_session.h"
-#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 namespace {

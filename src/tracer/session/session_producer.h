@@ -9,12 +9,12 @@
 #include <cstdint>
 
 #include "tracer/core/clock.h"
+#include "tracer/core/thread_rings.h"
+#include "tracer/output/transient_record.h"
 #include "tracer/session/ring_producer.h"
 #include "tracer/session/session_state.h"
-#include "tracer/core/thread_rings.h"
 #include "tracer/session/trace_registry.h"
 #include "tracer/session/trace_session.h"
-#include "tracer/output/transient_record.h"
 
 namespace rtrace::tracer {
 

@@ -6,18 +6,18 @@
 
 #include <cstring>
 
+#include "tracer/core/clock.h"
+#include "tracer/core/thread_rings.h"
 #include "tracer/output/allocation_record.h"
 #include "tracer/output/call_packets.h"
-#include "tracer/core/clock.h"
-#include "tracer/session/maps_reader.h"
 #include "tracer/output/path_record.h"
 #include "tracer/output/release_record.h"
+#include "tracer/output/transient_record.h"
+#include "tracer/session/maps_reader.h"
 #include "tracer/session/ring_producer.h"
 #include "tracer/session/session_producer.h"
 #include "tracer/session/session_state.h"
-#include "tracer/core/thread_rings.h"
 #include "tracer/session/trace_registry.h"
-#include "tracer/output/transient_record.h"
 #include "tracer/unwind/unwinder.h"
 
 namespace rtrace::tracer {

@@ -1,17 +1,23 @@
 // The trace session of one process: registries, per-thread event rings, the ordering of events
-// across threads, and the connection the trace is written to. One job per file:
-//  * set-up and registries: session_bootstrap.cpp (trace_registry.h, module_order.h);
-//  * start and stop, the header and the end of a trace: session_lifecycle.cpp;
-//  * the control thread (drains, clock ticks, toggles): control_thread.h;
-//  * recording (the functions below a module calls): trace_session.cpp, ring_producer.h, and
-//    session_producer.h (what a hot entry point inlines: the transient call's reserve and publish);
-//  * draining the rings into the output: session_drain.cpp (record_merge.h, trace_output.h);
-//  * fork: session_fork.h; the other process hooks (exec, _exit, dlopen...): process_hooks.h;
-//  * encoding, in rtrace_tracer_core with unit tests: call_packets.h (header only),
+// across threads, and the connection the trace is written to. One job per file (src/tracer/):
+//  * set-up and registries: session/session_bootstrap.cpp (session/trace_registry.h,
+//    session/module_order.h);
+//  * start and stop, the header and the end of a trace: session/session_lifecycle.cpp;
+//  * the control thread (drains, clock ticks, toggles): session/control_thread.h;
+//  * recording (the functions below a module calls): session/trace_session.cpp,
+//    session/ring_producer.h, and session/session_producer.h (what a hot entry point inlines: the
+//    transient call's reserve and publish); the entry points themselves:
+//    modules/main/main_module.cpp;
+//  * draining the rings into the output: session/session_drain.cpp (core/record_merge.h,
+//    output/trace_output.h);
+//  * fork: session/session_fork.h; the other process hooks (exec, _exit, dlopen...):
+//    session/process_hooks.h;
+//  * backtraces: unwind/unwinder.h (unwind/backtrace_capture.h, unwind/stack_walker.h);
+//  * encoding, in rtrace_tracer_core with unit tests (output/): call_packets.h (header only),
 //    transient_release.h, transient_record.h, path_record.h, release_record.h,
 //    allocation_record.h, session_packets.h;
-//    ordering, also there: event_ring.h, thread_rings.h, record_merge.h.
-//  session_state.h holds what these share.
+//    ordering, also there (core/): event_ring.h, thread_rings.h, record_merge.h.
+//  session/session_state.h holds what these share.
 //
 // Ordering scheme (no global lock on the hot path):
 //  * Every event carries a ticket from one global atomic counter. A release (free, the first half
@@ -32,8 +38,8 @@
 
 #include <cstdint>
 
-#include "tracer/core/options.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/core/options.h"
 
 namespace rtrace::tracer {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tracer/unwind/stack_walker.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/unwind/stack_walker.h"
 #include "tracer/unwind/walk_memo.h"
 
 namespace rtrace::tracer::capture_detail {

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstring>
 
-#include "tracer/unwind/backtrace_capture.h"
 #include "tracer/core/environment.h"
+#include "tracer/unwind/backtrace_capture.h"
 #include "tracer/unwind/stack_walker.h"
 
 namespace rtrace::tracer {

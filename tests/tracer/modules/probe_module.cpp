@@ -10,7 +10,6 @@
 
 namespace {
 
-using rtrace::tracer::find_real;
 using rtrace::tracer::ModuleStart;
 using rtrace::tracer::OwnGuard;
 using rtrace::tracer::ReleaseRecorder;
@@ -18,12 +17,14 @@ using rtrace::tracer::tracing_now;
 
 struct ProbeModule;
 
-int (*g_real_close)(int) = nullptr;
+#define REAL_FUNCTIONS(FUNCTION, SYMBOL) FUNCTION(close)
+RTRACE_REAL_FUNCTIONS(RealFunctions, REAL_FUNCTIONS);
+constinit RealFunctions g_real;
 std::uint32_t g_closed_resource = 1;
 
 bool resolve() {
-  find_real(g_real_close, "close");
-  return g_real_close != nullptr;
+  g_real.find_all();
+  return g_real.close != nullptr;
 }
 
 void register_probe() {
@@ -45,12 +46,12 @@ extern "C" RTRACE_EXPORT int close(int fd) {
     return static_cast<int>(::syscall(SYS_close, fd));
   }
   if (!tracing_now<ProbeModule>()) {
-    return g_real_close(fd);
+    return g_real.close(fd);
   }
   ReleaseRecorder release(g_closed_resource, "probe-close", static_cast<std::uint64_t>(fd),
                           __builtin_return_address(0));
   OwnGuard<ProbeModule> guard;
-  const int result = g_real_close(fd);
+  const int result = g_real.close(fd);
   if (result == 0) {
     release.commit();
   } else {

@@ -29,9 +29,9 @@
 #include <atomic>
 #include <cstring>
 
-#include "tracer/modules/audit/audit_trampolines.h"
-#include "tracer/core/options.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/core/options.h"
+#include "tracer/modules/audit/audit_trampolines.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 namespace rtrace::tracer {
 
-RealFileFunctions g_file_real;
+constinit RealFileFunctions g_file_real;
 std::uint32_t g_fd_resource = 1;
 std::uint32_t g_fp_resource = 2;
 
@@ -16,48 +16,7 @@ namespace {
 
 bool resolve_file_functions() {
   RealFileFunctions& r = g_file_real;
-  find_real(r.open, "open");
-  find_real(r.open64, "open64");
-  find_real(r.openat, "openat");
-  find_real(r.openat64, "openat64");
-  find_real(r.creat, "creat");
-  find_real(r.creat64, "creat64");
-  find_real(r.dup, "dup");
-  find_real(r.dup2, "dup2");
-  find_real(r.dup3, "dup3");
-  find_real(r.fcntl, "fcntl");
-  find_real(r.pipe, "pipe");
-  find_real(r.pipe2, "pipe2");
-  find_real(r.socket, "socket");
-  find_real(r.socketpair, "socketpair");
-  find_real(r.accept, "accept");
-  find_real(r.accept4, "accept4");
-  find_real(r.eventfd, "eventfd");
-  find_real(r.signalfd, "signalfd");
-  find_real(r.timerfd_create, "timerfd_create");
-  find_real(r.epoll_create, "epoll_create");
-  find_real(r.epoll_create1, "epoll_create1");
-  find_real(r.inotify_init, "inotify_init");
-  find_real(r.inotify_init1, "inotify_init1");
-  find_real(r.memfd_create, "memfd_create");
-  find_real(r.posix_openpt, "posix_openpt");
-  find_real(r.getpt, "getpt");
-  find_real(r.close_range, "close_range");
-  find_real(r.fopen, "fopen");
-  find_real(r.fopen64, "fopen64");
-  find_real(r.fdopen, "fdopen");
-  find_real(r.freopen, "freopen");
-  find_real(r.freopen64, "freopen64");
-  find_real(r.tmpfile, "tmpfile");
-  find_real(r.tmpfile64, "tmpfile64");
-  find_real(r.popen, "popen");
-  find_real(r.fmemopen, "fmemopen");
-  find_real(r.open_memstream, "open_memstream");
-  find_real(r.fclose, "fclose");
-  find_real(r.pclose, "pclose");
-  find_real(r.fcloseall, "fcloseall");
-  // close last: its presence says the table is complete.
-  find_real(r.close, "close");
+  r.find_all();
   return r.close != nullptr;
 }
 

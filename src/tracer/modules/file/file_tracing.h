@@ -4,10 +4,19 @@
 // bound to them and the kind of each descriptor (the `$type` argument of dup's records).
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 
@@ -17,49 +26,51 @@ namespace rtrace::tracer {
 
 // The functions the wrappers call: the next definition after librtrace-file.so (find_real), so
 // that a module preloaded later that wraps the same function (shmposix's close) still sees it.
-struct RealFileFunctions {
-  int (*open)(const char*, int, ...) = nullptr;
-  int (*open64)(const char*, int, ...) = nullptr;
-  int (*openat)(int, const char*, int, ...) = nullptr;
-  int (*openat64)(int, const char*, int, ...) = nullptr;
-  int (*creat)(const char*, mode_t) = nullptr;
-  int (*creat64)(const char*, mode_t) = nullptr;
-  int (*close)(int) = nullptr;
-  int (*dup)(int) = nullptr;
-  int (*dup2)(int, int) = nullptr;
-  int (*dup3)(int, int, int) = nullptr;
-  int (*fcntl)(int, int, ...) = nullptr;
-  int (*pipe)(int*) = nullptr;
-  int (*pipe2)(int*, int) = nullptr;
-  int (*socket)(int, int, int) = nullptr;
-  int (*socketpair)(int, int, int, int*) = nullptr;
-  int (*accept)(int, sockaddr*, socklen_t*) = nullptr;
-  int (*accept4)(int, sockaddr*, socklen_t*, int) = nullptr;
-  int (*eventfd)(unsigned int, int) = nullptr;
-  int (*signalfd)(int, const sigset_t*, int) = nullptr;
-  int (*timerfd_create)(int, int) = nullptr;
-  int (*epoll_create)(int) = nullptr;
-  int (*epoll_create1)(int) = nullptr;
-  int (*inotify_init)() = nullptr;
-  int (*inotify_init1)(int) = nullptr;
-  int (*memfd_create)(const char*, unsigned int) = nullptr;
-  int (*posix_openpt)(int) = nullptr;
-  int (*getpt)() = nullptr;
-  int (*close_range)(unsigned int, unsigned int, int) = nullptr;
-  FILE* (*fopen)(const char*, const char*) = nullptr;
-  FILE* (*fopen64)(const char*, const char*) = nullptr;
-  FILE* (*fdopen)(int, const char*) = nullptr;
-  FILE* (*freopen)(const char*, const char*, FILE*) = nullptr;
-  FILE* (*freopen64)(const char*, const char*, FILE*) = nullptr;
-  FILE* (*tmpfile)() = nullptr;
-  FILE* (*tmpfile64)() = nullptr;
-  FILE* (*popen)(const char*, const char*) = nullptr;
-  FILE* (*fmemopen)(void*, std::size_t, const char*) = nullptr;
-  FILE* (*open_memstream)(char**, std::size_t*) = nullptr;
-  int (*fclose)(FILE*) = nullptr;
-  int (*pclose)(FILE*) = nullptr;
-  int (*fcloseall)() = nullptr;
-};
+// Each once, typed by the C library's declarations; close last: its presence says the table is
+// complete.
+#define RTRACE_FILE_REAL_FUNCTIONS(FUNCTION, SYMBOL) \
+  FUNCTION(open)                                     \
+  FUNCTION(open64)                                   \
+  FUNCTION(openat)                                   \
+  FUNCTION(openat64)                                 \
+  FUNCTION(creat)                                    \
+  FUNCTION(creat64)                                  \
+  FUNCTION(dup)                                      \
+  FUNCTION(dup2)                                     \
+  FUNCTION(dup3)                                     \
+  FUNCTION(fcntl)                                    \
+  FUNCTION(pipe)                                     \
+  FUNCTION(pipe2)                                    \
+  FUNCTION(socket)                                   \
+  FUNCTION(socketpair)                               \
+  FUNCTION(accept)                                   \
+  FUNCTION(accept4)                                  \
+  FUNCTION(eventfd)                                  \
+  FUNCTION(signalfd)                                 \
+  FUNCTION(timerfd_create)                           \
+  FUNCTION(epoll_create)                             \
+  FUNCTION(epoll_create1)                            \
+  FUNCTION(inotify_init)                             \
+  FUNCTION(inotify_init1)                            \
+  FUNCTION(memfd_create)                             \
+  FUNCTION(posix_openpt)                             \
+  FUNCTION(getpt)                                    \
+  FUNCTION(close_range)                              \
+  FUNCTION(fopen)                                    \
+  FUNCTION(fopen64)                                  \
+  FUNCTION(fdopen)                                   \
+  FUNCTION(freopen)                                  \
+  FUNCTION(freopen64)                                \
+  FUNCTION(tmpfile)                                  \
+  FUNCTION(tmpfile64)                                \
+  FUNCTION(popen)                                    \
+  FUNCTION(fmemopen)                                 \
+  FUNCTION(open_memstream)                           \
+  FUNCTION(fclose)                                   \
+  FUNCTION(pclose)                                   \
+  FUNCTION(fcloseall)                                \
+  FUNCTION(close)
+RTRACE_REAL_FUNCTIONS(RealFileFunctions, RTRACE_FILE_REAL_FUNCTIONS);
 
 extern RealFileFunctions g_file_real;
 extern std::uint32_t g_fd_resource;

@@ -40,17 +40,18 @@ struct TypeQuery {
   unsigned instance_size;
 };
 
-struct RealGObject {
-  void* (*new_valist)(GType, const char*, va_list) = nullptr;
-  void* (*new_with_properties)(GType, unsigned, const char**, const void*) = nullptr;
-  void* (*newv)(GType, unsigned, void*) = nullptr;
-  void* (*ref)(void*) = nullptr;
-  void* (*ref_sink)(void*) = nullptr;
-  int (*is_floating)(void*) = nullptr;
-  void (*unref)(void*) = nullptr;
-  void (*clear_object)(void**) = nullptr;
-  void (*type_query)(GType, TypeQuery*) = nullptr;
-};
+#define RTRACE_GOBJECT_REAL_FUNCTIONS(FUNCTION, SYMBOL)                         \
+  SYMBOL(new_valist, "g_object_new_valist", void*(GType, const char*, va_list)) \
+  SYMBOL(new_with_properties, "g_object_new_with_properties",                   \
+         void*(GType, unsigned, const char**, const void*))                     \
+  SYMBOL(newv, "g_object_newv", void*(GType, unsigned, void*))                  \
+  SYMBOL(ref, "g_object_ref", void*(void*))                                     \
+  SYMBOL(ref_sink, "g_object_ref_sink", void*(void*))                           \
+  SYMBOL(is_floating, "g_object_is_floating", int(void*))                       \
+  SYMBOL(clear_object, "g_clear_object", void(void**))                          \
+  SYMBOL(type_query, "g_type_query", void(GType, TypeQuery*))                   \
+  SYMBOL(unref, "g_object_unref", void(void*))
+RTRACE_REAL_FUNCTIONS(RealGObject, RTRACE_GOBJECT_REAL_FUNCTIONS);
 
 // The RESR flag that makes the post-processor count references (binary protocol, RESR).
 constexpr std::uint32_t kRefcountFlag = 0x1;
@@ -61,15 +62,7 @@ constinit std::uint32_t g_gobject_resource = 1;
 // Finds what the process has of GLib; every pointer stays null without it.
 void find_glib_functions() {
   RealGObject& r = g_real_gobject;
-  find_real(r.new_valist, "g_object_new_valist");
-  find_real(r.new_with_properties, "g_object_new_with_properties");
-  find_real(r.newv, "g_object_newv");
-  find_real(r.ref, "g_object_ref");
-  find_real(r.ref_sink, "g_object_ref_sink");
-  find_real(r.is_floating, "g_object_is_floating");
-  find_real(r.clear_object, "g_clear_object");
-  find_real(r.type_query, "g_type_query");
-  find_real(r.unref, "g_object_unref");
+  r.find_all();
 }
 
 bool resolve_gobject_functions() {
@@ -90,7 +83,7 @@ constinit ModuleStart<GObjectModule> g_gobject_start{resolve_gobject_functions,
 // The real functions. A wrapper runs only when GLib is loaded; if it was loaded after the module
 // started (dlopen), the table is filled now, once.
 RealGObject& glib() {
-  if (__builtin_expect(__atomic_load_n(&g_real_gobject.unref, __ATOMIC_ACQUIRE) == nullptr, 0)) {
+  if (__builtin_expect(!g_real_gobject.unref.found_acquire(), 0)) {
     GuardScope guard;  // dlsym allocates
     find_glib_functions();
   }

@@ -7,49 +7,19 @@
 
 #include <cstring>
 
-#include "tracer/modules/memory/bootstrap_heap.h"
 #include "tracer/core/decimal.h"
+#include "tracer/modules/memory/bootstrap_heap.h"
 #include "tracer/modules/memory/memory_tracing.h"
 
 namespace rtrace::tracer {
 
-RealAllocator g_real;
+constinit RealAllocator g_real;
 std::uint32_t g_memory_resource = 1;
 
 namespace {
 
 bool resolve_real_functions() {
-  find_real(g_real.malloc, "malloc");
-  find_real(g_real.calloc, "calloc");
-  find_real(g_real.realloc, "realloc");
-  find_real(g_real.reallocarray, "reallocarray");
-  find_real(g_real.posix_memalign, "posix_memalign");
-  find_real(g_real.aligned_alloc, "aligned_alloc");
-  find_real(g_real.memalign, "memalign");
-  find_real(g_real.valloc, "valloc");
-  find_real(g_real.pvalloc, "pvalloc");
-  find_real(g_real.new_, "_Znwm");
-  find_real(g_real.new_array, "_Znam");
-  find_real(g_real.new_nothrow, "_ZnwmRKSt9nothrow_t");
-  find_real(g_real.new_array_nothrow, "_ZnamRKSt9nothrow_t");
-  find_real(g_real.new_aligned, "_ZnwmSt11align_val_t");
-  find_real(g_real.new_array_aligned, "_ZnamSt11align_val_t");
-  find_real(g_real.new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t");
-  find_real(g_real.new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t");
-  find_real(g_real.delete_, "_ZdlPv");
-  find_real(g_real.delete_array, "_ZdaPv");
-  find_real(g_real.delete_sized, "_ZdlPvm");
-  find_real(g_real.delete_array_sized, "_ZdaPvm");
-  find_real(g_real.delete_nothrow, "_ZdlPvRKSt9nothrow_t");
-  find_real(g_real.delete_array_nothrow, "_ZdaPvRKSt9nothrow_t");
-  find_real(g_real.delete_aligned, "_ZdlPvSt11align_val_t");
-  find_real(g_real.delete_array_aligned, "_ZdaPvSt11align_val_t");
-  find_real(g_real.delete_sized_aligned, "_ZdlPvmSt11align_val_t");
-  find_real(g_real.delete_array_sized_aligned, "_ZdaPvmSt11align_val_t");
-  find_real(g_real.delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t");
-  find_real(g_real.delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t");
-  // free last: its presence says the table is complete.
-  find_real(g_real.free, "free");
+  g_real.find_all();
   return g_real.free != nullptr;
 }
 

@@ -2,6 +2,9 @@
 // start, and the SDK's record helpers bound to the memory resource.
 #pragma once
 
+#include <malloc.h>
+#include <stdlib.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -14,40 +17,47 @@ namespace rtrace::tracer {
 // The allocator the wrappers call, found once (memory_module_ready) and never looked up again:
 // a lookup takes the loader lock and allocates, which a wrapper entered from a signal handler
 // must not do.
-struct RealAllocator {
-  void* (*malloc)(std::size_t) = nullptr;
-  void* (*calloc)(std::size_t, std::size_t) = nullptr;
-  void* (*realloc)(void*, std::size_t) = nullptr;
-  void* (*reallocarray)(void*, std::size_t, std::size_t) = nullptr;
-  int (*posix_memalign)(void**, std::size_t, std::size_t) = nullptr;
-  void* (*aligned_alloc)(std::size_t, std::size_t) = nullptr;
-  void* (*memalign)(std::size_t, std::size_t) = nullptr;
-  void* (*valloc)(std::size_t) = nullptr;
-  void* (*pvalloc)(std::size_t) = nullptr;
-  void (*free)(void*) = nullptr;
-  // libstdc++'s operators (null when the program does not load it).
-  void* (*new_)(std::size_t) = nullptr;
-  void* (*new_array)(std::size_t) = nullptr;
-  void* (*new_nothrow)(std::size_t, const std::nothrow_t&) = nullptr;
-  void* (*new_array_nothrow)(std::size_t, const std::nothrow_t&) = nullptr;
-  void* (*new_aligned)(std::size_t, std::align_val_t) = nullptr;
-  void* (*new_array_aligned)(std::size_t, std::align_val_t) = nullptr;
-  void* (*new_aligned_nothrow)(std::size_t, std::align_val_t, const std::nothrow_t&) = nullptr;
-  void* (*new_array_aligned_nothrow)(std::size_t, std::align_val_t,
-                                     const std::nothrow_t&) = nullptr;
-  void (*delete_)(void*) = nullptr;
-  void (*delete_array)(void*) = nullptr;
-  void (*delete_sized)(void*, std::size_t) = nullptr;
-  void (*delete_array_sized)(void*, std::size_t) = nullptr;
-  void (*delete_nothrow)(void*, const std::nothrow_t&) = nullptr;
-  void (*delete_array_nothrow)(void*, const std::nothrow_t&) = nullptr;
-  void (*delete_aligned)(void*, std::align_val_t) = nullptr;
-  void (*delete_array_aligned)(void*, std::align_val_t) = nullptr;
-  void (*delete_sized_aligned)(void*, std::size_t, std::align_val_t) = nullptr;
-  void (*delete_array_sized_aligned)(void*, std::size_t, std::align_val_t) = nullptr;
-  void (*delete_aligned_nothrow)(void*, std::align_val_t, const std::nothrow_t&) = nullptr;
-  void (*delete_array_aligned_nothrow)(void*, std::align_val_t, const std::nothrow_t&) = nullptr;
-};
+// Each function once: the C functions typed by <stdlib.h>'s declarations, libstdc++'s operators
+// by their mangled names (null when the program does not load it). free last: its presence says
+// the table is complete.
+#define RTRACE_MEMORY_REAL_FUNCTIONS(FUNCTION, SYMBOL)                                        \
+  FUNCTION(malloc)                                                                            \
+  FUNCTION(calloc)                                                                            \
+  FUNCTION(realloc)                                                                           \
+  FUNCTION(reallocarray)                                                                      \
+  FUNCTION(posix_memalign)                                                                    \
+  FUNCTION(aligned_alloc)                                                                     \
+  FUNCTION(memalign)                                                                          \
+  FUNCTION(valloc)                                                                            \
+  FUNCTION(pvalloc)                                                                           \
+  SYMBOL(new_, "_Znwm", void*(std::size_t))                                                   \
+  SYMBOL(new_array, "_Znam", void*(std::size_t))                                              \
+  SYMBOL(new_nothrow, "_ZnwmRKSt9nothrow_t", void*(std::size_t, const std::nothrow_t&))       \
+  SYMBOL(new_array_nothrow, "_ZnamRKSt9nothrow_t", void*(std::size_t, const std::nothrow_t&)) \
+  SYMBOL(new_aligned, "_ZnwmSt11align_val_t", void*(std::size_t, std::align_val_t))           \
+  SYMBOL(new_array_aligned, "_ZnamSt11align_val_t", void*(std::size_t, std::align_val_t))     \
+  SYMBOL(new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t",                           \
+         void*(std::size_t, std::align_val_t, const std::nothrow_t&))                         \
+  SYMBOL(new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t",                     \
+         void*(std::size_t, std::align_val_t, const std::nothrow_t&))                         \
+  SYMBOL(delete_, "_ZdlPv", void(void*))                                                      \
+  SYMBOL(delete_array, "_ZdaPv", void(void*))                                                 \
+  SYMBOL(delete_sized, "_ZdlPvm", void(void*, std::size_t))                                   \
+  SYMBOL(delete_array_sized, "_ZdaPvm", void(void*, std::size_t))                             \
+  SYMBOL(delete_nothrow, "_ZdlPvRKSt9nothrow_t", void(void*, const std::nothrow_t&))          \
+  SYMBOL(delete_array_nothrow, "_ZdaPvRKSt9nothrow_t", void(void*, const std::nothrow_t&))    \
+  SYMBOL(delete_aligned, "_ZdlPvSt11align_val_t", void(void*, std::align_val_t))              \
+  SYMBOL(delete_array_aligned, "_ZdaPvSt11align_val_t", void(void*, std::align_val_t))        \
+  SYMBOL(delete_sized_aligned, "_ZdlPvmSt11align_val_t",                                      \
+         void(void*, std::size_t, std::align_val_t))                                          \
+  SYMBOL(delete_array_sized_aligned, "_ZdaPvmSt11align_val_t",                                \
+         void(void*, std::size_t, std::align_val_t))                                          \
+  SYMBOL(delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t",                       \
+         void(void*, std::align_val_t, const std::nothrow_t&))                                \
+  SYMBOL(delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t",                 \
+         void(void*, std::align_val_t, const std::nothrow_t&))                                \
+  FUNCTION(free)
+RTRACE_REAL_FUNCTIONS(RealAllocator, RTRACE_MEMORY_REAL_FUNCTIONS);
 
 extern RealAllocator g_real;
 extern std::uint32_t g_memory_resource;

@@ -53,59 +53,38 @@ namespace {
 // The real functions, found once (never in a wrapper's hot path or a signal handler). strcpy,
 // wcscpy and __strcpy_chk are done by stpcpy, wcpcpy and __stpcpy_chk (the same bytes written,
 // the same check of the room), whose end gives the size without a second pass over the string.
-struct RealTransfers {
-  void* (*memcpy)(void*, const void*, std::size_t) = nullptr;
-  void* (*memmove)(void*, const void*, std::size_t) = nullptr;
-  void* (*memset)(void*, int, std::size_t) = nullptr;
-  void* (*mempcpy)(void*, const void*, std::size_t) = nullptr;
-  char* (*strncpy)(char*, const char*, std::size_t) = nullptr;
-  char* (*stpcpy)(char*, const char*) = nullptr;
-  char* (*strcat)(char*, const char*) = nullptr;
-  char* (*strncat)(char*, const char*, std::size_t) = nullptr;
-  char* (*strdup)(const char*) = nullptr;
-  char* (*strndup)(const char*, std::size_t) = nullptr;
-  wchar_t* (*wmemcpy)(wchar_t*, const wchar_t*, std::size_t) = nullptr;
-  wchar_t* (*wcpcpy)(wchar_t*, const wchar_t*) = nullptr;
-  void* (*memcpy_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
-  void* (*memmove_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
-  void* (*memset_chk)(void*, int, std::size_t, std::size_t) = nullptr;
-  void* (*mempcpy_chk)(void*, const void*, std::size_t, std::size_t) = nullptr;
-  char* (*strncpy_chk)(char*, const char*, std::size_t, std::size_t) = nullptr;
-  char* (*stpcpy_chk)(char*, const char*, std::size_t) = nullptr;
-  char* (*strcat_chk)(char*, const char*, std::size_t) = nullptr;
-  char* (*strncat_chk)(char*, const char*, std::size_t, std::size_t) = nullptr;
-  wchar_t* (*wmemcpy_chk)(wchar_t*, const wchar_t*, std::size_t, std::size_t) = nullptr;
-  wchar_t* (*wcscpy_chk)(wchar_t*, const wchar_t*, std::size_t) = nullptr;
-};
+#define RTRACE_MEMTRANSFER_REAL_FUNCTIONS(FUNCTION, SYMBOL)                                 \
+  FUNCTION(memmove)                                                                         \
+  FUNCTION(memset)                                                                          \
+  FUNCTION(mempcpy)                                                                         \
+  FUNCTION(strncpy)                                                                         \
+  FUNCTION(stpcpy)                                                                          \
+  FUNCTION(strcat)                                                                          \
+  FUNCTION(strncat)                                                                         \
+  FUNCTION(strdup)                                                                          \
+  FUNCTION(strndup)                                                                         \
+  FUNCTION(wmemcpy)                                                                         \
+  FUNCTION(wcpcpy)                                                                          \
+  SYMBOL(memcpy_chk, "__memcpy_chk", void*(void*, const void*, std::size_t, std::size_t))   \
+  SYMBOL(memmove_chk, "__memmove_chk", void*(void*, const void*, std::size_t, std::size_t)) \
+  SYMBOL(memset_chk, "__memset_chk", void*(void*, int, std::size_t, std::size_t))           \
+  SYMBOL(mempcpy_chk, "__mempcpy_chk", void*(void*, const void*, std::size_t, std::size_t)) \
+  SYMBOL(strncpy_chk, "__strncpy_chk", char*(char*, const char*, std::size_t, std::size_t)) \
+  SYMBOL(stpcpy_chk, "__stpcpy_chk", char*(char*, const char*, std::size_t))                \
+  SYMBOL(strcat_chk, "__strcat_chk", char*(char*, const char*, std::size_t))                \
+  SYMBOL(strncat_chk, "__strncat_chk", char*(char*, const char*, std::size_t, std::size_t)) \
+  SYMBOL(wmemcpy_chk, "__wmemcpy_chk",                                                      \
+         wchar_t*(wchar_t*, const wchar_t*, std::size_t, std::size_t))                      \
+  SYMBOL(wcscpy_chk, "__wcscpy_chk", wchar_t*(wchar_t*, const wchar_t*, std::size_t))       \
+  FUNCTION(memcpy)
+RTRACE_REAL_FUNCTIONS(RealTransfers, RTRACE_MEMTRANSFER_REAL_FUNCTIONS);
 
 constinit RealTransfers g_real_transfer;
 constinit std::uint32_t g_transfer_resource = 1;
 
 bool resolve_transfer_functions() {
   RealTransfers& r = g_real_transfer;
-  find_real(r.memmove, "memmove");
-  find_real(r.memset, "memset");
-  find_real(r.mempcpy, "mempcpy");
-  find_real(r.strncpy, "strncpy");
-  find_real(r.stpcpy, "stpcpy");
-  find_real(r.strcat, "strcat");
-  find_real(r.strncat, "strncat");
-  find_real(r.strdup, "strdup");
-  find_real(r.strndup, "strndup");
-  find_real(r.wmemcpy, "wmemcpy");
-  find_real(r.wcpcpy, "wcpcpy");
-  find_real(r.memcpy_chk, "__memcpy_chk");
-  find_real(r.memmove_chk, "__memmove_chk");
-  find_real(r.memset_chk, "__memset_chk");
-  find_real(r.mempcpy_chk, "__mempcpy_chk");
-  find_real(r.strncpy_chk, "__strncpy_chk");
-  find_real(r.stpcpy_chk, "__stpcpy_chk");
-  find_real(r.strcat_chk, "__strcat_chk");
-  find_real(r.strncat_chk, "__strncat_chk");
-  find_real(r.wmemcpy_chk, "__wmemcpy_chk");
-  find_real(r.wcscpy_chk, "__wcscpy_chk");
-  // memcpy last: its presence says the table is complete.
-  find_real(r.memcpy, "memcpy");
+  r.find_all();
   return r.memcpy != nullptr && r.memmove != nullptr && r.memset != nullptr &&
          r.stpcpy != nullptr && r.strdup != nullptr && r.wcpcpy != nullptr &&
          r.memcpy_chk != nullptr;

@@ -32,23 +32,24 @@
 
 #include <cstring>
 
-#include "tracer/core/fixed_table.h"
 #include "tracer/api/module_lock.h"
 #include "tracer/api/module_sdk.h"
+#include "tracer/core/fixed_table.h"
 #include "tracer/core/options.h"
 
 namespace rtrace::tracer {
 namespace {
 
 // QObject's constructors and destructor as libQt5Core exports them (Itanium C++ ABI names).
-struct RealQObject {
-  void (*construct_complete)(void*, void*) = nullptr;                 // _ZN7QObjectC1EPS_
-  void (*construct_base)(void*, void*) = nullptr;                     // _ZN7QObjectC2EPS_
-  void (*construct_private_complete)(void*, void*, void*) = nullptr;  // C1 (QObjectPrivate&, ...)
-  void (*construct_private_base)(void*, void*, void*) = nullptr;      // C2 (QObjectPrivate&, ...)
-  const char* (*class_name)(const void*) = nullptr;                   // QMetaObject::className
-  std::uintptr_t* hook_data = nullptr;                                // qtHookData
-};
+#define RTRACE_QOBJECT_REAL_FUNCTIONS(FUNCTION, SYMBOL)                                           \
+  SYMBOL(construct_complete, "_ZN7QObjectC1EPS_", void(void*, void*))                             \
+  SYMBOL(construct_base, "_ZN7QObjectC2EPS_", void(void*, void*))                                 \
+  SYMBOL(construct_private_complete, "_ZN7QObjectC1ER14QObjectPrivatePS_",                        \
+         void(void*, void*, void*))                                                               \
+  SYMBOL(construct_private_base, "_ZN7QObjectC2ER14QObjectPrivatePS_", void(void*, void*, void*)) \
+  SYMBOL(class_name, "_ZNK11QMetaObject9classNameEv", const char*(const void*))                   \
+  SYMBOL(hook_data, "qtHookData", std::uintptr_t)
+RTRACE_REAL_FUNCTIONS(RealQObject, RTRACE_QOBJECT_REAL_FUNCTIONS);
 
 // Qt 5's QHooks indices (qhooks_p.h): the hooks array's size, the two object callbacks.
 constexpr std::size_t kHookDataSize = 1;
@@ -72,12 +73,7 @@ void install_hooks();
 // Finds what the process has of Qt; every pointer stays null without it.
 void find_qt_functions() {
   RealQObject& r = g_real_qobject;
-  find_real(r.construct_complete, "_ZN7QObjectC1EPS_");
-  find_real(r.construct_base, "_ZN7QObjectC2EPS_");
-  find_real(r.construct_private_complete, "_ZN7QObjectC1ER14QObjectPrivatePS_");
-  find_real(r.construct_private_base, "_ZN7QObjectC2ER14QObjectPrivatePS_");
-  find_real(r.class_name, "_ZNK11QMetaObject9classNameEv");
-  find_real(r.hook_data, "qtHookData");
+  r.find_all();
   install_hooks();
 }
 
@@ -99,8 +95,7 @@ constinit ModuleStart<QObjectModule> g_qobject_start{resolve_qobject_functions,
 // The real functions. A constructor wrapper runs only when Qt is loaded; if it was loaded after
 // the module started (dlopen), the table is filled now, once.
 RealQObject& qt() {
-  if (__builtin_expect(__atomic_load_n(&g_real_qobject.construct_base, __ATOMIC_ACQUIRE) == nullptr,
-                       0)) {
+  if (__builtin_expect(!g_real_qobject.construct_base.found_acquire(), 0)) {
     GuardScope guard;  // dlsym allocates
     find_qt_functions();
   }

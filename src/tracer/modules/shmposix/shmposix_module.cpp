@@ -32,27 +32,27 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tracer/core/decimal.h"
-#include "tracer/core/fixed_table.h"
 #include "tracer/api/module_lock.h"
 #include "tracer/api/module_sdk.h"
+#include "tracer/core/decimal.h"
+#include "tracer/core/fixed_table.h"
 
 namespace rtrace::tracer {
 namespace {
 
-struct RealShmposixFunctions {
-  int (*shm_open)(const char*, int, mode_t) = nullptr;
-  int (*shm_unlink)(const char*) = nullptr;
-  int (*open)(const char*, int, ...) = nullptr;
-  int (*open64)(const char*, int, ...) = nullptr;
-  int (*creat)(const char*, mode_t) = nullptr;
-  void* (*mmap)(void*, std::size_t, int, int, int, off_t) = nullptr;
-  void* (*mmap64)(void*, std::size_t, int, int, int, off64_t) = nullptr;
-  int (*munmap)(void*, std::size_t) = nullptr;
-  int (*close)(int) = nullptr;
-};
+#define RTRACE_SHMPOSIX_REAL_FUNCTIONS(FUNCTION, SYMBOL) \
+  FUNCTION(shm_open)                                     \
+  FUNCTION(shm_unlink)                                   \
+  FUNCTION(open)                                         \
+  FUNCTION(open64)                                       \
+  FUNCTION(creat)                                        \
+  FUNCTION(mmap)                                         \
+  FUNCTION(mmap64)                                       \
+  FUNCTION(munmap)                                       \
+  FUNCTION(close)
+RTRACE_REAL_FUNCTIONS(RealShmposixFunctions, RTRACE_SHMPOSIX_REAL_FUNCTIONS);
 
-RealShmposixFunctions g_real;
+constinit RealShmposixFunctions g_real;
 std::uint32_t g_pshmmap = 1;
 std::uint32_t g_fshmmap = 2;
 std::uint32_t g_shmmap = 3;
@@ -91,15 +91,7 @@ FixedTable<std::uint32_t, 8192> g_mappings;  // address -> resource type of its 
 FixedTable<Name, 1024> g_object_ids;         // object id -> its name
 
 bool resolve_real_functions() {
-  find_real(g_real.shm_open, "shm_open");
-  find_real(g_real.shm_unlink, "shm_unlink");
-  find_real(g_real.open, "open");
-  find_real(g_real.open64, "open64");
-  find_real(g_real.creat, "creat");
-  find_real(g_real.mmap, "mmap");
-  find_real(g_real.mmap64, "mmap64");
-  find_real(g_real.munmap, "munmap");
-  find_real(g_real.close, "close");
+  g_real.find_all();
   return g_real.shm_open != nullptr && g_real.shm_unlink != nullptr && g_real.open != nullptr &&
          g_real.open64 != nullptr && g_real.creat != nullptr && g_real.mmap != nullptr &&
          g_real.mmap64 != nullptr && g_real.munmap != nullptr && g_real.close != nullptr;

@@ -22,22 +22,22 @@
 
 #include <cstdint>
 
-#include "tracer/core/decimal.h"
-#include "tracer/core/fixed_table.h"
 #include "tracer/api/module_lock.h"
 #include "tracer/api/module_sdk.h"
+#include "tracer/core/decimal.h"
+#include "tracer/core/fixed_table.h"
 
 namespace rtrace::tracer {
 namespace {
 
-struct RealShmFunctions {
-  int (*shmget)(key_t, std::size_t, int) = nullptr;
-  void* (*shmat)(int, const void*, int) = nullptr;
-  int (*shmdt)(const void*) = nullptr;
-  int (*shmctl)(int, int, shmid_ds*) = nullptr;
-};
+#define RTRACE_SHMSYSV_REAL_FUNCTIONS(FUNCTION, SYMBOL) \
+  FUNCTION(shmget)                                      \
+  FUNCTION(shmat)                                       \
+  FUNCTION(shmdt)                                       \
+  FUNCTION(shmctl)
+RTRACE_REAL_FUNCTIONS(RealShmFunctions, RTRACE_SHMSYSV_REAL_FUNCTIONS);
 
-RealShmFunctions g_real;
+constinit RealShmFunctions g_real;
 std::uint32_t g_segment = 1;
 std::uint32_t g_address = 2;
 std::uint32_t g_control = 3;
@@ -48,10 +48,7 @@ ModuleLock g_lock;
 FixedTable<int, 4096> g_attachments;
 
 bool resolve_real_functions() {
-  find_real(g_real.shmget, "shmget");
-  find_real(g_real.shmat, "shmat");
-  find_real(g_real.shmdt, "shmdt");
-  find_real(g_real.shmctl, "shmctl");
+  g_real.find_all();
   return g_real.shmget != nullptr && g_real.shmat != nullptr && g_real.shmdt != nullptr &&
          g_real.shmctl != nullptr;
 }

@@ -10,7 +10,6 @@
 
 namespace {
 
-using rtrace::tracer::find_real;
 using rtrace::tracer::ModuleStart;
 using rtrace::tracer::OwnGuard;
 using rtrace::tracer::record_allocation;
@@ -18,13 +17,15 @@ using rtrace::tracer::tracing_now;
 
 struct GetpidModule;
 
-pid_t (*g_real_getpid)() = nullptr;
+#define REAL_FUNCTIONS(FUNCTION, SYMBOL) FUNCTION(getpid)
+RTRACE_REAL_FUNCTIONS(RealFunctions, REAL_FUNCTIONS);
+constinit RealFunctions g_real;
 std::uint32_t g_getpid_resource = 0;
 constinit std::atomic<std::uint64_t> g_calls{0};
 
 bool resolve() {
-  find_real(g_real_getpid, "getpid");
-  return g_real_getpid != nullptr;
+  g_real.find_all();
+  return g_real.getpid != nullptr;
 }
 
 void register_getpid() {
@@ -46,12 +47,12 @@ extern "C" RTRACE_EXPORT pid_t getpid() {
     return static_cast<pid_t>(::syscall(SYS_getpid));
   }
   if (!tracing_now<GetpidModule>()) {
-    return g_real_getpid();
+    return g_real.getpid();
   }
   pid_t pid = 0;
   {
     OwnGuard<GetpidModule> guard;
-    pid = g_real_getpid();
+    pid = g_real.getpid();
   }
   record_allocation(g_getpid_resource, "getpid", 1, g_calls.fetch_add(1) + 1,
                     __builtin_return_address(0));
