@@ -6,7 +6,8 @@
 //    its real functions (once, into its table: never in a wrapper's hot path or a signal
 //    handler), sets the session up and registers itself, so that even that first call is
 //    recorded.
-//  * find_real (real_symbol.h): the one way to look a real function up.
+//  * RTRACE_REAL_FUNCTIONS and find_real (real_symbol.h): the module's table of real functions,
+//    each declared once, and the one way to look a real function up.
 //  * OwnGuard<Module> and tracing_now<Module>: the module's own re-entrancy guard. What a
 //    wrapper's real function does inside is not recorded by the same module a second time
 //    (operator new's malloc), but IS recorded by the other modules, as the original does (with

@@ -58,16 +58,19 @@ class RealFunction {
 
 }  // namespace rtrace::tracer
 
+// The macros' arguments are names and types, which parentheses would break.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 // One entry of a module's list (see RTRACE_REAL_FUNCTIONS): a function declared by the headers
 // the module includes, its field named as the function. The declaration's attributes (malloc,
 // alloc_size, nonnull...) describe the function, not a pointer to it: the compiler drops them from
 // the template argument, and says so, which is expected here.
-#define RTRACE_DETAIL_REAL_FIELD(function)                                                      \
-  _Pragma("GCC diagnostic push")                                                                \
-      _Pragma("GCC diagnostic ignored \"-Wignored-attributes\"")::rtrace::tracer::RealFunction< \
-          decltype(::function), #function>                                                      \
-          function;                                                                             \
+// clang-format off
+#define RTRACE_DETAIL_REAL_FIELD(function)                                   \
+  _Pragma("GCC diagnostic push")                                             \
+  _Pragma("GCC diagnostic ignored \"-Wignored-attributes\"")                 \
+  ::rtrace::tracer::RealFunction<decltype(::function), #function> function; \
   _Pragma("GCC diagnostic pop")
+// clang-format on
 // An entry whose symbol or signature is given: field name, symbol, function type.
 #define RTRACE_DETAIL_REAL_SYMBOL_FIELD(field, symbol, ...) \
   ::rtrace::tracer::RealFunction<__VA_ARGS__, symbol> field;
@@ -84,3 +87,4 @@ class RealFunction {
     LIST(RTRACE_DETAIL_REAL_FIELD, RTRACE_DETAIL_REAL_SYMBOL_FIELD)                   \
     void find_all() { LIST(RTRACE_DETAIL_REAL_FIND, RTRACE_DETAIL_REAL_SYMBOL_FIND) } \
   }
+// NOLINTEND(bugprone-macro-parentheses)

@@ -17,6 +17,7 @@ namespace rtrace::tracer {
 // The allocator the wrappers call, found once (memory_module_ready) and never looked up again:
 // a lookup takes the loader lock and allocates, which a wrapper entered from a signal handler
 // must not do.
+//
 // Each function once: the C functions typed by <stdlib.h>'s declarations, libstdc++'s operators
 // by their mangled names (null when the program does not load it). free last: its presence says
 // the table is complete.
