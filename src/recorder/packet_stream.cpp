@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 
 namespace rtrace::recorder {
 namespace {

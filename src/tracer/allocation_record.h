@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/compact/compact_encoder.h"
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/compact_encoder.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/libc_memory.h"
 #include "tracer/tracer_api.h"
 

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/real_symbol.h"
 #include "tracer/tracer_api.h"
 

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/call_packets.h"
 #include "tracer/ring_call_record.h"
 #include "tracer/tracer_api.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/module_sdk.h"
 #include "tracer/tracer_api.h"
 
