@@ -12,11 +12,11 @@
 #include "cli/exit_status.h"
 #include "cli/process_command.h"
 #include "cli/process_stages.h"
+#include "protocol/tracer_options.h"
 #include "recorder/module_catalog.h"
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
 #include "rtrace/version.h"
-#include "tracer/core/options.h"
 
 namespace rtrace::cli {
 namespace {
@@ -295,7 +295,7 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                "connection; for children and programs that own the terminal)");
   app.add_option("-b,--backtrace-depth", o.depth,
                  "Frames per backtrace (default 10, 0 = none, at most 256)")
-      ->check(CLI::Range(0U, tracer::TracerOptions::kMaxDepth))
+      ->check(CLI::Range(0U, tracer_options::kMaxDepth))
       ->option_text("N");
   app.add_flag("-A,--backtrace-all", o.free_backtraces, "Backtraces for frees too");
   app.add_flag("-T,--disable-timestamps", o.no_timestamps, "No timestamps in call records");

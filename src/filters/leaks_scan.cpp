@@ -17,11 +17,11 @@
 #include "filters/live_resources.h"
 #include "filters/packed_key_set.h"
 #include "filters/resource_map.h"
-#include "formats/sprtrace_binary/packet_cursor.h"
-#include "formats/sprtrace_binary/protocol.h"
 #include "io/mapped_file.h"
 #include "io/progress.h"
 #include "model/seeded_hash.h"
+#include "protocol/sprtrace_packet_cursor.h"
+#include "protocol/sprtrace_packets.h"
 
 namespace rtrace {
 namespace {

@@ -1,19 +1,11 @@
 #include "recorder/packet_stream.h"
 
 #include <algorithm>
+#include <limits>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 
 namespace rtrace::recorder {
-namespace {
-
-std::uint32_t word(const std::uint8_t* p, bool big_endian) {
-  const auto b = [&](std::size_t i) { return std::uint32_t{p[i]}; };
-  return big_endian ? (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3)
-                    : b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
-}
-
-}  // namespace
 
 void PacketStream::feed(std::span<const std::uint8_t> bytes, std::string& out) {
   while (!bytes.empty()) {
@@ -48,40 +40,40 @@ void PacketStream::pass_held(std::string& out) {
   held_size_ = 0;
 }
 
-// The handshake is [0xF0][size][major][minor][arch length][arch][byte order][pointer size] plus
-// padding, `size` counting everything after itself; packets follow.
 void PacketStream::on_collected(std::string& out) {
+  const std::span<const std::uint8_t> held(held_.data(), held_size_);
   switch (state_) {
-    case State::HandshakeHead:
-      if (held_[0] != sprtrace::kHandshakeId || held_[1] < 3) {
-        state_ = State::Opaque;
-        return pass_held(out);
-      }
-      state_ = State::Handshake;
-      want_ = 2 + std::size_t{held_[1]};
-      return;
     case State::Handshake: {
-      const std::size_t arch_length = held_[4];
-      if (5 + arch_length + 2 > held_size_) {
+      const sprtrace::HandshakeParse parsed = sprtrace::parse_handshake(held);
+      if (parsed.status == sprtrace::ParseStatus::NeedMore) {
+        want_ = parsed.size;  // more than held: the handshake's size is known from 2 bytes
+        return;
+      }
+      if (parsed.status != sprtrace::ParseStatus::Complete) {
         state_ = State::Opaque;
         return pass_held(out);
       }
-      type_first_ = held_[2] >= sprtrace::kTypeFirstMajor;
-      big_endian_ = held_[5 + arch_length] == 1;
+      layout_ = sprtrace::layout_of(parsed.handshake);
       pass_held(out);
       state_ = State::PacketHeader;
       want_ = sprtrace::kPacketHeaderSize;
       return;
     }
     case State::PacketHeader: {
-      const std::uint32_t type = word(held_.data() + (type_first_ ? 0 : 4), big_endian_);
-      const std::uint64_t size = word(held_.data() + (type_first_ ? 4 : 0), big_endian_);
-      const std::uint64_t counted_header = type_first_ ? 0 : 4;
-      if (size < counted_header) {
+      // No limit on the size: the payload is passed on as it comes, never held. (The offset
+      // only words problems, which are not reported here.)
+      const sprtrace::PacketFrame frame = sprtrace::parse_packet_header(
+          held, layout_, 0, std::numeric_limits<std::uint64_t>::max());
+      if (frame.status == sprtrace::ParseStatus::NextTrace) {
+        state_ = State::Handshake;  // the header held is the new handshake's start
+        return on_collected(out);
+      }
+      if (frame.status != sprtrace::ParseStatus::Complete) {
         state_ = State::Opaque;  // damaged: the reader will say so; keep every byte
         return pass_held(out);
       }
-      const bool extension = type_first_ && sprtrace::is_extension(type);
+      const std::uint32_t type = frame.type;
+      const bool extension = layout_.type_first && sprtrace::is_extension(type);
       saw_command_line_ = saw_command_line_ ||
                           type == static_cast<std::uint32_t>(sprtrace::PacketType::CommandLine);
       saw_trace_end_ =
@@ -92,7 +84,7 @@ void PacketStream::on_collected(std::string& out) {
       } else {
         held_size_ = 0;
       }
-      payload_left_ = size - counted_header;
+      payload_left_ = frame.data_size;
       if (payload_left_ > 0) {
         state_ = State::Payload;
       }

@@ -5,13 +5,18 @@
 //    process was killed: RCMD and no REND) from a complete one;
 //  - with `strip_extensions` (the `sp-rtrace` command, which keeps the original's protocol
 //    exactly) it leaves them out of what it passes on.
-// A stream that does not start with a handshake is passed on untouched.
+// The handshake and packet headers are parsed by protocol/sprtrace_framing.h. A stream that does
+// not start with a handshake, or whose packets stop making sense, is passed on untouched from
+// there; a second handshake (another trace on the same stream) is followed as the first.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+
+#include "protocol/sprtrace_framing.h"
+#include "protocol/sprtrace_handshake.h"
 
 namespace rtrace::recorder {
 
@@ -28,20 +33,19 @@ class PacketStream {
   bool has_command_line() const { return saw_command_line_; }
 
  private:
-  enum class State : std::uint8_t { HandshakeHead, Handshake, PacketHeader, Payload, Opaque };
+  enum class State : std::uint8_t { Handshake, PacketHeader, Payload, Opaque };
 
   void on_collected(std::string& out);
   void pass_held(std::string& out);
 
   bool strip_;
-  State state_ = State::HandshakeHead;
-  std::array<std::uint8_t, 2 + 255> held_{};
+  State state_ = State::Handshake;
+  std::array<std::uint8_t, sprtrace::kMaxHandshakeSize> held_{};
   std::size_t held_size_ = 0;
   std::size_t want_ = 2;
   std::uint64_t payload_left_ = 0;
   bool keep_payload_ = true;
-  bool big_endian_ = false;
-  bool type_first_ = true;
+  sprtrace::Layout layout_;
   bool saw_command_line_ = false;
   bool saw_trace_end_ = false;
 };

@@ -1,8 +1,10 @@
 #include "recorder/pid_sniffer.h"
 
 #include <algorithm>
+#include <limits>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/byte_loads.h"
+#include "protocol/sprtrace_packets.h"
 
 namespace rtrace::recorder {
 
@@ -41,44 +43,37 @@ void PidSniffer::expect(State state, std::size_t bytes, std::uint64_t skip_first
   skip_ = skip_first;
 }
 
-std::uint32_t PidSniffer::word(std::size_t at) const {
-  const auto b = [&](std::size_t i) { return std::uint32_t{held_[at + i]}; };
-  return big_endian_ ? (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3)
-                     : b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
-}
-
-// The handshake is [0xF0][size][major][minor][arch length][arch][endianness][pointer size] plus
-// padding, `size` counting everything after itself; packets follow.
 void PidSniffer::on_collected() {
+  const std::span<const std::uint8_t> held(held_.data(), held_size_);
   switch (state_) {
-    case State::HandshakeHead:
-      handshake_left_ = held_[1];
-      if (held_[0] != sprtrace::kHandshakeId) {
+    case State::Handshake: {
+      const sprtrace::HandshakeParse parsed = sprtrace::parse_handshake(held);
+      if (parsed.status == sprtrace::ParseStatus::NeedMore) {
+        want_ = parsed.size;  // more than held: the handshake's size is known from 2 bytes
+        return;
+      }
+      if (parsed.status != sprtrace::ParseStatus::Complete) {
         return expect(State::Done, 0);
       }
-      return expect(State::HandshakeVersion, 3);
-    case State::HandshakeVersion: {
-      type_first_ = held_[0] >= 2;
-      const std::size_t arch_length = held_[2];
-      if (handshake_left_ < 3 + arch_length + 2) {
-        return expect(State::Done, 0);
-      }
-      handshake_left_ -= 3 + arch_length;
-      return expect(State::Endianness, 1, arch_length);
+      layout_ = sprtrace::layout_of(parsed.handshake);
+      return expect(State::Packet, sprtrace::kPacketHeaderSize);
     }
-    case State::Endianness:
-      big_endian_ = held_[0] == 1;
-      return expect(State::Packet, 8, handshake_left_ - 1);
     case State::Packet: {
-      const std::uint32_t type = word(type_first_ ? 0 : 4);
-      const std::uint32_t size = word(type_first_ ? 4 : 0);
-      if (type == sprtrace::packet_type("PINF", big_endian_) && size >= 4) {
+      // No limit on the size: a packet is skipped, never held. (The offset only words problems,
+      // which are not reported here.)
+      const sprtrace::PacketFrame frame = sprtrace::parse_packet_header(
+          held, layout_, 0, std::numeric_limits<std::uint64_t>::max());
+      if (frame.status != sprtrace::ParseStatus::Complete) {
+        return expect(State::Done, 0);
+      }
+      if (frame.type == static_cast<std::uint32_t>(sprtrace::PacketType::ProcessInfo) &&
+          frame.data_size >= 4) {
         return expect(State::Pid, 4);
       }
-      return expect(State::Packet, 8, size);
+      return expect(State::Packet, sprtrace::kPacketHeaderSize, frame.data_size);
     }
     case State::Pid:
-      pid_ = word(0);
+      pid_ = sprtrace::load_u32(held_.data(), layout_.swap);
       return expect(State::Done, 0);
     case State::Done:
       return;

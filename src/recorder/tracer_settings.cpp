@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "tracer/core/options.h"
+#include "protocol/tracer_options.h"
 
 namespace rtrace::recorder {
 namespace {
@@ -17,22 +17,22 @@ char flag(bool on) {
 }  // namespace
 
 std::string format_tracer_options(const TracerSettings& s) {
-  namespace key = tracer::option_key;
-  if (s.depth > tracer::TracerOptions::kMaxDepth) {
+  namespace key = tracer_options::key;
+  if (s.depth > tracer_options::kMaxDepth) {
     throw std::invalid_argument(fmt::format("backtrace depth {} is more than the tracer takes ({})",
-                                            s.depth, tracer::TracerOptions::kMaxDepth));
+                                            s.depth, tracer_options::kMaxDepth));
   }
   std::string text = fmt::format(
       "{}={},{}={},{}={},{}={},{}={},{}={},{}={},{}={}", key::kDepth, s.depth, key::kStart,
       flag(s.start), key::kSignal, s.signal, key::kFreeBacktraces, flag(s.free_backtraces),
       key::kTimestamps, flag(s.timestamps), key::kBuffered, flag(s.buffered), key::kFollowForks,
       flag(s.follow_forks), key::kArgs, flag(s.arguments));
-  // The list separator is ';' because ',' separates the keys.
   if (!s.extensions) {
     text += fmt::format(",{}=0", key::kExtensions);
   }
   if (!s.sizes.empty()) {
-    text += fmt::format(",{}={}", key::kSizes, fmt::join(s.sizes, ";"));
+    text += fmt::format(",{}={}", key::kSizes,
+                        fmt::join(s.sizes, std::string_view(&tracer_options::kListSeparator, 1)));
   }
   if (s.compact) {
     text += fmt::format(",{}=1", key::kCompact);
@@ -48,10 +48,10 @@ std::string format_tracer_options(const TracerSettings& s) {
       throw std::invalid_argument("--audit '" + s.audit_patterns +
                                   "': a pattern must not contain ','");
     }
-    if (s.audit_patterns.size() >= tracer::TracerOptions::kMaxAuditPatterns) {
+    if (s.audit_patterns.size() >= tracer_options::kMaxAuditPatterns) {
       throw std::invalid_argument(
           fmt::format("--audit: the patterns are longer than the tracer takes ({} bytes)",
-                      tracer::TracerOptions::kMaxAuditPatterns - 1));
+                      tracer_options::kMaxAuditPatterns - 1));
     }
     text += fmt::format(",{}={}", key::kAudit, s.audit_patterns);
   }

@@ -14,8 +14,8 @@
 #include <system_error>
 
 #include "io/json_string.h"
+#include "protocol/pagemap_layout.h"
 #include "reports/human_units.h"
-#include "tracer/pagemap_layout.h"
 
 namespace rtrace::reports {
 namespace {

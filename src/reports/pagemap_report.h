@@ -2,7 +2,7 @@
 // process's private writable mappings when tracing stopped (per mapping: size, resident pages,
 // resident pages holding only zero bytes, i.e. memory allocated and never written or cleared).
 // The attachments are files beside the trace (FILE packets name them relative to its directory;
-// layout in tracer/pagemap_layout.h and docs/pagemap.md).
+// layout in protocol/pagemap_layout.h and docs/pagemap.md).
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 
 #include "formats/format_registry.h"
 #include "io/input_stream.h"
-#include "tracer/pagemap_layout.h"
+#include "protocol/pagemap_layout.h"
 
 namespace rtrace::reports {
 namespace {

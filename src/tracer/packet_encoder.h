@@ -1,13 +1,14 @@
 // Encodes sp-rtrace protocol 2.0 packets into a caller-provided buffer (host byte order, the
-// layouts of ../formats/sprtrace_binary/protocol.h). Never allocates; a packet that would not fit
-// marks the encoder as overflowed and the caller drops it.
+// layouts of protocol/sprtrace_packets.h, the handshake of protocol/sprtrace_handshake.h). Never
+// allocates; a packet that would not fit marks the encoder as overflowed and the caller drops it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_handshake.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/core/libc_memory.h"
 
 namespace rtrace::tracer {
@@ -20,25 +21,14 @@ class PacketEncoder {
   std::size_t remaining() const { return overflowed_ ? 0 : capacity_ - used_; }
   bool overflowed() const { return overflowed_; }
 
-  // The handshake: [0xF0][size][2][0][len]["x86_64"][endian][pointer size], padded to 4 bytes.
+  // The handshake of protocol 2.0 on this machine: x86-64, little-endian.
   void handshake() {
-    static constexpr char kArch[] = "x86_64";
-    constexpr std::size_t arch_length = sizeof kArch - 1;
-    constexpr std::size_t total = sprtrace::handshake_size(arch_length);
-    if (!fits(total)) {
+    constexpr sprtrace::Handshake kThisMachine{
+        .arch = "x86_64", .big_endian = false, .pointer_size = sizeof(void*)};
+    if (!fits(sprtrace::handshake_size(kThisMachine.arch.size()))) {
       return;
     }
-    char* out = buffer_ + used_;
-    std::memset(out, 0, total);
-    out[0] = static_cast<char>(sprtrace::kHandshakeId);
-    out[1] = static_cast<char>(total - 2);
-    out[2] = static_cast<char>(sprtrace::kWrittenMajor);
-    out[3] = static_cast<char>(sprtrace::kWrittenMinor);
-    out[4] = static_cast<char>(arch_length);
-    std::memcpy(out + 5, kArch, arch_length);
-    out[5 + arch_length] = 0;  // little endian
-    out[6 + arch_length] = static_cast<char>(sizeof(void*));
-    used_ += total;
+    used_ += sprtrace::write_handshake(kThisMachine, buffer_ + used_);
   }
 
   // Starts a packet; its size is filled in by end_packet().

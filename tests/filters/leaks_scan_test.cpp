@@ -23,13 +23,13 @@
 #include "filters/leaks_filter.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_test_support.h"
-#include "formats/sprtrace_binary/packet_cursor.h"
-#include "formats/sprtrace_binary/protocol.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/mapped_file.h"
 #include "io/memory_source.h"
 #include "io/progress.h"
+#include "protocol/sprtrace_packet_cursor.h"
+#include "protocol/sprtrace_packets.h"
 #include "support/test_paths.h"
 
 namespace rtrace {

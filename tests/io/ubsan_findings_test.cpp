@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "formats/sprtrace_binary/packet_cursor.h"
 #include "formats/sprtrace_text/header_line.h"
+#include "protocol/sprtrace_packet_cursor.h"
 
 namespace rtrace {
 namespace {

@@ -45,12 +45,13 @@ TEST(PidSniffer, NotYetWhenThePacketIsCut) {
   EXPECT_EQ(sniffer.pid(), 778U);
 }
 
-// Protocol 1.x, big-endian: [size][type] headers, values most significant byte first.
+// Protocol 1.x, big-endian: [size][type] headers whose size counts the type field too (as the
+// binary reader reads them), values most significant byte first.
 TEST(PidSniffer, ReadsOldBigEndianStreams) {
   const std::vector<std::uint8_t> stream = {
-      0xF0, 0x0A, 1, 4, 3,   'p', 'p', 'c', 1, 4, 0,    0,  // handshake, padded to 12 bytes
-      0,    0,    0, 4, 'O', 'C', 'F', 'G', 1, 2, 3,    4,  // some packet
-      0,    0,    0, 8, 'P', 'I', 'N', 'F', 0, 0, 0x30, 0x39, 0, 0, 0, 0};
+      0xF0, 0x0A, 1, 4,  3,   'p', 'p', 'c', 1, 4, 0,    0,  // handshake, padded to 12 bytes
+      0,    0,    0, 8,  'O', 'C', 'F', 'G', 1, 2, 3,    4,  // some packet
+      0,    0,    0, 12, 'P', 'I', 'N', 'F', 0, 0, 0x30, 0x39, 0, 0, 0, 0};
   PidSniffer sniffer;
   sniffer.feed(stream);
   EXPECT_EQ(sniffer.pid(), 12345U);

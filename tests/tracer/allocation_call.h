@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "formats/compact/compact_protocol.h"
 #include "formats/compact/compact_reader.h"
 #include "formats/compact/compact_writer.h"
+#include "protocol/compact_protocol.h"
 
 namespace rtrace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/compact/compact_protocol.h"
 #include "formats/compact/record_cursor.h"
 #include "formats/sprtrace_binary/binary_reader.h"
+#include "protocol/compact_protocol.h"
 
 namespace rtrace {
 namespace {

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "formats/compact/compact_encoder.h"
+#include "protocol/compact_encoder.h"
 
 namespace rtrace {
 namespace {

@@ -1,6 +1,6 @@
 // Writer of the compact rtrace recording format (docs/format.md): what `rtrace process --to
 // compact` writes. The tracer writes the same records with the same encoder
-// (compact_encoder.h) from inside the traced process.
+// (protocol/compact_encoder.h) from inside the traced process.
 //
 // What the format has no record for is left out: symbols (frames go as addresses), call groups
 // and leak summaries (-c and -l make them again), notes and call indices (calls are numbered by

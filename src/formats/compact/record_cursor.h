@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "formats/compact/compact_protocol.h"
+#include "protocol/compact_protocol.h"
 
 namespace rtrace::compact {
 

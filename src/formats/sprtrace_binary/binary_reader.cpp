@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "formats/sprtrace_binary/handshake.h"
-#include "formats/sprtrace_binary/packet_cursor.h"
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_framing.h"
+#include "protocol/sprtrace_handshake.h"
+#include "protocol/sprtrace_packet_cursor.h"
+#include "protocol/sprtrace_packets.h"
 
 // What the original tools really wrote, where the protocol document is silent or wrong (learnt
 // from the sources of the sp-rtrace tracer and post-processor, 1.x and 2.0, and from the fixtures):
@@ -32,9 +34,9 @@
 //    and top as dwords even with 8-byte pointers (a 48-byte packet): both layouts are read.
 //  - PINF has the backtrace depth from 1.2; RESR has its flags from 1.3; FILE appeared in 1.4.
 //  - NLIB goes only from the tracer to the recorder; a file holding one is read past silently.
-//  - rtrace's extensions (protocol.h, docs/protocol-extensions.md): RCMD follows the PINF of its
-//    process and completes it (the process record is held until the next packet); REND ends the
-//    trace of a process.
+//  - rtrace's extensions (sprtrace_packets.h, docs/protocol-extensions.md): RCMD follows the PINF
+//    of its process and completes it (the process record is held until the next packet); REND
+//    ends the trace of a process.
 
 namespace rtrace {
 namespace {
@@ -42,15 +44,39 @@ namespace {
 using sprtrace::CorruptPacket;
 using sprtrace::Layout;
 using sprtrace::PacketCursor;
+using sprtrace::PacketFrame;
 using sprtrace::PacketType;
+using sprtrace::ParseStatus;
 
 // How much to ask of the input at once; packets are decoded in place from each such window.
 constexpr std::size_t kReadAhead = std::size_t{256} << 10;
 constexpr std::size_t kMaxPacket = InputStream::kMaxPeek;
+static_assert(kMaxPacket == sprtrace::kMaxPacketSize, "the reader holds a whole packet");
 constexpr std::size_t kHeapInfoDwords = 10;
 constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 enum class Step : std::uint8_t { Done, Incomplete, Stop };
+
+// What a parser of protocol/ found wrong, as the reader words it.
+std::string describe(const sprtrace::ParseProblem& problem) {
+  switch (problem.what) {
+    case sprtrace::Problem::NotAHandshake:
+      return "not an sp-rtrace binary trace (no handshake)";
+    case sprtrace::Problem::HandshakeTooShort:
+      return "handshake too short for its fields";
+    case sprtrace::Problem::UnsupportedVersion:
+      return fmt::format("unsupported protocol version {}.{}", problem.first, problem.second);
+    case sprtrace::Problem::UnknownByteOrder:
+      return fmt::format("unknown byte order {}", problem.first);
+    case sprtrace::Problem::UnsupportedPointerSize:
+      return fmt::format("unsupported pointer size {}", problem.first);
+    case sprtrace::Problem::ImpossiblePacketSize:
+      return fmt::format("impossible packet size {}", problem.first);
+    case sprtrace::Problem::None:
+      break;
+  }
+  return "damaged";
+}
 
 // "0x4c4c4143 (CALL)" when the value spells letters, for messages.
 std::string describe_type(std::uint32_t type) {
@@ -92,8 +118,6 @@ class BinaryReader {
   bool read_handshake();
   void read_packets();
   Step read_packet(std::span<const std::uint8_t> bytes, std::uint64_t offset, std::size_t& size);
-  std::uint32_t canonical_type(std::uint32_t type) const;
-  bool is_second_handshake(std::span<const std::uint8_t> bytes) const;
   void dispatch(std::uint32_t type, PacketCursor& packet);
 
   void read_call(PacketCursor& packet);
@@ -128,9 +152,10 @@ class BinaryReader {
   std::vector<Mapping> late_maps_;
   bool seen_call_ = false;
 
-  sprtrace::Handshake handshake_;
+  // The handshake's version (its other fields are in layout_).
+  std::uint8_t major_ = sprtrace::kWrittenMajor;
+  std::uint8_t minor_ = sprtrace::kWrittenMinor;
   Layout layout_;
-  bool type_first_ = true;
 
   // The call being assembled from CALL, ARGS and BTRC. Its strings point into the input buffer
   // until keep_call_text() copies them (only when the buffer is about to move).
@@ -199,54 +224,30 @@ void BinaryReader::collect_late_map(std::uint32_t type, PacketCursor& packet) {
   }
 }
 
-// [0xF0][size][major][minor][arch length][arch][byte order][pointer size], padded to 4 bytes;
-// size counts everything after itself.
+// The handshake (protocol/sprtrace_handshake.h): a truncated one is a warning, anything else
+// that is no handshake of a version this reader reads is an error at offset 0.
 bool BinaryReader::read_handshake() {
-  const auto head = input_.peek(2);
-  if (head.size() < 2 || head[0] != sprtrace::kHandshakeId) {
-    if (!head.empty() && head[0] != sprtrace::kHandshakeId) {
-      throw CorruptPacket{0, "not an sp-rtrace binary trace (no handshake)"};
-    }
+  std::span<const std::uint8_t> bytes = input_.peek(2);
+  sprtrace::HandshakeParse parsed = sprtrace::parse_handshake(bytes);
+  if (parsed.status == ParseStatus::NeedMore && bytes.size() >= 2) {
+    bytes = input_.peek(parsed.size);  // the whole handshake, its size known from 2 bytes
+    parsed = sprtrace::parse_handshake(bytes);
+  }
+  if (parsed.status == ParseStatus::NeedMore) {
     warn(0, "truncated handshake");
     return false;
   }
-  const std::size_t total = 2 + std::size_t{head[1]};
-  const auto bytes = input_.peek(total);
-  if (bytes.size() < total) {
-    warn(0, "truncated handshake");
-    return false;
+  if (parsed.status != ParseStatus::Complete) {
+    throw CorruptPacket{parsed.problem.offset, describe(parsed.problem)};
   }
-  const std::uint8_t major = bytes[2];
-  const std::uint8_t minor = bytes[3];
-  const std::size_t arch_length = bytes[4];
-  if (5 + arch_length + 2 > total) {
-    throw CorruptPacket{0, "handshake too short for its fields"};
-  }
-  const std::uint8_t order = bytes[5 + arch_length];
-  const std::uint8_t pointer_size = bytes[6 + arch_length];
-  if (major == 0 || major > sprtrace::kWrittenMajor ||
-      (major == sprtrace::kWrittenMajor && minor > sprtrace::kWrittenMinor)) {
-    throw CorruptPacket{0, fmt::format("unsupported protocol version {}.{}", major, minor)};
-  }
-  if (order > 1) {
-    throw CorruptPacket{0, fmt::format("unknown byte order {}", order)};
-  }
-  if (pointer_size != 4 && pointer_size != 8) {
-    throw CorruptPacket{0, fmt::format("unsupported pointer size {}", pointer_size)};
-  }
-
-  handshake_.major = major;
-  handshake_.minor = minor;
-  handshake_.arch.assign(reinterpret_cast<const char*>(bytes.data() + 5), arch_length);
-  handshake_.big_endian = order == 1;
-  handshake_.pointer_size = pointer_size;
-  const bool big_machine = std::endian::native == std::endian::big;
-  layout_ = Layout{.swap = (order == 1) != big_machine, .pointer_size = pointer_size};
-  type_first_ = major >= sprtrace::kTypeFirstMajor;
-  input_.consume(total);
+  const sprtrace::Handshake& handshake = parsed.handshake;
+  major_ = handshake.major;
+  minor_ = handshake.minor;
+  layout_ = sprtrace::layout_of(handshake);
   if (mode_ == Mode::Everything) {
-    sink_.header(sprtrace::header_from_handshake(handshake_));
+    sink_.header(sprtrace::header_from_handshake(handshake));
   }
+  input_.consume(parsed.size);
   return true;
 }
 
@@ -293,27 +294,18 @@ void BinaryReader::read_packets() {
 // instructions.
 std::size_t BinaryReader::skip_unwanted(std::span<const std::uint8_t> bytes,
                                         std::size_t pos) const {
-  if (std::endian::native == std::endian::little && type_first_ && !layout_.swap &&
-      !handshake_.big_endian) {
+  if (std::endian::native == std::endian::little && layout_.type_first && !layout_.swap &&
+      !layout_.big_endian) {
     return skip_unwanted_native(bytes, pos);
   }
-  const std::uint64_t counted_header = type_first_ ? 0 : 4;  // as read_packet()
-  while (bytes.size() - pos >= sprtrace::kPacketHeaderSize &&
-         bytes[pos] != sprtrace::kHandshakeId) {
-    const std::uint32_t first = sprtrace::load_u32(bytes.data() + pos, layout_.swap);
-    const std::uint32_t second = sprtrace::load_u32(bytes.data() + pos + 4, layout_.swap);
-    const std::uint32_t type = canonical_type(type_first_ ? first : second);
-    const std::uint64_t field = type_first_ ? second : first;
-    if (field < counted_header || wanted_for_late_maps(type)) {
-      break;
+  for (;;) {
+    const PacketFrame frame =
+        sprtrace::parse_packet(bytes.subspan(pos), layout_, input_.offset() + pos, kMaxPacket);
+    if (frame.status != ParseStatus::Complete || wanted_for_late_maps(frame.type)) {
+      return pos;
     }
-    const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
-    if (total > kMaxPacket || total > bytes.size() - pos) {
-      break;
-    }
-    pos += static_cast<std::size_t>(total);
+    pos += static_cast<std::size_t>(frame.total);
   }
-  return pos;
 }
 
 // For the first byte of a packet in the usual trace, whether skip_unwanted_native() must look at
@@ -334,10 +326,10 @@ constexpr std::array<std::uint8_t, 256> kStopLetters = [] {
 }();
 
 // skip_unwanted() for the usual trace (2.0, written in this machine's byte order, so that
-// canonical_type() keeps every type as it stands) on a little-endian machine, where a packet's
-// first byte is its type's low byte: a table lookup of that byte, then the whole type only when
-// the table says so. A packet longer than kMaxPacket, which read_packet() refuses, is left to it
-// as one that does not fit: the walk never looks beyond kMaxPacket bytes.
+// sprtrace::canonical_type() keeps every type as it stands) on a little-endian machine, where a
+// packet's first byte is its type's low byte: a table lookup of that byte, then the whole type only
+// when the table says so. A packet longer than kMaxPacket, which read_packet() refuses, is left to
+// it as one that does not fit: the walk never looks beyond kMaxPacket bytes.
 std::size_t BinaryReader::skip_unwanted_native(std::span<const std::uint8_t> bytes,
                                                std::size_t pos) const {
   constexpr auto kMap = static_cast<std::uint32_t>(PacketType::MemoryMap);
@@ -369,58 +361,25 @@ std::size_t BinaryReader::skip_unwanted_native(std::span<const std::uint8_t> byt
 // is how many bytes the packet needs.
 Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_t offset,
                                std::size_t& size) {
-  if (bytes.size() < sprtrace::kPacketHeaderSize) {
-    size = sprtrace::kPacketHeaderSize;
-    return Step::Incomplete;
+  const PacketFrame frame = sprtrace::parse_packet(bytes, layout_, offset, kMaxPacket);
+  size = static_cast<std::size_t>(frame.total);
+  switch (frame.status) {
+    case ParseStatus::Complete:
+      break;
+    case ParseStatus::NeedMore:
+      return Step::Incomplete;
+    case ParseStatus::NextTrace:
+      warn(offset, "a second trace starts here (concatenated traces); reading stops");
+      return Step::Stop;
+    case ParseStatus::Invalid:
+      throw CorruptPacket{frame.problem.offset, describe(frame.problem)};
   }
-  if (bytes[0] == sprtrace::kHandshakeId && is_second_handshake(bytes)) {
-    warn(offset, "a second trace starts here (concatenated traces); reading stops");
-    return Step::Stop;
-  }
-  const std::uint32_t first = sprtrace::load_u32(bytes.data(), layout_.swap);
-  const std::uint32_t second = sprtrace::load_u32(bytes.data() + 4, layout_.swap);
-  const std::uint32_t type = canonical_type(type_first_ ? first : second);
-  const std::uint64_t field = type_first_ ? second : first;
-  // Before 2.0 the size field also counts the 4-byte type field.
-  const std::uint64_t counted_header = type_first_ ? 0 : 4;
-  if (field < counted_header) {
-    throw CorruptPacket{offset, fmt::format("impossible packet size {}", field)};
-  }
-  const std::uint64_t total = sprtrace::kPacketHeaderSize + field - counted_header;
-  if (total > kMaxPacket) {
-    throw CorruptPacket{offset, fmt::format("impossible packet size {}", field)};
-  }
-  size = static_cast<std::size_t>(total);
-  if (bytes.size() < size) {
-    return Step::Incomplete;
-  }
-
-  if (mode_ == Mode::LateMapsOnly && !wanted_for_late_maps(type)) {
+  if (mode_ == Mode::LateMapsOnly && !wanted_for_late_maps(frame.type)) {
     return Step::Done;  // skipped by its size, the scan's usual case
   }
-  PacketCursor packet(
-      bytes.subspan(sprtrace::kPacketHeaderSize, size - sprtrace::kPacketHeaderSize), layout_,
-      offset);
-  dispatch(type, packet);
+  PacketCursor packet(sprtrace::packet_data(bytes, frame), layout_, offset);
+  dispatch(frame.type, packet);
   return Step::Done;
-}
-
-// The tracer stores a type as the dword 'C' | 'A' << 8 | ... in its own byte order, so a
-// big-endian trace holds the bytes "LLAC". A big-endian writer that spelled the bytes "CALL"
-// instead is understood too.
-std::uint32_t BinaryReader::canonical_type(std::uint32_t type) const {
-  if (!handshake_.big_endian || sprtrace::is_known_packet_type(type)) {
-    return type;
-  }
-  const std::uint32_t swapped = __builtin_bswap32(type);
-  return sprtrace::is_known_packet_type(swapped) ? swapped : type;
-}
-
-// No packet type begins with the handshake byte; before 2.0 the size comes first and may, so
-// there the type decides.
-bool BinaryReader::is_second_handshake(std::span<const std::uint8_t> bytes) const {
-  return type_first_ || !sprtrace::is_known_packet_type(
-                            canonical_type(sprtrace::load_u32(bytes.data() + 4, layout_.swap)));
 }
 
 void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
@@ -472,7 +431,7 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
 void BinaryReader::read_call(PacketCursor& packet) {
   Call& call = call_.call;
   call = Call{};
-  if (handshake_.major >= 2) {
+  if (major_ >= 2) {
     // What the 2.0 tracer writes (NOTES.md).
     call.resource_type = packet.dword();
     call.context = packet.dword();
@@ -549,7 +508,7 @@ void BinaryReader::read_process_info(PacketCursor& packet) {
   process_.start.seconds = packet.dword();
   process_.start.microseconds = packet.dword();
   process_.backtrace_depth.reset();
-  if (sprtrace::has_backtrace_depth(handshake_.major, handshake_.minor)) {
+  if (sprtrace::has_backtrace_depth(major_, minor_)) {
     process_.backtrace_depth = packet.dword();
   }
   process_.name.assign(packet.string());
@@ -636,7 +595,7 @@ void BinaryReader::read_context(PacketCursor& packet) {
 void BinaryReader::read_resource_type(PacketCursor& packet) {
   resource_.id = packet.dword();
   resource_.flags = 0;
-  if (sprtrace::has_resource_flags(handshake_.major, handshake_.minor)) {
+  if (sprtrace::has_resource_flags(major_, minor_)) {
     resource_.flags = packet.dword();
   }
   resource_.type.assign(packet.string());

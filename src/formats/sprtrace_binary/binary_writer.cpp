@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "formats/sprtrace_binary/handshake.h"
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 
 namespace rtrace {
 namespace {
@@ -30,8 +30,6 @@ constexpr std::string_view kBuildArch =
 
 // The longest text whose padded length still fits the 16-bit length field.
 constexpr std::size_t kMaxStringText = 0xFFFF - 1;
-// The handshake's size byte counts everything after itself.
-constexpr std::size_t kMaxArch = 0xFF - 5 - 3;
 constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
 
 std::uint32_t call_kind_code(CallKind kind) {
@@ -68,18 +66,14 @@ class BinaryWriter::Encoder {
     has_handshake_ = true;
     swap_ = h.big_endian != (std::endian::native == std::endian::big);
     pointer_size_ = h.pointer_size == 4 ? 4 : 8;
-    const std::string_view arch = std::string_view(h.arch).substr(0, kMaxArch);
-    const std::size_t size = sprtrace::handshake_size(arch.size());
+    const sprtrace::Handshake written{.major = sprtrace::kWrittenMajor,
+                                      .minor = sprtrace::kWrittenMinor,
+                                      .arch = h.arch,
+                                      .big_endian = h.big_endian,
+                                      .pointer_size = pointer_size_};
     const std::size_t start = out_.size();
-    out_.push_back(static_cast<char>(sprtrace::kHandshakeId));
-    out_.push_back(static_cast<char>(size - 2));
-    out_.push_back(static_cast<char>(sprtrace::kWrittenMajor));
-    out_.push_back(static_cast<char>(sprtrace::kWrittenMinor));
-    out_.push_back(static_cast<char>(arch.size()));
-    out_.append(arch);
-    out_.push_back(static_cast<char>(h.big_endian ? 1 : 0));
-    out_.push_back(static_cast<char>(pointer_size_));
-    out_.resize(start + size, '\0');
+    out_.resize(start + sprtrace::handshake_size(sprtrace::kMaxArchLength));
+    out_.resize(start + sprtrace::write_handshake(written, out_.data() + start));
   }
 
   void begin(PacketType type) {
@@ -189,7 +183,8 @@ void BinaryWriter::process(const ProcessInfo& info) {
   }
 }
 
-// RCMD (protocol.h): an argument too long for the 16-bit string length is cut, and so marked.
+// RCMD (protocol/sprtrace_packets.h): an argument too long for the 16-bit string length is cut, and
+// so marked.
 void BinaryWriter::write_command_line(std::uint32_t pid, const CommandLine& command_line) {
   bool cut = command_line.cut;
   for (const std::string& argument : command_line.arguments) {

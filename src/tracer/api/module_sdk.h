@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/api/real_symbol.h"
 #include "tracer/api/tracer_api.h"
 

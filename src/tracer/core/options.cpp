@@ -31,7 +31,7 @@ void parse_sizes(const char* begin, const char* end, TracerOptions& options) {
   const char* item = begin;
   while (item < end && options.size_count < TracerOptions::kMaxSizes) {
     const char* item_end = item;
-    while (item_end < end && *item_end != ';') {
+    while (item_end < end && *item_end != tracer_options::kListSeparator) {
       ++item_end;
     }
     std::uint64_t size = 0;

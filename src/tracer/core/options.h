@@ -7,33 +7,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "protocol/tracer_options.h"
+
 namespace rtrace::tracer {
 
-// The keys of RTRACE_OPTIONS: one definition for the recorder, which writes them
-// (recorder/tracer_settings.cpp), and the tracer, which reads them (options.cpp).
-namespace option_key {
-inline constexpr char kDepth[] = "depth";
-inline constexpr char kStart[] = "start";
-inline constexpr char kSignal[] = "signal";
-inline constexpr char kFreeBacktraces[] = "free-backtraces";
-inline constexpr char kTimestamps[] = "timestamps";
-inline constexpr char kBuffered[] = "buffered";
-inline constexpr char kFollowForks[] = "follow-forks";
-inline constexpr char kArgs[] = "args";
-inline constexpr char kSizes[] = "sizes";
-inline constexpr char kManaged[] = "managed";
-inline constexpr char kExtensions[] = "extensions";
-inline constexpr char kAttachments[] = "attachments";
-inline constexpr char kCompact[] = "compact";
-inline constexpr char kCompress[] = "compress";
-inline constexpr char kAudit[] = "audit";
-inline constexpr char kFileFromRecorder[] = "file-from-recorder";
-}  // namespace option_key
+// The keys of RTRACE_OPTIONS, shared with the recorder, which writes them.
+namespace option_key = tracer_options::key;
 
 struct TracerOptions {
-  static constexpr std::size_t kMaxSizes = 32;
-  static constexpr std::uint32_t kMaxDepth = 256;  // the recorder refuses more (-b)
-  static constexpr std::uint64_t kMaxCompressLevel = 19;
+  static constexpr std::size_t kMaxSizes = tracer_options::kMaxSizes;
+  static constexpr std::uint32_t kMaxDepth = tracer_options::kMaxDepth;
+  static constexpr std::uint64_t kMaxCompressLevel = tracer_options::kMaxCompressLevel;
 
   std::uint32_t depth = 10;      // depth=N, 0 = no backtraces
   bool start = false;            // start=1: trace from the start (-s)
@@ -59,7 +43,7 @@ struct TracerOptions {
   char attachment_dir[PATH_MAX] = {};
   // audit=<glob>[:<glob>...] (--audit): the functions the audit module traces (read by the
   // dynamic linker audit library, rtrace-audit-linker.so). Longer lists are ignored whole.
-  static constexpr std::size_t kMaxAuditPatterns = 4096;
+  static constexpr std::size_t kMaxAuditPatterns = tracer_options::kMaxAuditPatterns;
   char audit_patterns[kMaxAuditPatterns] = {};
 
   bool managed() const { return managed_dir[0] != '\0'; }

@@ -14,10 +14,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/compact/compact_encoder.h"
-#include "formats/sprtrace_binary/protocol.h"
-#include "tracer/api/tracer_api.h"
+#include "protocol/compact_encoder.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/output/ring_call_record.h"
+#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

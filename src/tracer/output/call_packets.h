@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "formats/sprtrace_binary/protocol.h"
-#include "tracer/api/tracer_api.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/core/libc_memory.h"
+#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

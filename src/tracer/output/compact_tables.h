@@ -1,4 +1,4 @@
-// The compact writer's tables (see formats/compact/compact_encoder.h): the stacks and function
+// The compact writer's tables (see protocol/compact_encoder.h): the stacks and function
 // names already written, each found again by a hash of its content. In memory mapped on first
 // use, never from malloc (the writer runs on the drain path, also from signal handlers), and
 // bounded: a full table answers 0 and the encoder starts it again (a RESET record).
@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/compact/compact_protocol.h"
+#include "protocol/compact_protocol.h"
 
 namespace rtrace::tracer {
 

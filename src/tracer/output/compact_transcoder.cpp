@@ -7,8 +7,8 @@
 
 #include <cstring>
 
-#include "formats/compact/compact_encoder.h"
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/compact_encoder.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/core/clock.h"
 #include "tracer/output/compact_tables.h"
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/compact/compact_encoder.h"
+#include "protocol/compact_encoder.h"
 
 namespace rtrace::tracer {
 

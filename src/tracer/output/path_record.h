@@ -13,10 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "formats/sprtrace_binary/protocol.h"
-#include "tracer/api/tracer_api.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/output/call_packets.h"
 #include "tracer/output/ring_call_record.h"
+#include "tracer/api/tracer_api.h"
 
 namespace rtrace::tracer {
 

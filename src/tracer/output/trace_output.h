@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "formats/compact/compact_encoder.h"
+#include "protocol/compact_encoder.h"
 #include "tracer/core/options.h"
 
 namespace rtrace::tracer {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/core/libc_memory.h"
 
 namespace rtrace::tracer {

@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
-#include "formats/compact/compact_protocol.h"
 #include "formats/format_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/memory_source.h"
 #include "io/output_stream.h"
+#include "protocol/compact_protocol.h"
 #include "support/recording_sink.h"
 #include "support/test_paths.h"
 

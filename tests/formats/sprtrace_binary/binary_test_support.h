@@ -12,12 +12,12 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_writer.h"
-#include "formats/sprtrace_binary/protocol.h"
 #include "io/byte_source.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/memory_source.h"
 #include "io/output_stream.h"
+#include "protocol/sprtrace_packets.h"
 #include "support/recording_sink.h"
 #include "support/test_paths.h"
 

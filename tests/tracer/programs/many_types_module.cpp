@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "tracer/api/module_sdk.h"
 #include "tracer/api/tracer_api.h"
 

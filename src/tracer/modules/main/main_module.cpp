@@ -10,7 +10,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "formats/sprtrace_binary/protocol.h"
+#include "protocol/sprtrace_packets.h"
 #include "rtrace/sp_rtrace_context.h"
 #include "tracer/api/tracer_api.h"
 #include "tracer/core/event_ring.h"

@@ -8,8 +8,8 @@
 #include <climits>
 #include <cstring>
 
+#include "protocol/pagemap_layout.h"
 #include "tracer/core/decimal.h"
-#include "tracer/pagemap_layout.h"
 
 namespace rtrace::tracer {
 namespace {

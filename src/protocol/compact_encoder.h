@@ -22,7 +22,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "formats/compact/compact_protocol.h"
+#include "protocol/compact_protocol.h"
 
 namespace rtrace::compact {
 

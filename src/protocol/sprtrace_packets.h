@@ -1,8 +1,10 @@
-// The sp-rtrace binary protocol: constants and layout rules shared by everything that reads or
-// writes it (the post-processor's reader and writer, and the tracer running inside a process).
+// The sp-rtrace binary protocol: packet types, field constants and layout rules shared by
+// everything that reads or writes it (the post-processor's reader and writer, the recorder, and
+// the tracer running inside a process). The handshake is parsed by sprtrace_handshake.h, packet
+// headers by sprtrace_framing.h, packet fields by sprtrace_packet_cursor.h.
 //
-// See ../shared/spec/sp-rtrace-BINARY_PROTOCOL.txt and NOTES.md. Summary of what the real tool
-// writes (protocol 2.0):
+// See the sp-rtrace BINARY_PROTOCOL document and docs/protocol-extensions.md. Summary of what the
+// real tool writes (protocol 2.0):
 //   handshake  [0xF0][size:1][major:1][minor:1][len:1][arch:len][endian:1][pointer size:1] padded
 //              to 4 bytes; size counts everything after itself, padding included.
 //   packet     [type:4][size:4][data:size] from 2.0; [size:4][type:4][data] before 2.0. Types are

@@ -1,6 +1,7 @@
 // Bounds-checked decoding of the fields of one binary packet, in the trace's byte order and
 // pointer size. Every read checks what is left of the packet first, so a hostile size or length
-// can never make the reader look past the packet.
+// can never make the reader look past the packet. For rtrace's tools, not the tracer: a field
+// that does not fit throws CorruptPacket.
 #pragma once
 
 #include <algorithm>
@@ -11,15 +12,10 @@
 #include <string_view>
 #include <utility>
 
-#include "model/records.h"
+#include "protocol/byte_loads.h"
+#include "protocol/sprtrace_framing.h"
 
 namespace rtrace::sprtrace {
-
-// How the trace stores numbers; `swap` is set when its byte order differs from the machine's.
-struct Layout {
-  bool swap = false;
-  std::uint8_t pointer_size = 8;
-};
 
 // A packet whose fields do not fit in it, or that holds impossible values. `offset` is the byte
 // offset of the packet in the input.
@@ -27,24 +23,6 @@ struct CorruptPacket {
   std::uint64_t offset;
   std::string message;
 };
-
-inline std::uint16_t load_u16(const std::uint8_t* p, bool swap) {
-  std::uint16_t v = 0;
-  std::memcpy(&v, p, sizeof v);
-  return swap ? static_cast<std::uint16_t>((v >> 8) | (v << 8)) : v;
-}
-
-inline std::uint32_t load_u32(const std::uint8_t* p, bool swap) {
-  std::uint32_t v = 0;
-  std::memcpy(&v, p, sizeof v);
-  return swap ? __builtin_bswap32(v) : v;
-}
-
-inline std::uint64_t load_u64(const std::uint8_t* p, bool swap) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, p, sizeof v);
-  return swap ? __builtin_bswap64(v) : v;
-}
 
 class PacketCursor {
  public:
@@ -73,9 +51,9 @@ class PacketCursor {
     return v;
   }
 
-  Address pointer() {
+  std::uint64_t pointer() {
     need(layout_.pointer_size, "a pointer");
-    const Address v =
+    const std::uint64_t v =
         layout_.pointer_size == 8 ? load_u64(pos_, layout_.swap) : load_u32(pos_, layout_.swap);
     pos_ += layout_.pointer_size;
     return v;
@@ -100,7 +78,7 @@ class PacketCursor {
 
   // Frames are copied out (the packet gives no 8-byte alignment); the caller has checked that
   // `count` pointers fit.
-  void pointers(std::size_t count, Address* out) {
+  void pointers(std::size_t count, std::uint64_t* out) {
     if (count == 0) {
       return;  // `out` may be null then (an empty vector), and memcpy must not see null
     }
@@ -115,12 +93,14 @@ class PacketCursor {
     }
   }
 
-  // The same as address-only frames of the model.
+  // The same as frames that hold only their address (the model's Frame): any aggregate whose
+  // `address` member takes a 64-bit value.
+  template <typename Frame>
   void frames(std::size_t count, Frame* out) {
     need(count * layout_.pointer_size, "the backtrace");
     if (layout_.pointer_size == 8 && !layout_.swap) {
       for (std::size_t i = 0; i < count; ++i) {
-        Address address = 0;
+        std::uint64_t address = 0;
         std::memcpy(&address, pos_ + i * 8, 8);
         out[i] = Frame{.address = address};
       }

@@ -1,0 +1,45 @@
+// The options the recorder gives the tracer in RTRACE_OPTIONS: a comma-separated `key=value`
+// list. The recorder writes it (recorder/tracer_settings.cpp) and the tracer reads it
+// (tracer/options.cpp); this is what both must agree on: the keys, the list separator inside a
+// value, and the limits beyond which the tracer cuts or ignores a value (so that the recorder
+// refuses such values up front instead).
+// Header-only and free of allocation, so that the tracer can use it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rtrace::tracer_options {
+
+namespace key {
+inline constexpr char kDepth[] = "depth";                     // backtrace frames, 0 = none
+inline constexpr char kStart[] = "start";                     // 1: trace from the start
+inline constexpr char kSignal[] = "signal";                   // the toggle signal's number
+inline constexpr char kFreeBacktraces[] = "free-backtraces";  // 1: backtraces of releases too
+inline constexpr char kTimestamps[] = "timestamps";           // 0: no timestamps
+inline constexpr char kBuffered[] = "buffered";               // 0: every event out at once
+inline constexpr char kFollowForks[] = "follow-forks";        // 1: trace forked children
+inline constexpr char kArgs[] = "args";                       // 1: function arguments
+inline constexpr char kSizes[] = "sizes";                     // backtraces only for these sizes
+inline constexpr char kManaged[] = "managed";                 // the process writes its files
+inline constexpr char kExtensions[] = "extensions";           // 0: no RCMD/REND packets
+inline constexpr char kAttachments[] = "attachments";         // where attached files go
+inline constexpr char kCompact[] = "compact";                 // 1: the compact format
+inline constexpr char kCompress[] = "compress";               // zstd level of a compact trace
+inline constexpr char kAudit[] = "audit";                     // the audit module's patterns
+inline constexpr char kFileFromRecorder[] = "file-from-recorder";  // 1: the recorder gives a file
+}  // namespace key
+
+// ',' separates the keys, so the lists inside a value (sizes) use ';'.
+inline constexpr char kListSeparator = ';';
+
+// The most sizes `sizes` holds; later ones are ignored.
+inline constexpr std::size_t kMaxSizes = 32;
+// The deepest backtrace; the tracer cuts `depth` to it, the recorder refuses more (-b).
+inline constexpr std::uint32_t kMaxDepth = 256;
+// The highest zstd level `compress` takes; the tracer ignores higher ones.
+inline constexpr std::uint64_t kMaxCompressLevel = 19;
+// Room for `audit`'s patterns, the terminating NUL included; longer lists are ignored whole.
+inline constexpr std::size_t kMaxAuditPatterns = 4096;
+
+}  // namespace rtrace::tracer_options
