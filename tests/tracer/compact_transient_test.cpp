@@ -18,8 +18,8 @@
 #include "support/test_paths.h"
 #include "trace_decoder.h"
 #include "tracer/output/compact_transcoder.h"
+#include "tracer/output/packet_encoder.h"
 #include "tracer/output/transient_record.h"
-#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 

@@ -27,11 +27,11 @@
 #include "tracer/core/thread_rings.h"
 #include "tracer/output/allocation_record.h"
 #include "tracer/output/call_packets.h"
+#include "tracer/output/packet_encoder.h"
 #include "tracer/output/release_record.h"
 #include "tracer/output/session_packets.h"
 #include "tracer/output/trace_output.h"
 #include "tracer/output/transient_record.h"
-#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -18,12 +18,12 @@
 #include "trace_decoder.h"
 #include "tracer/output/allocation_record.h"
 #include "tracer/output/call_packets.h"
+#include "tracer/output/packet_encoder.h"
 #include "tracer/output/path_record.h"
 #include "tracer/output/release_record.h"
 #include "tracer/output/session_packets.h"
 #include "tracer/output/transient_record.h"
 #include "tracer/output/transient_release.h"
-#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -21,7 +21,7 @@
 #include "tracer/core/proc_self.h"
 #include "tracer/output/call_packets.h"
 #include "tracer/output/compact_tables.h"
-#include "tracer/packet_encoder.h"
+#include "tracer/output/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tracer/packet_encoder.h"
+#include "tracer/output/packet_encoder.h"
 
 namespace rtrace::tracer {
 

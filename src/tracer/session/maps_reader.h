@@ -2,7 +2,7 @@
 // packet for every executable mapping that has a name, in /proc order ([vdso] included).
 #pragma once
 
-#include "tracer/packet_encoder.h"
+#include "tracer/output/packet_encoder.h"
 
 namespace rtrace::tracer {
 

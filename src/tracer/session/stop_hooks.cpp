@@ -3,8 +3,8 @@
 #include <atomic>
 #include <cstddef>
 
+#include "tracer/output/packet_encoder.h"
 #include "tracer/output/trace_output.h"
-#include "tracer/packet_encoder.h"
 
 namespace rtrace::tracer {
 namespace {
