@@ -820,7 +820,7 @@ function main() {
   window.rtraceReport = { data, flame: flame.graph };
   document.body.dataset.rendered = "true";
   // Milliseconds from the start of the navigation to the page drawn, and of that in this script
-  // (bench/RESULTS.md, "HTML report").
+  // (bench/RESULTS.md).
   document.body.dataset.renderMs = String(Math.round(performance.now()));
   document.body.dataset.scriptMs = String(Math.round(performance.now() - scriptStart));
 }
