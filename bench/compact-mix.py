@@ -9,7 +9,7 @@ zstd-compressed trace (the `zstd` command decompresses).
 --columns also gathers each field's bytes (of every call kind) into a stream of its own and
 prints, per field, the order-0 entropy of its values (bits per call) and the size of that
 stream after `zstd -1`: which fields hold the information and which only cost bytes
-(bench/RESULTS.md, 2026-11-27, size-margin).
+(bench/RESULTS.md, "Where a compact trace's bytes go").
 """
 import math
 import subprocess

@@ -1,4 +1,4 @@
-// The fast path of `rtrace process -l` on an sp-rtrace binary file (issue 15): a first pass
+// The fast path of `rtrace process -l` on an sp-rtrace binary file: a first pass
 // (filters/leaks_scan.h) finds the allocations still alive at the end reading only what decides
 // it; the second decodes only the file's other packets and those calls, with the ordinary reader
 // and through the ordinary stages, so the output is the general path's byte for byte.

@@ -74,8 +74,9 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.extensions = !(o.compatible && o.managed);
   // The compatible sp-rtrace command keeps writing the original's binary protocol.
   s.compact = !o.compatible && o.format == "compact";
-  // zstd's fastest level (a third of the bytes for about 55 ns a call of the tracer's writer
-  // thread, bench/RESULTS.md); not when the recorder turns the stream into text itself (-P).
+  // zstd level 1 (a third of the bytes, for about 205 of the tracer's writer thread's ~700
+  // instructions a call: bench/RESULTS.md, "The tracer's instructions per call"); not when the
+  // recorder turns the stream into text itself (-P).
   s.compress_level = o.no_compress || o.postproc ? 0 : 1;
   s.audit_patterns = o.audit_patterns;
   return s;

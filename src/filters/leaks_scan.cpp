@@ -46,9 +46,10 @@ constexpr std::uint32_t type_of(PacketType type) {
   return static_cast<std::uint32_t>(type);
 }
 
-// Whether the load average (1 minute) is below `cpus` + 2 (bench/RESULTS.md, lc-tail: on 2 CPUs
-// the split won at loads 1.8-3.9; lc-split measured it slower at 3.6-4.6 beside a 2-thread stress
-// test). The load counts this process too when it runs back to back, as in a benchmark.
+// Whether the load average (1 minute) is below `cpus` + 2: on 2 CPUs the two halves side by side
+// beat one pass at loads 1.8-3.9 and lost at 3.6-4.6 beside another 2-thread process, where they
+// take turns on one core and cost ~20 % more CPU. The load counts this process too when it runs
+// back to back, as in a benchmark.
 bool not_overloaded(int cpus) {
   double load = 0;
   return ::getloadavg(&load, 1) == 1 && load < cpus + 2;

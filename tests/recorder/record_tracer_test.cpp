@@ -187,7 +187,7 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   EXPECT_EQ(leaks.out.find("(222)"), std::string::npos) << leaks.out;
 }
 
-// Before tracing starts the tracer leaves the program as it would be untraced (issue #16): no
+// Before tracing starts the tracer leaves the program as it would be untraced: no
 // heap used at main (not even touched) and one thread; the control thread starts with tracing.
 // The program then toggles tracing on itself, and its next allocation is traced.
 TEST(RecordTracer, ProgramIsUntouchedUntilTracingStarts) {

@@ -1,8 +1,8 @@
 // How a trace ends, end to end with the real tracer: a program (trace_end_program.c) recorded by
 // `rtrace record` ends by exit, _exit, SIGSEGV, SIGKILL or by tracing being toggled off, and
 // `rtrace report` and `rtrace process -l` say how, with its full command line and its peak RSS;
-// a killed program's trace is called incomplete (issue #16), a toggled-off one's blocks are
-// "alive when tracing stopped", not leaked (issue #17). Recorded in the sp-rtrace protocol: the
+// a killed program's trace is called incomplete, a toggled-off one's blocks are "alive when
+// tracing stopped", not leaked. Recorded in the sp-rtrace protocol: the
 // compact format does not carry the command line yet (docs/format.md).
 #include <gtest/gtest.h>
 

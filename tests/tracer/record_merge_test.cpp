@@ -260,7 +260,8 @@ TEST(TracerRecordMerge, TransientRecordsGoOutAsTheirAllocationAndRelease) {
 
 // A thread waiting for room in its full ring (ring_producer.cpp) is woken at the end of a merge
 // pass and once an eighth of its ring has been given back, not at every flush of the output: woken
-// per flush, it filled that little room at once and slept again (bench/RESULTS.md, 2026-11-28).
+// per flush, it filled that little room at once and slept again (2 M traced transfers made 3,657
+// futex calls; woken per eighth, 609).
 // Here a full ring of transient records with 200-byte names takes some 60 flushes to write out;
 // each wake-up counts as a merge (merges_done, what the waiters sleep on).
 TEST(TracerRecordMerge, WaitersForRoomAreWokenPerEighthOfTheRingNotPerFlush) {

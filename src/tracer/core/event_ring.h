@@ -40,7 +40,7 @@ class EventRing {
   // Producer: space for a payload of up to `max_payload` bytes, or null when the ring cannot hold
   // it right now (the caller drains and retries). Inline, as publish: every traced call takes
   // both, and out of line they were ~50 instructions of calls and reloads of the ring's fields
-  // per call (bench/RESULTS.md, branch mt-cost).
+  // per call (bench/callgrind-memtransfer.sh).
   __attribute__((always_inline)) char* try_reserve(std::size_t max_payload) {
     if (max_payload > payload_capacity_ / 2) {
       return nullptr;

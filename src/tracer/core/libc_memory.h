@@ -3,7 +3,7 @@
 // preloaded module may interpose the public symbols: the memtransfer module does, to trace the
 // program's transfers, and every copy the tracer made while encoding a record would then pass
 // through its wrapper first (three to five per record, about 100 instructions per traced
-// transfer in all: bench/RESULTS.md). Found once at the session's set-up
+// transfer in all: bench/callgrind-memtransfer.sh). Found once at the session's set-up
 // (find_libc_memory); until then, and in a process without the session (unit tests), the
 // public functions.
 #pragma once

@@ -85,7 +85,7 @@ void wake_room_waiters() {
 // transfers in the binary protocol) filled it at once and slept again, a futex wait and wake-up
 // each time: 8-13 ns of every traced transfer's CPU time. A quarter saved as much CPU but made the
 // memory module's wall time 6-8 ns worse per call: the program slept while the writer still had
-// room to give (bench/RESULTS.md, 2026-11-28).
+// room to give (bench/memtransfer-ab.sh, sp-rtrace format).
 bool eighth_taken(const Cursor& cursor) {
   return (cursor.payload_position - cursor.given_back) * 8 >= cursor.ring->capacity();
 }
@@ -152,8 +152,7 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
         [&](char* out, std::size_t room) { return expand_allocation_record(record, out, room); });
   } else if (is_release_record(record)) {
     // The compact format takes the call's fields: writing its packets and parsing them back cost
-    // the writer ~220 instructions per release, of its ~960 per call (bench/RESULTS.md,
-    // writer-1t).
+    // the writer ~220 instructions per release, of its ~960 per call (bench/callgrind-writer.sh).
     if (copies) {
       return output_add_call(release_record_call(record));
     }
@@ -198,7 +197,7 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     load_entry(cursor);
     // A thread whose ring is full waits for room (ring_producer.cpp): without this it waited for
     // the end of the whole pass, as long as filling the ring had taken it, and a single-threaded
-    // program spent about half its added wall time so (bench/RESULTS.md, record-wall). Not
+    // program spent about half its added wall time so (perf of `rtrace record`, 1 thread). Not
     // before an eighth of the ring is free (eighth_taken).
     if (copies && eighth_taken(cursor) && g_room_waiters.load(std::memory_order_relaxed) > 0) {
       give_back(cursor);

@@ -42,7 +42,7 @@ constexpr std::size_t kMaxNames = kNameSlots / 4 * 3;
 constexpr std::size_t kNamePool = std::size_t{1} << 20;
 // 1 Mi slots (24 MiB of address space) for the resource ids of the calls: live blocks and
 // recently released ones (compact_encoder.h's references). 4 Mi cost cc1plus's trace a second
-// of CPU in cache misses for the same size (bench/RESULTS.md); a full table is only forgotten.
+// of CPU in cache misses for the same size (bench/run-compile.sh); a full table is only forgotten.
 constexpr std::size_t kResourceSlots = std::size_t{1} << 20;
 constexpr std::size_t kMaxResources = kResourceSlots / 4 * 3;
 
@@ -70,7 +70,7 @@ struct ResourceTable {
 
 // The names looked up last, by length (a few bits of it): a program's calls name the same few
 // functions over and over, and the table's lookup (hash, then slot) was a chain of dependent
-// loads, the writer's largest single cost per call after zstd (bench/RESULTS.md, record-speed).
+// loads, the writer's largest single cost per call after zstd (5 % of a recording's samples).
 struct RecentName {
   std::uint64_t head;
   std::uint64_t tail;

@@ -40,7 +40,7 @@ inline void store_ring_field(char* record, std::size_t offset, T value) {
 // Writes the head of a record of `length` bytes for `call` at `record`, field by field, straight
 // into the ring. Not a RingCallHead built on the stack and copied: its 16-byte loads of fields just
 // stored by 4- and 8-byte stores cannot be forwarded from the store buffer, and those stalls were a
-// quarter of a traced transfer's CPU time (bench/RESULTS.md, branch transfer-time).
+// quarter of a traced transfer's CPU time (perf annotate of rtrace_record_transient).
 inline void write_ring_call_head(char* record, std::uint32_t type, std::size_t length,
                                  const RtraceCall& call, std::uint32_t context_mask,
                                  std::uint32_t timestamp_ms, std::uint32_t frame_count) {

@@ -254,8 +254,8 @@ void decide_compression() {
 // Whether the compact bytes gathered so far go out at this drain: a batch is full, or the last
 // write is kMaxWriteDelayMs old. Each write wakes the recorder, which then took the CPU from the
 // writer in sendmsg, about 200 times per second of tracing when every 1-ms drain wrote
-// (bench/RESULTS.md, 2026-11-27, record-speed). The sp-rtrace protocol's pieces are ring memory,
-// which the merge gives back only once written: they always go at once.
+// (perf's sched_switch events over `rtrace record`). The sp-rtrace protocol's pieces are ring
+// memory, which the merge gives back only once written: they always go at once.
 bool batch_due() {
   if (!g_compact || g_buffered >= kWriteBatch) {
     return true;

@@ -98,8 +98,8 @@ std::size_t expand_transient(const char* record, SharedFrames& seen, char* out, 
 // copy (compact_transient writes both in one record). Nothing when the record is not one the
 // producer writes. The name points into the program's memory, the frames into `seen`: `take`
 // uses them before the next record of the ring. The fields go to `take` as they are made, never
-// default-initialised first nor copied: 52 of the writer's 1009 instructions per transfer
-// (bench/RESULTS.md, 2026-11-28, session 15).
+// default-initialised first nor copied: that cost the writer 52 instructions per transfer
+// (callgrind, as bench/RESULTS.md, "The tracer's instructions per call", counts the writer).
 template <typename Take>
 void take_transient_allocation(const char* record, SharedFrames& seen, Take&& take) {
   // Not value-initialised: read_transient copies every byte of it.

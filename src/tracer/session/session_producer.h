@@ -2,7 +2,7 @@
 // the ring a call goes to, its stamps (context, time) and the transient call's reserve and
 // publish. Inline, so that rtrace_record_transient (main_module.cpp), which a program's every
 // memory transfer enters, makes no call of its own besides the walk's: out of line these were two
-// calls and ~25 instructions of a transfer's (bench/RESULTS.md, branch mt-cost). Hot path: no
+// calls and ~25 instructions of a transfer's (bench/callgrind-memtransfer.sh). Hot path: no
 // locks, no allocation.
 #pragma once
 

@@ -120,7 +120,8 @@ inline bool transfer_tracing_now() {
 // record that the drain expands, transient_record.h: the names are string literals, as it needs);
 // rtrace_record_transient works under the tracer guard (the unwinder copies memory too).
 // Inlined into the wrappers: a frame of its own would be one more frame of ours for the unwinder
-// to walk through on every traced call (about 40 instructions each, bench/RESULTS.md).
+// to walk through on every traced call (about 40 instructions each,
+// bench/callgrind-memtransfer.sh).
 __attribute__((always_inline)) inline void record_transfer(const char* name, std::size_t size,
                                                            const void* destination,
                                                            const void* return_address) {
