@@ -30,7 +30,7 @@ void LiveCalls::apply(ScanBatch& events) {
   }
 }
 
-inline void LiveCalls::allocate(const ScanEvent& e) {
+void LiveCalls::allocate(const ScanEvent& e) {
   std::uint32_t replaced = LiveTable::kNone;
   if (std::uint32_t* slot =
           live_.allocate(e.id, e.type, e.process, refcounted(e.type), e.hash, replaced)) {
@@ -41,7 +41,7 @@ inline void LiveCalls::allocate(const ScanEvent& e) {
   }
 }
 
-inline void LiveCalls::release(const ScanEvent& e) {
+void LiveCalls::release(const ScanEvent& e) {
   const std::uint32_t slot = live_.release(e.id, e.type, e.process, refcounted(e.type), e.hash);
   if (slot != LiveTable::kNone) {
     free_slots_.push_back(slot);

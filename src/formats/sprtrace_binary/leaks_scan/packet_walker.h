@@ -139,16 +139,24 @@ class PacketWalker {
   bool take_over(const PacketWalker& second);
 
  private:
-  bool walk_vouched(std::uint64_t limit);
-  bool packet(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset);
-  bool call(const std::uint8_t* data, std::size_t size, std::uint64_t offset, std::uint64_t length);
-  bool add_event(Address id, std::uint32_t resource_type, std::uint32_t kind, std::uint32_t pid,
-                 std::uint64_t offset);
-  bool call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size);
-  bool other(std::uint32_t type, const std::uint8_t* data, std::size_t size, std::uint64_t offset,
-             std::uint64_t length);
+  // The loop over the packets and what it calls for each packet, inlined into one function (its
+  // state stays in registers): the walk costs ~17 % more instructions when they are calls. They
+  // are defined in packet_walker.cpp, the one file that calls them.
+  [[gnu::always_inline]] inline bool walk_vouched(std::uint64_t limit);
+  [[gnu::always_inline]] inline bool packet(std::uint32_t type, const std::uint8_t* data,
+                                            std::size_t size, std::uint64_t offset);
+  [[gnu::always_inline]] inline bool call(const std::uint8_t* data, std::size_t size,
+                                          std::uint64_t offset, std::uint64_t length);
+  [[gnu::always_inline]] inline bool add_event(Address id, std::uint32_t resource_type,
+                                               std::uint32_t kind, std::uint32_t pid,
+                                               std::uint64_t offset);
+  [[gnu::always_inline]] inline bool call_part(std::uint32_t type, const std::uint8_t* data,
+                                               std::size_t size);
+  [[gnu::always_inline]] inline bool other(std::uint32_t type, const std::uint8_t* data,
+                                           std::size_t size, std::uint64_t offset,
+                                           std::uint64_t length);
   bool resource_registry(const std::uint8_t* data, std::size_t size);
-  bool close_group();
+  [[gnu::always_inline]] inline bool close_group();
   bool second_half() const { return file_.stop != nullptr; }
 
   VouchedFile file_;
