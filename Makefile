@@ -22,8 +22,8 @@ FUZZ_CPU_SECONDS ?=
 SANITIZE_BUILD ?= build-sanitize
 TSAN_BUILD ?= build-tsan
 # The tests of the code that runs on several threads (cmake/ThreadSanitize.cmake), by folder.
-TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test filters/leaks_scan_test \
-             symbols/symbols_test
+TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test \
+             formats/sprtrace_binary/leaks_scan_test symbols/symbols_test
 # Extra configuration of the sanitizer build (CI: -DRTRACE_REQUIRE_FIXTURES=ON).
 SANITIZE_FLAGS ?=
 space := $(subst ,, )

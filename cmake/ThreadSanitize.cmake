@@ -2,8 +2,8 @@
 # - the tracer's cross-thread ordering, the lock-free event rings, tickets and merge of
 #   rtrace_tracer_core, driven by the unit tests that run them on several threads at once
 #   (record_merge_test) or alone (tracer_core_test);
-# - the fast leaks path's first pass (rtrace_filters: leaks_scan.cpp, batch_worker.h, and the
-#   model it hashes with), whose live table is updated on a worker thread, driven on generated
+# - the binary format's leaks scan (rtrace_leaks_scan, with its batch_worker.h, and the model it
+#   hashes with), whose live table is updated on a worker thread, driven on generated
 #   traces of hundreds of batches and the fixtures (leaks_scan_test);
 # - the resolver (rtrace_symbols), which looks addresses up on several threads, driven by its
 #   tests (symbols_test; libdw itself is not instrumented: each thread reads the files through its
@@ -24,7 +24,7 @@ foreach(target rtrace_tracer_core ${RTRACE_TSAN_TESTS})
   target_link_options(${target} PRIVATE -fsanitize=thread)
 endforeach()
 # Whatever links these gets the runtime their instrumented code calls.
-foreach(target rtrace_symbols rtrace_filters rtrace_model)
+foreach(target rtrace_symbols rtrace_leaks_scan rtrace_model)
   target_compile_options(${target} PRIVATE ${RTRACE_TSAN_OPTIONS})
   target_link_options(${target} INTERFACE -fsanitize=thread)
 endforeach()

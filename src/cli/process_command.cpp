@@ -4,20 +4,18 @@
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "cli/exit_status.h"
-#include "cli/fast_leaks.h"
 #include "cli/per_process_outputs.h"
 #include "cli/process_stages.h"
 #include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
-#include "formats/compact/compact_reader.h"
 #include "formats/format_registry.h"
-#include "formats/sprtrace_binary/binary_reader.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
@@ -46,13 +44,13 @@ ExportInfo output_export(const ProcessOptions& o) {
   return *info;
 }
 
-// The memory maps that a binary or compact trace in a file records after its first call, read
-// ahead so that they print before the calls, as the original prints every map; none for other
-// input (a pipe cannot be read twice: there they print where they arrive). See rtrace-process(1),
-// TEXT OUTPUT.
+// The memory maps that a trace in a file records after its first call, read ahead so that they
+// print before the calls, as the original prints every map, by its format's late_maps (binary
+// and compact traces); none for other input (a pipe cannot be read twice: there they print where
+// they arrive). See rtrace-process(1), TEXT OUTPUT.
 std::vector<Mapping> late_maps_of(const std::string& path, const InputStream& main_input) {
   // A mapped file is read again through the same mapping; another regular file is opened again.
-  const auto read_again = [&]() -> std::unique_ptr<InputStream> {
+  const ReadAgain read_again = [&]() -> std::unique_ptr<InputStream> {
     std::unique_ptr<InputStream> again = main_input.read_again();
     struct stat st {};
     if (!again && !path.empty() && path != "-" && ::stat(path.c_str(), &st) == 0 &&
@@ -61,22 +59,28 @@ std::vector<Mapping> late_maps_of(const std::string& path, const InputStream& ma
     }
     return again;
   };
-  std::unique_ptr<InputStream> input = read_again();
+  const std::unique_ptr<InputStream> input = read_again();
   if (!input) {
     return {};
   }
   const TraceFormatInfo* format = detect_format(input->peek(kDetectBytes));
-  if (format != nullptr && format->name == "compact") {
-    // Most traces have none: a walk over the records' lengths says so without decoding them.
-    if (!compact_has_late_maps(*input) || !(input = read_again())) {
-      return {};
-    }
-    return read_compact_late_maps(*input);
-  }
-  if (format == nullptr || format->name != "binary") {
+  if (format == nullptr || format->late_maps == nullptr) {
     return {};
   }
-  return read_late_maps(*input);
+  return format->late_maps(*input, read_again);
+}
+
+// -l by the input's format's leaks scan, when it has one that applies to `input`
+// (TraceFormatInfo::scan_leaks): the calls that cannot leak are never decoded.
+std::unique_ptr<LeaksScanRead> leaks_scan_of(const ProcessOptions& o, InputStream& input) {
+  if (!leaks_scan_applies(o)) {
+    return nullptr;
+  }
+  const TraceFormatInfo* format = detect_format(input.peek(kDetectBytes));
+  if (format == nullptr || format->scan_leaks == nullptr) {
+    return nullptr;
+  }
+  return format->scan_leaks(input, Progress::shown_on_stderr(o.quiet));
 }
 
 // Where the reader is: a line number for text, a byte offset for binary.
@@ -86,7 +90,7 @@ std::uint64_t position(const InputStream& input) {
 
 // A trace that broke off (CompletenessCheck) is a warning at the end of the input: its calls are
 // all there is, but the process went on after them. `end` is where the input ended, when the
-// fast leaks path read it instead of `input`.
+// format's leaks scan read it instead of `input`.
 std::function<void(std::uint32_t)> warn_incomplete(const InputStream& input,
                                                    Diagnostics& diagnostics,
                                                    std::optional<std::uint64_t> end = {}) {
@@ -106,23 +110,20 @@ int process(const ProcessOptions& o) {
       o.output.empty() || to_directory ? OutputStream() : OutputStream(o.output, {o.input});
   PerProcessOutputs outputs(o, output_export(o), &stream, to_directory ? o.output : std::string());
   PidSplit split([&](std::uint32_t pid) -> TraceSink& { return outputs.open(pid); });
-  // -l on a binary file: the calls that cannot leak are never decoded (cli/fast_leaks.h).
-  const std::optional<FastLeaksInput> fast =
-      fast_leaks_applies(o) ? prepare_fast_leaks(*input, Progress::shown_on_stderr(o.quiet))
-                            : std::nullopt;
+  const std::unique_ptr<LeaksScanRead> fast = leaks_scan_of(o, *input);
   // Without late maps the stage would only pass every record on: it is left out.
-  std::vector<Mapping> late_maps = fast ? fast_late_maps(*fast) : late_maps_of(o.input, *input);
+  std::vector<Mapping> late_maps = fast ? fast->late_maps() : late_maps_of(o.input, *input);
   std::optional<LateMapsFirst> late_maps_first;
   if (!late_maps.empty()) {
     late_maps_first.emplace(split, std::move(late_maps));
   }
-  CompletenessCheck check(
-      late_maps_first ? static_cast<TraceSink&>(*late_maps_first) : split,
-      warn_incomplete(*input, diagnostics, fast ? std::optional(fast->file_size) : std::nullopt));
+  CompletenessCheck check(late_maps_first ? static_cast<TraceSink&>(*late_maps_first) : split,
+                          warn_incomplete(*input, diagnostics,
+                                          fast ? std::optional(fast->end_offset()) : std::nullopt));
   std::optional<InputError> damage;
   try {
     if (fast) {
-      read_fast_leaks(*fast, check, diagnostics);
+      fast->read(check, diagnostics);
     } else {
       read_trace(*input, check, diagnostics);
     }
@@ -146,6 +147,15 @@ int process(const ProcessOptions& o) {
 }
 
 }  // namespace
+
+bool leaks_scan_applies(const ProcessOptions& o) {
+  const char* disabled = std::getenv("RTRACE_NO_FAST_PATH");
+  if (disabled != nullptr && *disabled != '\0' && std::string_view(disabled) != "0") {
+    return false;
+  }
+  return o.leaks && !o.context_mask && !o.resource_mask && !o.include_file && !o.exclude_file &&
+         !o.call_address;
+}
 
 void add_process_options(CLI::App& app, ProcessOptions& o) {
   add_trace_input_option(app, o.input);

@@ -44,6 +44,12 @@ struct ProcessOptions {
 // Declares the options on `app` (the same for both command names).
 void add_process_options(CLI::App& app, ProcessOptions& options);
 
+// Whether the options leave the calls before the leaks stage as they are, so that a format's
+// leaks scan (TraceFormatInfo::scan_leaks) can decide what leaks: -l without -C, -R, --include,
+// --exclude, --call-address. RTRACE_NO_FAST_PATH=1 in the environment says no (tests and
+// benchmarks compare the scan with the general path).
+bool leaks_scan_applies(const ProcessOptions& options);
+
 // Runs the post-processor; returns the exit status.
 int run_process(const ProcessOptions& options);
 

@@ -97,7 +97,7 @@ void LeaksFilter::call(const CallRecord& record) {
 
 void LeaksFilter::emit_survivors() {
   // The survivors in call order. Slots are taken in call order until one is reused: when no
-  // slot was (as on the fast leaks path, cli/fast_leaks.h, which delivers no releases), they
+  // slot was (as on the binary format's leaks scan, which delivers no releases), they
   // already are, and the sort (a fifth of this stage's work there) is skipped.
   std::vector<std::uint32_t> survivors;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {

@@ -4,17 +4,21 @@
 // Adding a format: a folder src/formats/<format>/ with its reader (and writer), a function that
 // returns its TraceFormatInfo (see sprtrace_text/text_format.cpp), and ONE line in the table in
 // format_registry.cpp. Nothing else in rtrace names formats: `rtrace process`, `resolve` and
-// `report` read whatever the table recognises.
+// `report` read whatever the table recognises, and use a format's own fast paths (late maps, a
+// leaks scan) where its entry declares them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "model/records.h"
 #include "pipeline/export_options.h"
 #include "pipeline/trace_sink.h"
 
@@ -41,6 +45,28 @@ enum Loss : std::uint32_t {
   kLosesEndTime = 1U << 13,            // the end-of-trace record's wall-clock time and process
 };
 
+// Another reading of the same input from its start, or null when there is none (a pipe).
+using ReadAgain = std::function<std::unique_ptr<InputStream>()>;
+
+// A trace read by its format's leaks scan (TraceFormatInfo::scan_leaks): a first pass found the
+// calls that may leak, so that reading decodes only those and what is not a call, and delivers
+// what the general reader would deliver to the leaks stage of `rtrace process -l`.
+class LeaksScanRead {
+ public:
+  LeaksScanRead() = default;
+  LeaksScanRead(const LeaksScanRead&) = delete;
+  LeaksScanRead& operator=(const LeaksScanRead&) = delete;
+  virtual ~LeaksScanRead() = default;
+
+  // The memory maps recorded after the first call (as TraceFormatInfo::late_maps gives them).
+  virtual std::vector<Mapping> late_maps() const = 0;
+  // Pushes the records into `sink` as TraceFormatInfo::read would for the stages of -l (warnings
+  // at their offsets in the input), then calls sink.finish().
+  virtual void read(TraceSink& sink, Diagnostics& diagnostics) const = 0;
+  // Where the input ended, for a warning at its end.
+  virtual std::uint64_t end_offset() const = 0;
+};
+
 struct TraceFormatInfo {
   std::string_view name;         // short, for options and messages: "text", "binary", "mpatrol"
   std::string_view description;  // "sp-rtrace text protocol"
@@ -61,6 +87,18 @@ struct TraceFormatInfo {
                                             const ExportOptions& options) = nullptr;
   // For formats with a writer: what a trace loses when written in this format (Loss bits).
   std::uint32_t losses = kLosesNothing;
+  // For a format that records memory maps after calls: those after the first call, read by a
+  // pass over `input` (a second reading of the file, from its start) ahead of the reading proper,
+  // so that they print before the calls (pipeline/late_maps_first.h); `read_again` opens one more
+  // reading when the pass needs it. Null: the maps print where they arrive.
+  std::vector<Mapping> (*late_maps)(InputStream& input, const ReadAgain& read_again) = nullptr;
+  // A format's scan mode for `rtrace process -l`: a first pass over `input` that finds the calls
+  // that may leak, and a reading of only those (see LeaksScanRead); null when it does not apply
+  // to `input` (then `input` is read the general way, which reports whatever the scan refused),
+  // also when the entry has none. `input` is not read meanwhile. With `show_progress`, the pass
+  // draws the general reading's progress line.
+  std::unique_ptr<LeaksScanRead> (*scan_leaks)(const InputStream& input,
+                                               bool show_progress) = nullptr;
 };
 
 // Every format, in detection order.

@@ -35,7 +35,7 @@ class InputStream {
   InputStream(std::shared_ptr<MappedFile> mapped, std::string name,
               std::unique_ptr<Progress> progress);
   // Reads `bytes` where they lie, without copying them: they must outlive the stream (the fast
-  // leaks path's second pass over the stretches it kept, cli/fast_leaks.h).
+  // leaks path's second pass over the stretches it kept, the binary format's leaks_scan_read.h).
   InputStream(std::span<const std::uint8_t> bytes, std::string name);
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;

@@ -1,9 +1,8 @@
-// The fast path of `rtrace process -l` (cli/fast_leaks.h) against the general path, as real
+// The fast path of `rtrace process -l` (the binary format's leaks scan,
+// formats/sprtrace_binary/leaks_scan/leaks_scan_read.h) against the general path, as real
 // processes on real files: the same standard output, standard error and exit status for every
 // fixture, for generated traces, for traces with late maps and several processes, for damaged and
 // truncated files and for a pipe; and the general path chosen where the fast one cannot decide.
-#include "cli/fast_leaks.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/process_command.h"
 #include "formats/sprtrace_binary/binary_test_support.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan_read.h"
 #include "io/input_stream.h"
 #include "io/memory_source.h"
 #include "support/test_paths.h"
@@ -43,7 +45,7 @@ void expect_same(const std::string& args) {
 // Whether the first pass takes the file at `path`, opened as `rtrace process` opens its input.
 bool takes_fast_path(const std::filesystem::path& path) {
   const std::unique_ptr<InputStream> input = open_input(path.string());
-  return cli::prepare_fast_leaks(*input).has_value();
+  return scan_sprtrace_binary_leaks(*input, false) != nullptr;
 }
 
 bool is_binary_trace(const std::filesystem::path& path) {
@@ -64,11 +66,11 @@ const std::vector<std::string> kLeakOptions = {
 
 TEST(FastLeaks, OptionsThatDropCallsBeforeTheLeaksStageTakeTheGeneralPath) {
   cli::ProcessOptions o;
-  EXPECT_FALSE(cli::fast_leaks_applies(o));
+  EXPECT_FALSE(cli::leaks_scan_applies(o));
   o.leaks = true;
   o.compress = true;
   o.backtrace_depth = 3;
-  EXPECT_TRUE(cli::fast_leaks_applies(o));
+  EXPECT_TRUE(cli::leaks_scan_applies(o));
   for (int drop = 0; drop < 5; ++drop) {
     cli::ProcessOptions d = o;
     (drop == 0   ? d.context_mask
@@ -76,10 +78,10 @@ TEST(FastLeaks, OptionsThatDropCallsBeforeTheLeaksStageTakeTheGeneralPath) {
      : drop == 2 ? d.include_file
      : drop == 3 ? d.exclude_file
                  : d.call_address) = "1";
-    EXPECT_FALSE(cli::fast_leaks_applies(d)) << drop;
+    EXPECT_FALSE(cli::leaks_scan_applies(d)) << drop;
   }
   ::setenv("RTRACE_NO_FAST_PATH", "1", 1);
-  EXPECT_FALSE(cli::fast_leaks_applies(o));
+  EXPECT_FALSE(cli::leaks_scan_applies(o));
   ::unsetenv("RTRACE_NO_FAST_PATH");
 }
 
@@ -90,7 +92,7 @@ TEST(FastLeaks, OnlyUndamagedBinaryFilesTakeTheFastPath) {
   EXPECT_TRUE(takes_fast_path(raw));
   // Not a mapped file (as standard input or a pipe): the same bytes are read the general way.
   InputStream unmapped(std::make_unique<MemorySource>(test::read_file(raw)), "t");
-  EXPECT_FALSE(cli::prepare_fast_leaks(unmapped));
+  EXPECT_FALSE(scan_sprtrace_binary_leaks(unmapped, false));
   EXPECT_FALSE(takes_fast_path(test::fixture("sp-rtrace/memory/memory.txt")));
   ASSERT_EQ(run_command("gzip -c " + quote(raw) + " > " + quote(dir / "gz")).status, 0);
   EXPECT_FALSE(takes_fast_path(dir / "gz"));

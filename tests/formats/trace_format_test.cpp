@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/format_registry.h"
 
@@ -36,6 +39,25 @@ TEST(FormatTable, NamesAreUniqueAndWritersHaveSuffixes) {
       EXPECT_FALSE(format.suffix.empty()) << format.name;
     }
   }
+}
+
+// Each format's folder declares its table entry's name to CMake (rtrace_trace_format), which
+// makes its fuzz target: the two lists must name the same formats.
+TEST(FormatTable, EveryFormatIsDeclaredForItsFuzzTarget) {
+  std::vector<std::string> declared;
+  std::string_view list = RTRACE_DECLARED_FORMATS;
+  for (std::size_t comma; (comma = list.find(',')) != std::string_view::npos;
+       list.remove_prefix(comma + 1)) {
+    declared.emplace_back(list.substr(0, comma));
+  }
+  declared.emplace_back(list);
+  std::vector<std::string> table;
+  for (const TraceFormatInfo& format : trace_formats()) {
+    table.emplace_back(format.name);
+  }
+  std::ranges::sort(declared);
+  std::ranges::sort(table);
+  EXPECT_EQ(declared, table);
 }
 
 }  // namespace

@@ -25,6 +25,14 @@ TraceFormatInfo compact_format() {
           -> std::unique_ptr<TraceSink> { return std::make_unique<CompactWriter>(out); },
       .losses = kLosesSymbols | kLosesGroupsAndSummaries | kLosesNotes | kLosesThreads |
                 kLosesCallIndices | kLosesEndTime,
+      .late_maps = [](InputStream& input, const ReadAgain& read_again) -> std::vector<Mapping> {
+        // Most traces have none: a walk over the records' lengths says so without decoding them.
+        if (!compact_has_late_maps(input)) {
+          return {};
+        }
+        const std::unique_ptr<InputStream> again = read_again();
+        return again ? read_compact_late_maps(*again) : std::vector<Mapping>{};
+      },
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_writer.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan_read.h"
 #include "protocol/sprtrace_packets.h"
 
 namespace rtrace {
@@ -22,6 +23,10 @@ TraceFormatInfo sprtrace_binary_format() {
       .losses = kLosesSymbols | kLosesHeapBlockRange | kLosesGroupsAndSummaries | kLosesNotes |
                 kLosesThreads | kLosesSubmilliseconds | kLosesScopes | kLosesHistory |
                 kLosesCallIndices | kLosesUnknownDepth,
+      // The tracer sends the maps after every dlopen, also after calls.
+      .late_maps = [](InputStream& input,
+                      const ReadAgain& /*read_again*/) { return read_late_maps(input); },
+      .scan_leaks = scan_sprtrace_binary_leaks,
   };
 }
 

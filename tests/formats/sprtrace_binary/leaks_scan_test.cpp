@@ -1,9 +1,9 @@
-// The first pass of the fast leaks path (filters/leaks_scan.h) and the worker that applies its
-// batches (filters/batch_worker.h), on their two threads: run by `make check-tsan` under
-// ThreadSanitizer as well as in the ordinary suite. The scan's surviving calls are checked
+// The first pass of the binary format's leaks scan (leaks_scan/leaks_scan.h) and the worker that
+// applies its batches (leaks_scan/batch_worker.h), on their two threads: run by `make check-tsan`
+// under ThreadSanitizer as well as in the ordinary suite. The scan's surviving calls are checked
 // against the general path's leaks stage (LeaksFilter over the ordinary reader) on the fixtures
 // and on generated traces of many batches.
-#include "filters/leaks_scan.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "filters/batch_worker.h"
 #include "filters/leaks_filter.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "formats/sprtrace_binary/binary_test_support.h"
+#include "formats/sprtrace_binary/leaks_scan/batch_worker.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/mapped_file.h"

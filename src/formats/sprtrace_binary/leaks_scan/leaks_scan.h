@@ -1,16 +1,16 @@
-// The first pass of the fast leaks path (`rtrace process -l` on an sp-rtrace binary file, see
-// cli/fast_leaks.h): walks the packets reading only what decides which allocations are still
-// alive at the end (a CALL's kind, resource type, resource id and process; the refcount flag of
-// the resource types) and skips every ARGS and BTRC body after checking it as the reader does.
-// What it returns is the list of stretches of the file that the second pass decodes, in file
-// order: the handshake, every packet that is not part of a call, and the calls that matter.
+// The first pass of the binary format's leaks scan (`rtrace process -l` on an sp-rtrace binary
+// file, see leaks_scan_read.h): walks the packets reading only what decides which allocations are
+// still alive at the end (packet_walker.h) and skips every ARGS and BTRC body after checking it as
+// the reader does. What it returns is the list of stretches of the file that the second pass
+// decodes, in file order: the handshake, every packet that is not part of a call, and the calls
+// that matter.
 //
-// It applies the leaks stage's rule (live_resources.h, filters/leaks_filter.h) per process, as
-// PidSplit gives every process its own leaks stage. A large file is cut in two halves (see
-// LeaksScanSplit), each half parsed and applied in batches on a thread of its own; otherwise the
-// batches are applied on a second thread while the file is read and parsed on the caller's
-// (filters/batch_worker.h). What the other thread throws (out of memory) is thrown to the
-// caller, as on one thread. Whatever the general path would treat
+// It applies the leaks stage's rule (filters/live_resources.h, filters/leaks_filter.h) per
+// process, as PidSplit gives every process its own leaks stage (live_calls.h). A large file is
+// cut in two halves (see LeaksScanSplit, two_halves.h), each half parsed and applied in batches
+// on a thread of its own; otherwise the batches are applied on a second thread while the file is
+// read and parsed on the caller's (batch_worker.h). What the other thread throws (out of memory)
+// is thrown to the caller, as on one thread. Whatever the general path would treat
 // specially (damage, a truncated end, a second handshake, a protocol other than 2.0 in the
 // machine's byte order, a resource type made refcounted after the first call, too many processes,
 // more than `max_kept_bytes` to decode) makes it give up: the caller then reads the trace the

@@ -1,5 +1,5 @@
 // Applies batches of work on a thread of its own while the caller fills the next batch (the leaks
-// scan, filters/leaks_scan.cpp: reading and parsing on one core, the live table on the other).
+// scan, leaks_scan.h: reading and parsing on one core, the live table on the other).
 // One batch is in hand at a time; the caller waits when the worker is behind.
 //
 // Failure: the first exception thrown while applying a batch (of any type: a thrown exception

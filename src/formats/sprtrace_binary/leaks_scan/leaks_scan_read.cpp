@@ -1,22 +1,31 @@
-#include "cli/fast_leaks.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan_read.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "formats/format_registry.h"
 #include "formats/sprtrace_binary/binary_reader.h"
-#include "io/input_stream.h"
+#include "formats/sprtrace_binary/leaks_scan/leaks_scan.h"
 #include "io/mapped_file.h"
 #include "io/progress.h"
 
-namespace rtrace::cli {
+namespace rtrace {
 namespace {
 
+// What the second pass reads: the kept stretches joined, and where each came from.
+struct KeptStretches {
+  std::string name;   // the input's name in messages
+  std::string bytes;  // the kept stretches, in file order
+  std::vector<LeaksScanPiece> pieces;
+  std::vector<std::uint64_t> starts;  // where each piece starts in `bytes`
+  std::uint64_t file_size = 0;
+};
+
 // The kept pieces, copied from the mapping and joined.
-void copy_pieces(const MappedFile& mapped, FastLeaksInput& input) {
+void copy_pieces(const MappedFile& mapped, KeptStretches& input) {
   std::uint64_t total = 0;
   for (const LeaksScanPiece& piece : input.pieces) {
     input.starts.push_back(total);
@@ -31,7 +40,7 @@ void copy_pieces(const MappedFile& mapped, FastLeaksInput& input) {
 }
 
 // The offset in the file of an offset in the joined bytes.
-std::uint64_t file_offset(const FastLeaksInput& input, std::uint64_t joined) {
+std::uint64_t file_offset(const KeptStretches& input, std::uint64_t joined) {
   const auto after = std::ranges::upper_bound(input.starts, joined);
   if (after == input.starts.begin()) {
     return joined;
@@ -43,7 +52,7 @@ std::uint64_t file_offset(const FastLeaksInput& input, std::uint64_t joined) {
 // Warnings of the second pass, at their offsets in the file.
 class FileOffsets final : public Diagnostics {
  public:
-  FileOffsets(const FastLeaksInput& input, Diagnostics& target) : input_(input), target_(target) {}
+  FileOffsets(const KeptStretches& input, Diagnostics& target) : input_(input), target_(target) {}
 
  protected:
   void report(std::string_view file, std::uint64_t position, std::string_view message) override {
@@ -51,7 +60,7 @@ class FileOffsets final : public Diagnostics {
   }
 
  private:
-  const FastLeaksInput& input_;
+  const KeptStretches& input_;
   Diagnostics& target_;
 };
 
@@ -59,7 +68,7 @@ class FileOffsets final : public Diagnostics {
 // cannot leak (kind Other, no arguments nor backtrace).
 class TrueIndices final : public ForwardingSink {
  public:
-  TrueIndices(const FastLeaksInput& input, TraceSink& next) : ForwardingSink(next), input_(input) {}
+  TrueIndices(const KeptStretches& input, TraceSink& next) : ForwardingSink(next), input_(input) {}
 
   void call(const CallRecord& record) override {
     while (piece_ < input_.pieces.size() && input_.pieces[piece_].call_index == 0) {
@@ -77,19 +86,19 @@ class TrueIndices final : public ForwardingSink {
   }
 
  private:
-  const FastLeaksInput& input_;
+  const KeptStretches& input_;
   std::size_t piece_ = 0;
 };
 
 // The joined bytes, read where they lie.
-std::unique_ptr<InputStream> joined_stream(const FastLeaksInput& input) {
+std::unique_ptr<InputStream> joined_stream(const KeptStretches& input) {
   const std::span<const std::uint8_t> bytes(
       reinterpret_cast<const std::uint8_t*>(input.bytes.data()), input.bytes.size());
   return std::make_unique<InputStream>(bytes, input.name);
 }
 
 // The second pass with nowhere to deliver: whether the packets the scan did not check decode.
-bool decodes(const FastLeaksInput& input) {
+bool decodes(const KeptStretches& input) {
   DiscardingSink nowhere;
   CollectingDiagnostics quiet;
   try {
@@ -100,29 +109,39 @@ bool decodes(const FastLeaksInput& input) {
   return true;
 }
 
+class KeptStretchesRead final : public LeaksScanRead {
+ public:
+  explicit KeptStretchesRead(KeptStretches input) : input_(std::move(input)) {}
+
+  std::vector<Mapping> late_maps() const override { return read_late_maps(*joined_stream(input_)); }
+
+  void read(TraceSink& sink, Diagnostics& diagnostics) const override {
+    TrueIndices indices(input_, sink);
+    FileOffsets offsets(input_, diagnostics);
+    read_sprtrace_binary(*joined_stream(input_), indices, offsets);
+  }
+
+  std::uint64_t end_offset() const override { return input_.file_size; }
+
+ private:
+  KeptStretches input_;
+};
+
 }  // namespace
 
-bool fast_leaks_applies(const ProcessOptions& o) {
-  const char* disabled = std::getenv("RTRACE_NO_FAST_PATH");
-  if (disabled != nullptr && *disabled != '\0' && std::string_view(disabled) != "0") {
-    return false;
-  }
-  return o.leaks && !o.context_mask && !o.resource_mask && !o.include_file && !o.exclude_file &&
-         !o.call_address;
-}
-
-std::optional<FastLeaksInput> prepare_fast_leaks(const InputStream& trace, bool show_progress) {
+std::unique_ptr<LeaksScanRead> scan_sprtrace_binary_leaks(const InputStream& trace,
+                                                          bool show_progress) {
   MappedFile* const mapped = trace.mapping();
   if (mapped == nullptr) {
-    return std::nullopt;  // standard input, a pipe, a compressed file: read the general way
+    return nullptr;  // standard input, a pipe, a compressed file: read the general way
   }
   Progress progress("reading " + trace.name(), mapped->size(), show_progress);
   std::optional<LeaksScan> scan = scan_binary_leaks(*mapped, kMaxKeptBytes, &progress);
   progress.finish();
   if (!scan) {
-    return std::nullopt;
+    return nullptr;
   }
-  FastLeaksInput input;
+  KeptStretches input;
   input.name = trace.name();
   input.pieces = std::move(scan->pieces);
   input.file_size = scan->file_size;
@@ -130,19 +149,9 @@ std::optional<FastLeaksInput> prepare_fast_leaks(const InputStream& trace, bool 
   // Bytes of a file cut short after the scan may have been copied as zeros: asked again, the
   // mapping says so, and the general path reports the truncation.
   if (mapped->readable(0, mapped->size()) < mapped->size() || !decodes(input)) {
-    return std::nullopt;
+    return nullptr;
   }
-  return input;
+  return std::make_unique<KeptStretchesRead>(std::move(input));
 }
 
-std::vector<Mapping> fast_late_maps(const FastLeaksInput& input) {
-  return read_late_maps(*joined_stream(input));
-}
-
-void read_fast_leaks(const FastLeaksInput& input, TraceSink& sink, Diagnostics& diagnostics) {
-  TrueIndices indices(input, sink);
-  FileOffsets offsets(input, diagnostics);
-  read_sprtrace_binary(*joined_stream(input), indices, offsets);
-}
-
-}  // namespace rtrace::cli
+}  // namespace rtrace

@@ -1,5 +1,5 @@
 // A set of resource keys packed into 64 bits each (an id below 2^56, a type from 1 to 255), for
-// the leaks scan's second half (leaks_scan.cpp): the keys whose blocks it released, 8 bytes a
+// the leaks scan's second half (two_halves.h): the keys whose blocks it released, 8 bytes a
 // slot where the live table takes 24, as there is one for every address the half ever freed.
 //
 // Open addressing with linear probing, at most half full, no deletion. Slots are chosen by the
