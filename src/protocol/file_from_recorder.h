@@ -9,11 +9,11 @@
 // recorder: trace_file_passing.h.
 #pragma once
 
-namespace rtrace::tracer::file_from_recorder {
+namespace rtrace::file_from_recorder {
 
 inline constexpr char kAskForFile = '?';
 inline constexpr char kFilePassed = 'F';
 inline constexpr char kNoFile = 'S';
 inline constexpr char kTraceClosed = 'E';
 
-}  // namespace rtrace::tracer::file_from_recorder
+}  // namespace rtrace::file_from_recorder

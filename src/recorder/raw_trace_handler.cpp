@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "pipeline/completeness_check.h"
+#include "protocol/file_from_recorder.h"
 #include "recorder/packet_stream.h"
 #include "recorder/pid_sniffer.h"
 #include "recorder/trace_file_passing.h"
-#include "tracer/output/file_from_recorder.h"
 
 namespace rtrace::recorder {
 namespace {
@@ -72,7 +72,7 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
     return false;
   }
-  if (first != static_cast<std::uint8_t>(tracer::file_from_recorder::kAskForFile)) {
+  if (first != static_cast<std::uint8_t>(file_from_recorder::kAskForFile)) {
     return record_copied(fd, peer_pid, {&first, 1});
   }
   std::optional<OutputStream> out;

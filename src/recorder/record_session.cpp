@@ -9,15 +9,18 @@
 #include <memory>
 #include <stdexcept>
 
+#include "protocol/tracer_environment.h"
 #include "recorder/launcher.h"
 #include "recorder/module_catalog.h"
 #include "recorder/private_socket.h"
 #include "recorder/raw_trace_handler.h"
 #include "recorder/trace_server.h"
-#include "tracer/core/environment.h"
 
 namespace rtrace::recorder {
 namespace {
+
+// What the tracer reads from the environment (the names the recorder sets).
+namespace tracer_env = ::rtrace::tracer_environment;
 
 volatile sig_atomic_t g_target_pid = 0;
 
@@ -80,9 +83,9 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
   std::vector<EnvironmentChange> changes{
       {"LD_PRELOAD",
        preload_value(request.module_directory, request.modules, existing ? existing : ""), false},
-      {"RTRACE_OPTIONS", format_tracer_options(tracer), false},
-      // Unclaimed: the first traced process writes its pid over the zeros (see environment.h).
-      {tracer::kRootPidVariable, std::string(tracer::kRootPidWidth, '0'), false},
+      {tracer_env::kOptionsVariable, format_tracer_options(tracer), false},
+      // Unclaimed: the first traced process writes its pid over the zeros.
+      {tracer_env::kRootPidVariable, std::string(tracer_env::kRootPidWidth, '0'), false},
   };
   // The audit module's other half, loaded by the dynamic linker (audit_module.cpp says why).
   if (!tracer.audit_patterns.empty()) {
@@ -97,9 +100,9 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
     changes.push_back({"LD_BIND_NOW", "1", false});
   }
   if (socket_path != nullptr) {
-    changes.push_back({"RTRACE_SOCKET", *socket_path, false});
+    changes.push_back({tracer_env::kSocketVariable, *socket_path, false});
   } else {
-    changes.push_back({"RTRACE_SOCKET", "", true});
+    changes.push_back({tracer_env::kSocketVariable, "", true});
   }
   return changes;
 }

@@ -11,14 +11,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "protocol/file_from_recorder.h"
 #include "recorder/trace_handler.h"
-#include "tracer/output/file_from_recorder.h"
 
 namespace rtrace::recorder {
 
-using tracer::file_from_recorder::kFilePassed;
-using tracer::file_from_recorder::kNoFile;
-using tracer::file_from_recorder::kTraceClosed;
+using file_from_recorder::kFilePassed;
+using file_from_recorder::kNoFile;
+using file_from_recorder::kTraceClosed;
 
 bool send_trace_file(int connection, int file) {
   char byte = file >= 0 ? kFilePassed : kNoFile;

@@ -1,4 +1,4 @@
-// The recorder's side of file-from-recorder=1 (the exchange: tracer/output/file_from_recorder.h):
+// The recorder's side of file-from-recorder=1 (the exchange: protocol/file_from_recorder.h):
 // the traced process writes the file the recorder made and passed it, so the trace's bytes are
 // copied once (from the tracer's buffers to the file) instead of through the connection and the
 // recorder.

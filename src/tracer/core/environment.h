@@ -6,17 +6,17 @@
 
 #include <sys/types.h>
 
+#include "protocol/tracer_environment.h"
+
 namespace rtrace::tracer {
 
 // The value of `name` in `environ`, null when absent. Never allocates.
 const char* environment_value(const char* name);
 
-// The variable that names the first traced process of a recording. The recorder sets it to a
-// run of zeros (unclaimed, wide enough for any pid) so that the first traced process can write
-// its pid over them in place: the program's own copies of the environment (bash's exported
-// variables) then carry it to every child.
-inline constexpr char kRootPidVariable[] = "RTRACE_ROOT_PID";
-inline constexpr int kRootPidWidth = 20;
+// The variable that names the first traced process of a recording, and its width
+// (protocol/tracer_environment.h).
+using tracer_environment::kRootPidVariable;
+using tracer_environment::kRootPidWidth;
 
 // True when `pid` is the first traced process: it claims the unclaimed variable, or finds its
 // own pid there. Without the variable (the tracer preloaded by hand) the variable is added to

@@ -11,10 +11,10 @@
 #include <climits>
 #include <cstring>
 
+#include "protocol/file_from_recorder.h"
 #include "tracer/core/clock.h"
 #include "tracer/core/decimal.h"
 #include "tracer/output/compact_transcoder.h"
-#include "tracer/output/file_from_recorder.h"
 #include "tracer/output/trace_compressor.h"
 
 namespace rtrace::tracer {

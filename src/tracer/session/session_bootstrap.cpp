@@ -64,7 +64,7 @@ void start_when_modules_ready() {
 }
 
 void read_socket_path() {
-  if (const char* socket_path = environment_value("RTRACE_SOCKET")) {
+  if (const char* socket_path = environment_value(tracer_environment::kSocketVariable)) {
     const std::size_t length = std::strlen(socket_path);
     if (length < sizeof g_session.socket_path) {
       std::memcpy(g_session.socket_path, socket_path, length + 1);
@@ -79,7 +79,7 @@ void read_socket_path() {
 // keeps its pid across exec, so its new image is traced.
 bool initialize() {
   resolve_process_functions();
-  g_session.options = parse_options(environment_value("RTRACE_OPTIONS"));
+  g_session.options = parse_options(environment_value(tracer_environment::kOptionsVariable));
   g_session.pid = ::getpid();
   if (!claim_root_process(g_session.pid) && !g_session.options.follow_forks) {
     g_session.state.store(State::Finished);

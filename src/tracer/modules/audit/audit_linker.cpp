@@ -29,6 +29,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "protocol/tracer_environment.h"
 #include "tracer/api/tracer_api.h"
 #include "tracer/core/options.h"
 #include "tracer/modules/audit/audit_trampolines.h"
@@ -109,7 +110,7 @@ extern "C" {
 
 RTRACE_EXPORT unsigned int la_version(unsigned int version) {
   const rtrace::tracer::TracerOptions options =
-      rtrace::tracer::parse_options(::getenv("RTRACE_OPTIONS"));
+      rtrace::tracer::parse_options(::getenv(rtrace::tracer_environment::kOptionsVariable));
   std::memcpy(g_patterns, options.audit_patterns, sizeof g_patterns);
   rtrace::tracer::set_audit_report(report_call);
   // Version 2 (glibc 2.35) calls la_symbind64 for the bindings made at load time too.
