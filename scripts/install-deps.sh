@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   g++ make cmake ninja-build pkg-config
   libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev libsnappy-dev libbrotli-dev
+  nlohmann-json3-dev
   libdw-dev libelf-dev libunwind-dev
   # keyed hashes of trace content (XXH3 with a random seed)
   libxxhash-dev

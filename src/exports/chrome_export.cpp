@@ -5,14 +5,18 @@
 // says how many calls were left out.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <unordered_map>
 
 #include "exports/allocation_profile.h"
 #include "exports/stack_exports.h"
-#include "io/json_string.h"
+#include "reports/json_layout.h"
 
 namespace rtrace::exporters {
 namespace {
+
+using reports::Json;
+using reports::json_text;
 
 constexpr std::uint64_t kMaxInstantEvents = 100'000;
 constexpr std::size_t kMaxCounterSamples = 1'000;
@@ -39,8 +43,10 @@ class ChromeExport final : public AllocationProfile {
 
   void process(const ProcessInfo& info) override {
     AllocationProfile::process(info);
-    event(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":{}}}}})",
-                      info.pid, json_string(info.name)));
+    event({{"name", "process_name"},
+           {"ph", "M"},
+           {"pid", info.pid},
+           {"args", {{"name", json_text(info.name)}}}});
   }
 
   void resource_type(const ResourceType& type) override {
@@ -58,42 +64,60 @@ class ChromeExport final : public AllocationProfile {
     ++instant_events_;
     const std::uint32_t pid = call.pid != 0 ? call.pid : this->pid();
     const auto type = type_names_.find(effective_resource_type(call.resource_type));
-    event(fmt::format(
-        R"({{"name":{},"cat":{},"ph":"i","s":"t","ts":{},"pid":{},"tid":{},"args":{{"index":{},"kind":"{}","id":"{:#x}","size":{}}}}})",
-        json_string(record.function),
-        json_string(type == type_names_.end() ? std::string_view("calls") : type->second),
-        micros(clock(call)), pid, call.thread != 0 ? call.thread : pid, call.index,
-        kind_name(call.kind), call.resource_id, call.size));
+    event({{"name", json_text(record.function)},
+           {"cat", json_text(type == type_names_.end() ? std::string_view("calls") : type->second)},
+           {"ph", "i"},
+           {"s", "t"},
+           {"ts", micros(clock(call))},
+           {"pid", pid},
+           {"tid", call.thread != 0 ? call.thread : pid},
+           {"args",
+            {{"index", call.index},
+             {"kind", kind_name(call.kind)},
+             {"id", fmt::format("{:#x}", call.resource_id)},
+             {"size", call.size}}}});
   }
 
   void finish() override {
     settle();
     for (const TypeProfile* type : types()) {
       for (const TimelinePoint& point : spread(type->timeline.points(), kMaxCounterSamples)) {
-        event(fmt::format(R"({{"name":{},"ph":"C","ts":{},"pid":{},"args":{{"live":{}}}}})",
-                          json_string("live " + type->type.type), micros(point.time_ns), pid(),
-                          point.value));
+        event({{"name", json_text("live " + type->type.type)},
+               {"ph", "C"},
+               {"ts", micros(point.time_ns)},
+               {"pid", pid()},
+               {"args", {{"live", point.value}}}});
       }
     }
-    out_.buffer() += fmt::format(
-        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"producer\":\"rtrace export chrome\","
-        "\"instant_events\":{},\"calls_left_out\":{},\"max_instant_events\":{}}}}}\n",
-        instant_events_, dropped_events_, kMaxInstantEvents);
+    const Json other{{"producer", "rtrace export chrome"},
+                     {"instant_events", instant_events_},
+                     {"calls_left_out", dropped_events_},
+                     {"max_instant_events", kMaxInstantEvents}};
+    // The events were written as they came: the document's end closes their array.
+    out_.buffer() += R"(
+],"displayTimeUnit":"ms","otherData":)" +
+                     other.dump() + "}\n";
     out_.flush();
   }
 
  private:
-  // Microseconds since the first timestamp, the unit of "ts".
-  std::string micros(std::uint64_t time_ns) const {
+  // Microseconds since the first timestamp, the unit of "ts", to the nanosecond: the number a
+  // JSON reader makes of "MICROS.NNN" (the decimal text parsed, not a quotient of doubles, which
+  // may round differently).
+  double micros(std::uint64_t time_ns) const {
     const std::uint64_t since = time_ns == 0 ? 0 : time_ns - first_time_ns();
-    return fmt::format("{}.{:03}", since / 1000, since % 1000);
+    const std::string text = fmt::format("{}.{:03}", since / 1000, since % 1000);
+    double value = 0;
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    return value;
   }
 
-  void event(const std::string& json) {
+  // One event a line, in the order they come.
+  void event(const Json& json) {
     if (events_++ > 0) {
       out_.buffer() += ",\n";
     }
-    out_.buffer() += json;
+    out_.buffer() += json.dump();
     out_.maybe_flush();
   }
 

@@ -1,17 +1,24 @@
 #include "exports/html_profile.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <iterator>
 #include <unordered_map>
 #include <vector>
 
-#include "io/json_string.h"
+#include "reports/json_layout.h"
 
 namespace rtrace::exporters {
 namespace {
+
+using reports::json_text;
+using reports::JsonWriter;
+
+// Writes `values` separated by commas (the caller writes the brackets).
+template <typename... Values>
+void write_numbers(JsonWriter& writer, bool first, Values... values) {
+  ((writer.punctuation(first ? "" : ","), writer.value(values), first = false), ...);
+}
 
 constexpr std::array kWeights{Weight::Allocated, Weight::Leaked, Weight::Peak, Weight::Count};
 using Weights = std::array<std::uint64_t, kWeights.size()>;
@@ -44,12 +51,13 @@ class NameTable {
     }
     return found->second;
   }
-  std::string json() const {
-    std::string out = "[";
+  void write(JsonWriter& writer) const {
+    writer.punctuation("[");
     for (std::size_t i = 0; i < names_.size(); ++i) {
-      out += (i == 0 ? "" : ",") + json_string(names_[i]);
+      writer.punctuation(i == 0 ? "" : ",");
+      writer.value(json_text(names_[i]));
     }
-    return out + "]";
+    writer.punctuation("]");
   }
 
  private:
@@ -82,22 +90,22 @@ class WeightedTree {
   }
 
   // depth, name, weights... per node, depth first (iterative: stacks may be deep).
-  std::string nodes_json() const {
-    std::string out = "[";
+  void write_nodes(JsonWriter& writer) const {
+    writer.punctuation("[");
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pending{{0, 0}};  // node, depth
     bool first = true;
     while (!pending.empty()) {
       const auto [index, depth] = pending.back();
       pending.pop_back();
       const Node& node = nodes_[index];
-      fmt::format_to(std::back_inserter(out), "{}{},{},{},{},{},{}", first ? "" : ",", depth,
-                     node.name, node.weights[0], node.weights[1], node.weights[2], node.weights[3]);
+      write_numbers(writer, first, depth, node.name, node.weights[0], node.weights[1],
+                    node.weights[2], node.weights[3]);
       first = false;
       for (auto child = node.children.rbegin(); child != node.children.rend(); ++child) {
         pending.emplace_back(*child, depth + 1);
       }
     }
-    return out + "]";
+    writer.punctuation("]");
   }
 
  private:
@@ -120,33 +128,45 @@ class WeightedTree {
 
 }  // namespace
 
-std::string HtmlProfile::timelines_json() const {
-  std::string out = "[";
+void HtmlProfile::append_timelines_json(std::string& out) const {
+  const auto relative = [&](std::uint64_t time_ns) {
+    return time_ns >= first_time_ns() ? time_ns - first_time_ns() : 0;
+  };
+  JsonWriter writer(out);
+  writer.punctuation("[");
   bool first_type = true;
   for (const TypeProfile* type : types()) {
     if (type->allocations == 0) {
       continue;
     }
-    const auto relative = [&](std::uint64_t time_ns) {
-      return time_ns >= first_time_ns() ? time_ns - first_time_ns() : 0;
-    };
-    std::string points;
-    for (const TimelinePoint& p : timeline_with_peak(*type)) {
-      fmt::format_to(std::back_inserter(points), "{}{},{},{},{}", points.empty() ? "" : ",",
-                     relative(p.time_ns), p.index, p.value, p.blocks);
-    }
-    fmt::format_to(std::back_inserter(out), R"({}{{"type":{},"peak":[{},{},{},{}],"points":[{}]}})",
-                   first_type ? "" : ",", json_string(type->type.type),
-                   relative(type->peak_time_ns), type->peak_index, type->peak_bytes,
-                   type->peak_blocks, points);
+    writer.punctuation(first_type ? "{" : ",{");
     first_type = false;
+    writer.key("type");
+    writer.value(json_text(type->type.type));
+    writer.punctuation(",");
+    writer.key("peak");
+    writer.punctuation("[");
+    write_numbers(writer, true, relative(type->peak_time_ns), type->peak_index, type->peak_bytes,
+                  type->peak_blocks);
+    writer.punctuation("],");
+    writer.key("points");
+    writer.punctuation("[");
+    bool first = true;
+    for (const TimelinePoint& p : timeline_with_peak(*type)) {
+      write_numbers(writer, first, relative(p.time_ns), p.index, p.value, p.blocks);
+      first = false;
+    }
+    writer.punctuation("]}");
   }
-  return out + "]";
+  writer.punctuation("]");
 }
 
-std::string HtmlProfile::flame_json() const {
+void HtmlProfile::append_flame_json(std::string& out) const {
+  // The trees are written first (apart), as they name their frames; the names then go before
+  // them.
   NameTable names;
   std::string trees;
+  JsonWriter trees_writer(trees);
   for (const TypeProfile* type : types()) {
     if (type->allocations == 0) {
       continue;
@@ -161,10 +181,23 @@ std::string HtmlProfile::flame_json() const {
         tree.add(stack_names(site), weights);
       }
     }
-    fmt::format_to(std::back_inserter(trees), R"({}{{"type":{},"nodes":{}}})",
-                   trees.empty() ? "" : ",", json_string(type->type.type), tree.nodes_json());
+    trees_writer.punctuation(trees.empty() ? "{" : ",{");
+    trees_writer.key("type");
+    trees_writer.value(json_text(type->type.type));
+    trees_writer.punctuation(",");
+    trees_writer.key("nodes");
+    tree.write_nodes(trees_writer);
+    trees_writer.punctuation("}");
   }
-  return fmt::format(R"({{"names":{},"trees":[{}]}})", names.json(), trees);
+  JsonWriter writer(out);
+  writer.punctuation("{");
+  writer.key("names");
+  names.write(writer);
+  writer.punctuation(",");
+  writer.key("trees");
+  writer.punctuation("[");
+  writer.punctuation(trees);
+  writer.punctuation("]}");
 }
 
 }  // namespace rtrace::exporters

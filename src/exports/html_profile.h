@@ -21,15 +21,16 @@ class HtmlProfile final : public AllocationProfile {
 
   void finish() override { settle(); }
 
-  // Valid after finish(); one entry per resource type that allocated anything.
+  // Valid after finish(); one entry per resource type that allocated anything. Each appends
+  // compact JSON to `out` (a page of a large trace holds millions of numbers: no copies).
   // A JSON array of {"type", "peak": [time_ns, call, bytes, blocks],
   // "points": [time_ns, call, bytes, blocks, time_ns, ...]}, times relative to the first
   // timestamp of the trace (all 0 when it has none).
-  std::string timelines_json() const;
+  void append_timelines_json(std::string& out) const;
   // A JSON object {"names": [...], "trees": [{"type", "nodes": [depth, name, allocated, leaked,
   // peak, count, depth, ...]}]}: each tree's nodes in depth-first order from its root ("all",
   // depth 0), `name` an index into "names", the weights in the order of the Weight enumeration.
-  std::string flame_json() const;
+  void append_flame_json(std::string& out) const;
 };
 
 }  // namespace rtrace::exporters

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exports/html_tables.h"
+#include "reports/json_layout.h"
 #include "rtrace/version.h"
 
 namespace rtrace::exporters {
@@ -30,10 +31,14 @@ std::string script_safe(const std::string& json) {
 }  // namespace
 
 std::string render_html_report(const HtmlReportInput& input) {
-  const std::string json =
-      fmt::format("{{\"generator\":\"{}\",{},\n\"timelines\":{},\n\"flame\":{}}}", kOrigin,
-                  report_tables_json(input.data, input.diff, input.top),
-                  input.profile.timelines_json(), input.profile.flame_json());
+  // One member a line; the timelines and the flame graph, most of the page's data, compact.
+  std::string json = R"({"generator":)" + reports::Json(kOrigin).dump() + ",";
+  json += report_tables_json(input.data, input.diff, input.top);
+  json += ",\n\"timelines\":";
+  input.profile.append_timelines_json(json);
+  json += ",\n\"flame\":";
+  input.profile.append_flame_json(json);
+  json += '}';
   const std::string title =
       fmt::format("rtrace report: {}", input.data.process.empty() ? "trace" : input.data.process);
   std::string page = fmt::format(

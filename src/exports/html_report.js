@@ -735,6 +735,17 @@ function diffSection(diff) {
     totals, sites);
 }
 
+// ---- Sections without code of their own ----------------------------------------------------
+
+// A section of the report's table (reports/section_table.h) that gives the page a table to draw:
+// columns as [kind, heading], rows as values in the order of the columns.
+function tableSection(table) {
+  const columns = table.columns.map(([kind, heading], index) =>
+    [kind, heading, (row) => row[index]]);
+  return section(table.id, table.title, element("p", { class: "note", text: table.note }),
+    sortableTable(columns, table.rows, "section-table"));
+}
+
 // ---- The page ------------------------------------------------------------------------------
 
 function applyFragment(graph) {
@@ -793,6 +804,9 @@ function main() {
   }
   if (data.diff !== null) {
     sections.push(diffSection(data.diff));
+  }
+  for (const table of data.sections) {
+    sections.push(tableSection(table));
   }
   const title = "rtrace report: " + (data.process || "trace") +
     (data.pid ? " (pid " + data.pid + ")" : "");

@@ -10,9 +10,11 @@
 
 namespace rtrace::exporters {
 
-// JSON object members (no braces): "process", "pid", "calls", "types" (totals, peak and size
-// histogram of each), "suppressed", "leaks", "hot", "temporary", "peak" (what was alive at each
-// type's peak) with at most `top` sites each, and "diff" (null without `diff`).
+// JSON object members (no braces), one line per member, as the sections of the report's table
+// (reports/section_table.h) give them: "process", "pid", "calls", "types" (totals, peak and size
+// histogram of each), "peak" (what was alive at each type's peak), "suppressed", "leaks", "hot",
+// "temporary" with at most `top` sites each, "pagemap" and "diff" (null without them), and
+// "sections": the tables of the sections the page has no code of its own for.
 std::string report_tables_json(const reports::ReportData& data, const reports::ReportDiff* diff,
                                std::size_t top);
 

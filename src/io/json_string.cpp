@@ -5,10 +5,7 @@
 #include <cstdint>
 
 namespace rtrace {
-namespace {
 
-// The length of the valid UTF-8 sequence that starts `text`, or 0 when it does not start one
-// (stray continuation byte, overlong form, surrogate, beyond U+10FFFF, cut short).
 std::size_t utf8_sequence_length(std::string_view text) {
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[i]); };
   const std::uint8_t lead = byte(0);
@@ -36,8 +33,6 @@ std::size_t utf8_sequence_length(std::string_view text) {
   const bool surrogate = code >= 0xd800 && code <= 0xdfff;
   return code < lowest || surrogate || code > 0x10ffff ? 0 : length;
 }
-
-}  // namespace
 
 std::string json_string(std::string_view text) {
   std::string out = "\"";

@@ -13,7 +13,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "io/json_string.h"
 #include "protocol/pagemap_layout.h"
 #include "reports/human_units.h"
 
@@ -366,22 +365,28 @@ std::string render_pagemap_text(const PagemapSummary& summary) {
   return out;
 }
 
-std::string render_pagemap_json(const PagemapSummary& summary) {
-  std::string mappings;
+Json render_pagemap_json(const PagemapSummary& summary) {
+  Json mappings = Json::array();
   for (const PagemapMapping& m : summary.mappings) {
-    fmt::format_to(std::back_inserter(mappings),
-                   R"({}{{"start": {}, "end": {}, "mode": {}, "path": {}, "pages": {}, )"
-                   R"("resident": {}, "all_zero": {}}})",
-                   mappings.empty() ? "" : ", ", m.start, m.end, json_string(m.permissions),
-                   json_string(m.path), m.pages, m.resident,
-                   m.zero ? std::to_string(*m.zero) : "null");
+    Json mapping;
+    mapping["start"] = m.start;
+    mapping["end"] = m.end;
+    mapping["mode"] = json_text(m.permissions);
+    mapping["path"] = json_text(m.path);
+    mapping["pages"] = m.pages;
+    mapping["resident"] = m.resident;
+    mapping["all_zero"] = m.zero ? Json(*m.zero) : Json(nullptr);
+    mappings.push_back(std::move(mapping));
   }
-  std::string problems;
+  Json problems = Json::array();
   for (const std::string& problem : summary.problems) {
-    problems += (problems.empty() ? "" : ", ") + json_string(problem);
+    problems.push_back(json_text(problem));
   }
-  return fmt::format(R"({{"page_size": {}, "mappings": [{}], "problems": [{}]}})",
-                     summary.page_size, mappings, problems);
+  Json pagemap;
+  pagemap["page_size"] = summary.page_size;
+  pagemap["mappings"] = std::move(mappings);
+  pagemap["problems"] = std::move(problems);
+  return pagemap;
 }
 
 }  // namespace rtrace::reports

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "reports/json_layout.h"
 
 namespace rtrace::reports {
 
@@ -45,6 +46,6 @@ std::filesystem::path attachment_directory(const std::string& trace_path);
 // The text section ("PAGES ...").
 std::string render_pagemap_text(const PagemapSummary& summary);
 // The JSON value of `rtrace report --json`'s "pagemap" key.
-std::string render_pagemap_json(const PagemapSummary& summary);
+Json render_pagemap_json(const PagemapSummary& summary);
 
 }  // namespace rtrace::reports

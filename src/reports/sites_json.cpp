@@ -1,54 +1,43 @@
 #include "reports/sites_json.h"
 
-#include <fmt/format.h>
-
-#include <iterator>
-
 #include "filters/live_resources.h"
-#include "io/json_string.h"
 #include "reports/allocation_sites.h"
+#include "reports/sections/site_lists.h"
 
 namespace rtrace::reports {
 namespace {
 
-std::string amounts_json(const SiteAmounts& a) {
-  return fmt::format(
-      R"("allocations": {}, "bytes_allocated": {}, "peak_bytes": {}, "leaked_blocks": {}, )"
-      R"("leaked_bytes": {})",
-      a.allocations, a.bytes_allocated, a.peak_bytes, a.leaked_blocks, a.leaked_bytes);
+void add_amounts(Json& object, const SiteAmounts& a) {
+  object["allocations"] = a.allocations;
+  object["bytes_allocated"] = a.bytes_allocated;
+  object["peak_bytes"] = a.peak_bytes;
+  object["leaked_blocks"] = a.leaked_blocks;
+  object["leaked_bytes"] = a.leaked_bytes;
 }
 
-std::string frame_json(const LogicalFrame& frame, const RenderOptions& options) {
-  return fmt::format(R"("frame": {}, "inlined": {})", json_string(shown_name(frame.label, options)),
-                     frame.inlined ? "true" : "false");
+void add_frame(Json& object, const LogicalFrame& frame, const RenderOptions& options) {
+  object["frame"] = json_text(shown_name(frame.label, options));
+  object["inlined"] = frame.inlined;
 }
 
 // Every caller, as the text shows them but without the --top cut: scripts filter themselves.
-std::string callers_json(const std::vector<CallerNode>& callers, const RenderOptions& options) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < callers.size(); ++i) {
-    const CallerNode& c = callers[i];
-    fmt::format_to(std::back_inserter(out), R"({}{{{}, {}, "callers": {}}})", i == 0 ? "" : ", ",
-                   frame_json(*c.frame, options), amounts_json(c.amounts),
-                   callers_json(c.callers, options));
+Json callers_json(const std::vector<CallerNode>& callers, const RenderOptions& options) {
+  Json list = Json::array();
+  for (const CallerNode& c : callers) {
+    Json caller;
+    add_frame(caller, *c.frame, options);
+    add_amounts(caller, c.amounts);
+    caller["callers"] = callers_json(c.callers, options);
+    list.push_back(std::move(caller));
   }
-  return out + "]";
-}
-
-std::string frames_json(const FrameNames& frames, const RenderOptions& options) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + json_string(shown_name(frames[i], options));
-  }
-  return out + "]";
+  return list;
 }
 
 }  // namespace
 
-std::string allocation_sites_json(const ReportData& data, const RenderOptions& options) {
+Json allocation_sites_json(const ReportData& data, const RenderOptions& options) {
   const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers, options.top);
-  std::string out = "[";
-  std::size_t shown = 0;
+  Json list = Json::array();
   for (const TypeTotals& t : data.types) {
     // Per type, the first --top sites, as the text report lists them.
     std::size_t of_type = 0;
@@ -59,40 +48,43 @@ std::string allocation_sites_json(const ReportData& data, const RenderOptions& o
       if (of_type++ == options.top) {
         break;
       }
-      fmt::format_to(std::back_inserter(out), R"({}{{"type": {}, {}, {}, "callers": {}}})",
-                     shown++ == 0 ? "\n    " : ",\n    ", json_string(t.type.type),
-                     frame_json(site.frame, options), amounts_json(site.amounts),
-                     callers_json(site.callers, options));
+      Json entry;
+      entry["type"] = json_text(t.type.type);
+      add_frame(entry, site.frame, options);
+      add_amounts(entry, site.amounts);
+      entry["callers"] = callers_json(site.callers, options);
+      list.push_back(std::move(entry));
     }
   }
-  return out + (shown == 0 ? "]" : "\n  ]");
+  return list;
 }
 
-std::string mismatched_releases_json(const ReportData& data, const RenderOptions& options) {
-  std::string out = "[";
+Json mismatched_releases_json(const ReportData& data, const RenderOptions& options) {
+  Json list = Json::array();
   const std::size_t shown = std::min(options.top, data.mismatched_releases.size());
   for (std::size_t i = 0; i < shown; ++i) {
     const MismatchedRelease& m = data.mismatched_releases[i];
-    fmt::format_to(std::back_inserter(out),
-                   R"({}{{"allocated_by": {}, "released_by": {}, "blocks": {}, "bytes": {}, )"
-                   R"("backtrace": {}, "release_backtrace": {}}})",
-                   i == 0 ? "" : ", ", json_string(m.allocated_by), json_string(m.released_by),
-                   m.blocks, m.bytes, frames_json(data.sites[m.site].frame_names, options),
-                   frames_json(m.release_frame_names, options));
+    Json entry;
+    entry["allocated_by"] = json_text(m.allocated_by);
+    entry["released_by"] = json_text(m.released_by);
+    entry["blocks"] = m.blocks;
+    entry["bytes"] = m.bytes;
+    entry["backtrace"] = frames_json(data.sites[m.site].frame_names, options);
+    entry["release_backtrace"] = frames_json(m.release_frame_names, options);
+    list.push_back(std::move(entry));
   }
-  return out + "]";
+  return list;
 }
 
-std::string heap_json(const ReportData& data) {
+Json heap_json(const ReportData& data) {
   if (!data.heap) {
-    return "null";
+    return nullptr;
   }
   const HeapInfo& h = *data.heap;
-  return fmt::format(
-      R"({{"arena": {}, "ordblks": {}, "smblks": {}, "hblks": {}, "hblkhd": {}, "usmblks": {}, )"
-      R"("fsmblks": {}, "uordblks": {}, "fordblks": {}, "keepcost": {}}})",
-      h.arena, h.ordblks, h.smblks, h.hblks, h.hblkhd, h.usmblks, h.fsmblks, h.uordblks, h.fordblks,
-      h.keepcost);
+  return {{"arena", h.arena},      {"ordblks", h.ordblks},   {"smblks", h.smblks},
+          {"hblks", h.hblks},      {"hblkhd", h.hblkhd},     {"usmblks", h.usmblks},
+          {"fsmblks", h.fsmblks},  {"uordblks", h.uordblks}, {"fordblks", h.fordblks},
+          {"keepcost", h.keepcost}};
 }
 
 }  // namespace rtrace::reports

@@ -2,16 +2,15 @@
 // "allocation_sites" (each site with its tree of callers), "mismatched_releases" and "heap".
 #pragma once
 
-#include <string>
-
+#include "reports/json_layout.h"
 #include "reports/report_data.h"
 #include "reports/report_sections.h"
 
 namespace rtrace::reports {
 
-std::string allocation_sites_json(const ReportData& data, const RenderOptions& options);
-std::string mismatched_releases_json(const ReportData& data, const RenderOptions& options);
+Json allocation_sites_json(const ReportData& data, const RenderOptions& options);
+Json mismatched_releases_json(const ReportData& data, const RenderOptions& options);
 // null when the trace has no heap statistics.
-std::string heap_json(const ReportData& data);
+Json heap_json(const ReportData& data);
 
 }  // namespace rtrace::reports

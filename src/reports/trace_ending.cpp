@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstring>
 
-#include "io/json_string.h"
 #include "model/command_line.h"
 #include "pipeline/completeness_check.h"
 
@@ -36,32 +36,48 @@ std::string_view leak_wording(const ReportData& data) {
   return ended_by_toggle(data) ? "alive when tracing stopped" : "leaked";
 }
 
-std::string trace_ending_json(const ReportData& data) {
-  std::string arguments = "null";
+namespace {
+
+// Seconds to the microsecond, as the number a JSON reader makes of "SECONDS.MICROS" (the
+// decimal text parsed, not a sum of doubles, which may round differently).
+double seconds_json(const TimeOfDay& time) {
+  const std::string text = fmt::format("{}.{:06}", time.seconds, time.microseconds);
+  double seconds = 0;
+  std::from_chars(text.data(), text.data() + text.size(), seconds);
+  return seconds;
+}
+
+}  // namespace
+
+Json trace_ending_json(const ReportData& data) {
+  Json members;
+  members["command_line"] = nullptr;
+  members["command_line_shell"] = nullptr;
   if (data.command_line) {
-    arguments = "[";
+    Json arguments = Json::array();
     for (const std::string& argument : data.command_line->arguments) {
-      arguments += (arguments.size() > 1 ? ", " : "") + json_string(argument);
+      arguments.push_back(json_text(argument));
     }
-    arguments += "]";
+    members["command_line"] = std::move(arguments);
+    members["command_line_shell"] = json_text(quote_command_line(data.command_line->arguments));
   }
-  std::string end = "null";
+  members["command_line_cut"] = data.command_line && data.command_line->cut;
+  members["trace_end"] = nullptr;
   if (data.end) {
     const TraceEnd& e = *data.end;
-    end = fmt::format(R"({{"reason": {}, "signal": {}, "description": {}, "time": {}.{:06}, )"
-                      R"("peak_rss_bytes": {}, "rss_bytes": {}}})",
-                      json_string(end_reason_name(e.reason)), e.signal,
-                      json_string(end_description(e)), e.time.seconds, e.time.microseconds,
-                      e.peak_rss_bytes, e.rss_bytes);
+    Json end;
+    end["reason"] = json_text(end_reason_name(e.reason));
+    end["signal"] = e.signal;
+    end["description"] = json_text(end_description(e));
+    end["time"] = seconds_json(e.time);
+    end["peak_rss_bytes"] = e.peak_rss_bytes;
+    end["rss_bytes"] = e.rss_bytes;
+    members["trace_end"] = std::move(end);
   }
-  return fmt::format(
-      R"("command_line": {}, "command_line_shell": {}, "command_line_cut": {}, )"
-      R"("trace_end": {}, "incomplete": {}, "incomplete_message": {}, "leaks_are": {})",
-      arguments,
-      data.command_line ? json_string(quote_command_line(data.command_line->arguments)) : "null",
-      data.command_line && data.command_line->cut ? "true" : "false", end,
-      data.incomplete ? "true" : "false", data.incomplete ? json_string(kIncompleteTrace) : "null",
-      json_string(leak_wording(data)));
+  members["incomplete"] = data.incomplete;
+  members["incomplete_message"] = data.incomplete ? json_text(kIncompleteTrace) : Json(nullptr);
+  members["leaks_are"] = json_text(leak_wording(data));
+  return members;
 }
 
 }  // namespace rtrace::reports

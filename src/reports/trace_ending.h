@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "reports/json_layout.h"
 #include "reports/report_data.h"
 
 namespace rtrace::reports {
@@ -18,9 +19,10 @@ bool ended_by_toggle(const ReportData& data);
 // "leaked", or "alive when tracing stopped" for a trace ended by toggling.
 std::string_view leak_wording(const ReportData& data);
 
-// The JSON members `"command_line": [...] | null, "command_line_cut": bool,
-// "trace_end": {...} | null, "incomplete": bool, "incomplete_message": "..." | null,
-// "leaks_are": "leaked" | "alive when tracing stopped"` (no braces), for --json and --html.
-std::string trace_ending_json(const ReportData& data);
+// An object of the members `"command_line": [...] | null, "command_line_shell": "..." | null,
+// "command_line_cut": bool, "trace_end": {...} | null, "incomplete": bool,
+// "incomplete_message": "..." | null, "leaks_are": "leaked" | "alive when tracing stopped"`,
+// for --json and --html.
+Json trace_ending_json(const ReportData& data);
 
 }  // namespace rtrace::reports
