@@ -8,6 +8,8 @@ packages=(
   g++ make cmake ninja-build pkg-config
   libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev libsnappy-dev libbrotli-dev
   libdw-dev libelf-dev libunwind-dev
+  # the compiler cache of every build folder (Makefile, scripts/ccache-launcher.sh)
+  ccache
   # keyed hashes of trace content (XXH3 with a random seed)
   libxxhash-dev
   libgtest-dev libgmock-dev
