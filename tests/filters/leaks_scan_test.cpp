@@ -30,6 +30,7 @@
 #include "io/mapped_file.h"
 #include "io/memory_source.h"
 #include "io/progress.h"
+#include "support/sweep.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -362,15 +363,19 @@ TEST(LeaksScanSplit, EveryCutGivesTheOneThreadScan) {
     if (!more_processes) {
       EXPECT_EQ(scan_survivors(trace), general_survivors(trace));
     }
+    const auto packets = packet_types(bytes);
+    std::vector<std::size_t> starts;  // a sample still looks for the cut from every packet
+    for (const auto& packet : packets) {
+      starts.push_back(packet.first);
+    }
     std::set<std::uint64_t> cuts;
-    for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
+    for (const std::uint64_t from : test::sweep(0, bytes.size() + 1, starts)) {
       const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << more_processes << " " << from;
       if (split->second_half != 0) {
         cuts.insert(split->second_half);
       }
     }
-    const auto packets = packet_types(bytes);
     std::uint64_t last_process = 0;
     for (const auto& [offset, type] : packets) {
       if (type == static_cast<std::uint32_t>(sprtrace::PacketType::ProcessInfo)) {
@@ -429,7 +434,7 @@ TEST(LeaksScanSplit, OneCallFilesGiveTheOneThreadScan) {
     ASSERT_EQ(packets.back().second,
               static_cast<std::uint32_t>(sprtrace::PacketType::FunctionCall));
     const std::uint64_t call = packets.back().first;
-    for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
+    for (const std::uint64_t from : test::sweep(0, bytes.size() + 1, {call})) {
       const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << from;
       EXPECT_EQ(split->second_half, from <= call ? call : 0) << from;
