@@ -86,7 +86,7 @@ std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::
 
 std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
                                const std::string& options) {
-  const auto path = dir / name;
+  auto path = dir / name;
   const auto r = run_command((test::build_dir() / "bin" / "rtrace-gen-trace").string() + " " +
                              options + " -o '" + path.string() + "'");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -365,6 +365,7 @@ TEST(LeaksScanSplit, EveryCutGivesTheOneThreadScan) {
     }
     const auto packets = packet_types(bytes);
     std::vector<std::size_t> starts;  // a sample still looks for the cut from every packet
+    starts.reserve(packets.size());
     for (const auto& packet : packets) {
       starts.push_back(packet.first);
     }
