@@ -117,9 +117,9 @@ check-sanitize: deps
 	$(MAKE) check-tsan
 
 # TSan cannot share a process with ASan: its own build, of the multi-threaded code's tests only.
-# Each test in its own process, JOBS at once (by the programs' labels, tests/CMakeLists.txt): one
-# program after the other the four took 316 s in CI; so 268 s, 257 of them one test
-# (TracerRecordMerge.CompactCallsOfManyThreadsComeOutInTicketOrderWithTheirThreads).
+# Each test in its own process, JOBS at once (by the programs' labels, tests/CMakeLists.txt), so
+# that the slowest tests of the four programs run side by side rather than one program after the
+# other. The exhaustive tests run their sample here (the full sweeps are `make check-slow`'s).
 check-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja $(LAUNCHER) -DRTRACE_TSAN=ON -DRTRACE_BUILD_BENCH=OFF \
 	      $(SANITIZE_FLAGS)
