@@ -8,11 +8,18 @@
 # -O1 -g1 (after the build type's -O2 -g, so they win): -O1 is the level ASan's documentation
 # recommends, and -g1 keeps what a sanitizer's report shows (functions, files and lines) without
 # the types and variables. This build exists to run the tests, not to be fast or debugged itself;
-# its compilations take half the CPU (user + system, ASan+UBSan, GCC 12: record_command.cpp
-# 58 s at -O2 -g, 38 at -O1 -g, 29 at -O1 -g1; tracer_test.cpp 84, 57, 42). Programs the tests
-# trace and resolve keep the build type's flags (they are not instrumented, see below).
+# its compilations take half the CPU they take at -O2 -g. Programs the tests trace and resolve
+# keep the build type's flags (they are not instrumented, see below). `make check-sanitize`
+# builds it with clang, whose libFuzzer instrumentation lets the fuzz targets share it.
 set(RTRACE_SANITIZER_OPTIONS -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all
                              -fno-omit-frame-pointer)
+# With the fuzz targets (RTRACE_BUILD_FUZZERS, clang) every instrumented object also carries
+# libFuzzer's coverage instrumentation (-fsanitize=fuzzer-no-link): the fuzz targets link the same
+# libraries as the tests, and only they link libFuzzer itself (-fsanitize=fuzzer, fuzz/). The
+# tests link as before: the sanitizer runtime answers the coverage callbacks.
+if(RTRACE_BUILD_FUZZERS)
+  list(APPEND RTRACE_SANITIZER_OPTIONS -fsanitize=fuzzer-no-link)
+endif()
 # GCC 12's flow analysis under -fsanitize=address reports uninitialized values where there are
 # none (std::function inside <regex>: "may be used uninitialized"), and -Werror made the
 # sanitizer build stop there. The ordinary build keeps the warning.

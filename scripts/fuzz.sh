@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make fuzz: builds the libFuzzer targets with clang (ASan+UBSan) in BUILD (default build-fuzz)
+# make fuzz: builds the libFuzzer targets with clang (ASan+UBSan) in BUILD (default build-fuzz;
+# a build folder already configured with them, such as `make check-sanitize`'s, is used as it is)
 # and runs each for FUZZ_SECONDS (default 60) from a seed corpus made of the fixtures and the
 # regression inputs. Every input that crashes, hangs or trips a sanitizer is kept under
 # BUILD/fuzz-findings/<target>/ and makes the script fail; add it to tests/fuzz-regressions/ with
@@ -33,9 +34,14 @@ fi
 fixtures=${RTRACE_FIXTURES:-$root/../shared/fixtures}
 
 if [[ ! -f "$build/build.ninja" ]]; then
-  CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRTRACE_BUILD_FUZZERS=ON \
-    -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
+  launcher=()
+  if command -v ccache > /dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER="$root/scripts/ccache-launcher.sh"
+              -DCMAKE_CXX_COMPILER_LAUNCHER="$root/scripts/ccache-launcher.sh")
+  fi
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-14 \
+    -DCMAKE_CXX_COMPILER=clang++-14 "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRTRACE_BUILD_FUZZERS=ON -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
 fi
 cmake --build "$build" -j "$(nproc)" --target rtrace_fuzzers
 

@@ -9,6 +9,8 @@ packages=(
   libfmt-dev libcli11-dev zlib1g-dev libzstd-dev libpugixml-dev libsnappy-dev libbrotli-dev
   nlohmann-json3-dev
   libdw-dev libelf-dev libunwind-dev
+  # the compiler cache of every build folder (Makefile, scripts/ccache-launcher.sh)
+  ccache
   # keyed hashes of trace content (XXH3 with a random seed)
   libxxhash-dev
   libgtest-dev libgmock-dev

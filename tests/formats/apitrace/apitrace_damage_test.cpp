@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apitrace_test_support.h"
+#include "support/sweep.h"
 #include "trace_encoder.h"
 
 namespace rtrace::apitrace::test {
@@ -53,7 +54,8 @@ const std::string kHeaderLine = "// process.name = \"damage\"\n";
 TEST(ApitraceDamage, StreamCutAnywhereKeepsEveryCallCompletedBeforeTheCut) {
   const Sample s = sample();
   const std::size_t header_end = s.stream.find('\0', 2) + 1;  // after the empty property name
-  for (std::size_t cut = header_end + 1; cut < s.stream.size(); ++cut) {
+  for (const std::size_t cut :
+       rtrace::test::sweep(header_end + 1, s.stream.size(), s.complete_at)) {
     const DumpResult r = dump_bytes(snappy_container(s.stream.substr(0, cut)));
     std::string expected = kHeaderLine;
     std::size_t completed = 0;
@@ -87,7 +89,7 @@ TEST(ApitraceDamage, FileCutAnywhereNeverLosesWhatDecompressed) {
   }
   ASSERT_EQ(whole.text, all);
   std::size_t previous_calls = 0;
-  for (std::size_t cut = 0; cut < file.size(); ++cut) {
+  for (const std::size_t cut : rtrace::test::sweep(0, file.size())) {
     const DumpResult r = dump_bytes(file.substr(0, cut));
     if (cut < 8) {
       EXPECT_NE(r.error, "") << "cut at " << cut;  // no header

@@ -16,6 +16,7 @@
 #include "compact_test_support.h"
 #include "formats/compact/compact_reader.h"
 #include "io/compressed_cut.h"
+#include "support/sweep.h"
 
 namespace rtrace::test {
 namespace {
@@ -177,7 +178,7 @@ TEST(CompactFormat, TruncationAtEveryOffset) {
   const auto intact = read_any(compact);
   ASSERT_EQ(intact->warnings, "");
   const auto& whole = intact->sink.lines();
-  for (std::size_t length = 0; length < compact.size(); ++length) {
+  for (const std::size_t length : sweep(0, compact.size())) {
     const auto cut = read_any(compact.substr(0, length), 97);
     if (length == 0) {
       EXPECT_EQ(cut->error, "trace:0: empty input");
@@ -409,7 +410,7 @@ TEST(CompactFormat, Version2CallsAndReferences) {
 // and a warning at the record's offset.
 void expect_cut_inside(const std::string& bytes, std::size_t record, std::size_t end,
                        std::size_t calls) {
-  for (std::size_t cut = record + 1; cut < end; ++cut) {
+  for (const std::size_t cut : sweep(record + 1, end)) {
     const auto part = read_any(bytes.substr(0, cut));
     EXPECT_EQ(part->error, "") << cut;
     EXPECT_EQ(part->sink.call_count(), calls) << cut;

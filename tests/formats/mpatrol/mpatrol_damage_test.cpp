@@ -6,6 +6,7 @@
 
 #include "formats/mpatrol/mpatrol_test_support.h"
 #include "formats/mpatrol/mpatrol_writer.h"
+#include "support/sweep.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -30,7 +31,7 @@ TEST(MpatrolDamage, TruncationAtEveryByteKeepsEveryCompleteRecord) {
   const auto record_end = [&](std::size_t i) {
     return i + 1 < all.size() ? all[i + 1].offset : marker;
   };
-  for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+  for (const std::size_t cut : test::sweep(0, bytes.size())) {
     SCOPED_TRACE(cut);
     const auto r = decode_bytes(bytes.substr(0, cut));
     if (cut < kBasicHeader) {

@@ -10,6 +10,7 @@
 #include "binary_test_support.h"
 #include "formats/format_registry.h"
 #include "pipeline/trace_sink.h"
+#include "support/sweep.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {
@@ -36,7 +37,7 @@ TEST(BinaryDamage, TruncationAtEveryOffset) {
   RTRACE_NEEDS_FIXTURES();
   const std::string bytes = read_fixture("memory/memory.raw");
   const auto intact = read_bytes(bytes);
-  for (std::size_t length = 0; length < bytes.size(); ++length) {
+  for (const std::size_t length : sweep(0, bytes.size())) {
     const auto result = read_bytes(bytes.substr(0, length));
     ASSERT_FALSE(result->failed) << "length " << length << ": " << result->error;
     EXPECT_EQ(result->sink.finish_count(), 1);

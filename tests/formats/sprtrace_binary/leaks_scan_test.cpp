@@ -30,6 +30,7 @@
 #include "io/progress.h"
 #include "protocol/sprtrace_packet_cursor.h"
 #include "protocol/sprtrace_packets.h"
+#include "support/sweep.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -85,7 +86,7 @@ std::optional<std::vector<std::uint64_t>> scan_survivors(const std::filesystem::
 
 std::filesystem::path generate(const ScratchDir& dir, const std::string& name,
                                const std::string& options) {
-  const auto path = dir / name;
+  auto path = dir / name;
   const auto r = run_command((test::build_dir() / "bin" / "rtrace-gen-trace").string() + " " +
                              options + " -o '" + path.string() + "'");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -362,15 +363,20 @@ TEST(LeaksScanSplit, EveryCutGivesTheOneThreadScan) {
     if (!more_processes) {
       EXPECT_EQ(scan_survivors(trace), general_survivors(trace));
     }
+    const auto packets = packet_types(bytes);
+    std::vector<std::size_t> starts;  // a sample still looks for the cut from every packet
+    starts.reserve(packets.size());
+    for (const auto& packet : packets) {
+      starts.push_back(packet.first);
+    }
     std::set<std::uint64_t> cuts;
-    for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
+    for (const std::uint64_t from : test::sweep(0, bytes.size() + 1, starts)) {
       const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << more_processes << " " << from;
       if (split->second_half != 0) {
         cuts.insert(split->second_half);
       }
     }
-    const auto packets = packet_types(bytes);
     std::uint64_t last_process = 0;
     for (const auto& [offset, type] : packets) {
       if (type == static_cast<std::uint32_t>(sprtrace::PacketType::ProcessInfo)) {
@@ -429,7 +435,7 @@ TEST(LeaksScanSplit, OneCallFilesGiveTheOneThreadScan) {
     ASSERT_EQ(packets.back().second,
               static_cast<std::uint32_t>(sprtrace::PacketType::FunctionCall));
     const std::uint64_t call = packets.back().first;
-    for (std::uint64_t from = 0; from <= bytes.size(); ++from) {
+    for (const std::uint64_t from : test::sweep(0, bytes.size() + 1, {call})) {
       const std::optional<LeaksScan> split = scan_file(trace, cut_from(from));
       ASSERT_TRUE(same_pieces(split, expected)) << from;
       EXPECT_EQ(split->second_half, from <= call ? call : 0) << from;

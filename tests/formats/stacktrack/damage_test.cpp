@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stacktrack_test_support.h"
+#include "support/sweep.h"
 
 namespace rtrace::stacktrack::test {
 namespace {
@@ -40,7 +41,7 @@ TEST(StackTrackDamage, TruncationAtEveryOffset) {
   const Expanded whole = expand_bytes(bytes);
   ASSERT_FALSE(whole.failed) << whole.error;
   ASSERT_EQ(whole.warnings, "");
-  for (std::size_t length = 0; length < bytes.size(); ++length) {
+  for (const std::size_t length : rtrace::test::sweep(0, bytes.size())) {
     for (const std::size_t piece : {std::size_t{1} << 20, std::size_t{7}}) {
       const Expanded r = expand_bytes(bytes.substr(0, length), default_layout(), {}, {}, piece);
       if (length < 24) {
