@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/process_command.h"
-#include "filters/stage_registry.h"
+#include "pipeline/stage_registry.h"
 
 namespace rtrace::cli {
 

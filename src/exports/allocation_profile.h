@@ -17,8 +17,8 @@
 #include "exports/timeline.h"
 #include "filters/live_resources.h"
 #include "model/backtrace_table.h"
-#include "pipeline/export_options.h"
-#include "pipeline/trace_sink.h"
+#include "model/export_options.h"
+#include "model/trace_sink.h"
 
 namespace rtrace::exporters {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "io/output_stream.h"
-#include "pipeline/export_options.h"
-#include "pipeline/trace_sink.h"
+#include "model/export_options.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "filters/call_store.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -24,7 +24,7 @@
 
 #include "filters/call_store.h"
 #include "filters/live_resources.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -1,7 +1,7 @@
 // -a / --remove-args: drops the `$name = value` argument lines of every call.
 #pragma once
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

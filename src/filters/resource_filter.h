@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

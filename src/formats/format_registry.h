@@ -19,8 +19,8 @@
 #include "io/input_stream.h"
 #include "io/output_stream.h"
 #include "model/records.h"
-#include "pipeline/export_options.h"
-#include "pipeline/trace_sink.h"
+#include "model/export_options.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

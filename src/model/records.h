@@ -1,7 +1,7 @@
 // The trace model: every record a trace can hold, independent of any file format.
 //
 // Readers turn their input into these records and push them, in stream order, into a
-// TraceSink (src/pipeline/trace_sink.h). Writers turn them back into a format. The records are
+// TraceSink (src/model/trace_sink.h). Writers turn them back into a format. The records are
 // plain values; string_views and spans inside them point into the reader's buffers and are valid
 // only for the duration of the sink call that receives them. A stage that keeps a record past
 // that call must copy or intern what it keeps (see string_table.h and backtrace_table.h).

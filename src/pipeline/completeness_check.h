@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -3,7 +3,7 @@
 // (`sp-rtrace -P`).
 #pragma once
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -11,11 +11,11 @@
 #include <span>
 #include <vector>
 
-#include "filters/stage_registry.h"
+#include "pipeline/stage_registry.h"
 #include "formats/format_registry.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

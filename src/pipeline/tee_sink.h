@@ -2,7 +2,7 @@
 // consumers (the report and the HTML report's timeline and flame graph).
 #pragma once
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -20,7 +20,7 @@
 
 #include "filters/live_resources.h"
 #include "model/backtrace_table.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 #include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
 #include "reports/report_data.h"

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 #include "symbols/resolve_options.h"
 
 namespace rtrace::symbols {

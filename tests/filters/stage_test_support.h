@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace::test {
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace::test {
 

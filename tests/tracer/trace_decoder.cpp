@@ -8,7 +8,7 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 #include "support/test_paths.h"
 
 namespace rtrace::test {

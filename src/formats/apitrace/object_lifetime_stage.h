@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "formats/apitrace/gl_object_calls.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace::apitrace {
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "io/output_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -6,7 +6,7 @@
 
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

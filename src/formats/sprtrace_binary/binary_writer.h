@@ -15,7 +15,7 @@
 #include <span>
 
 #include "io/output_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "io/output_stream.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 
 namespace rtrace {
 

@@ -9,7 +9,7 @@
 
 #include "binary_test_support.h"
 #include "formats/format_registry.h"
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 #include "support/sweep.h"
 #include "support/test_paths.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/trace_sink.h"
+#include "model/trace_sink.h"
 #include "symbols/resolve_options.h"
 
 namespace rtrace {

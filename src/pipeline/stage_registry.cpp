@@ -1,4 +1,4 @@
-#include "filters/stage_registry.h"
+#include "pipeline/stage_registry.h"
 
 #include <fmt/format.h>
 
