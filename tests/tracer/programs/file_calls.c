@@ -99,7 +99,11 @@ int main(int argc, char** argv) {
   if (connect(client, (struct sockaddr*)&address, sizeof address) != 0) {
     return 7;
   }
+  // The client is unnamed: accept writes only the family, and the rest of `peer` keeps what is
+  // here, a name-like string that the tracer must not take for the peer's path.
   struct sockaddr_un peer;
+  memset(&peer, 'x', sizeof peer);
+  peer.sun_path[sizeof peer.sun_path - 1] = '\0';
   socklen_t peer_length = sizeof peer;
   int a = accept(s, (struct sockaddr*)&peer, &peer_length);
   note("accept", a);

@@ -17,7 +17,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstddef>
 #include <cstring>
 
 #include "tracer/modules/file/file_tracing.h"
@@ -178,19 +180,37 @@ int traced_pair(FdKind kind, int* fds, Create&& create, Record&& record) {
   return result;
 }
 
-// accept, accept4: `$path` when the peer is a UNIX socket with a name.
+// The name of the UNIX socket peer at `address`, of which the call wrote `written` bytes; null
+// for another family, an unnamed peer (the kernel writes only its family, and the rest of the
+// program's buffer is whatever the stack held), an abstract name, or a name without its NUL.
+const char* unix_peer_path(const sockaddr* address, socklen_t written) {
+  constexpr socklen_t kPathOffset = offsetof(sockaddr_un, sun_path);
+  if (address == nullptr || written <= kPathOffset || address->sa_family != AF_UNIX) {
+    return nullptr;
+  }
+  const auto* unix_address = reinterpret_cast<const sockaddr_un*>(address);
+  const std::size_t path_bytes =
+      std::min<std::size_t>(written - kPathOffset, sizeof unix_address->sun_path);
+  if (unix_address->sun_path[0] == '\0' ||
+      std::memchr(unix_address->sun_path, '\0', path_bytes) == nullptr) {
+    return nullptr;
+  }
+  return unix_address->sun_path;
+}
+
+// accept, accept4: `$path` when the peer is a UNIX socket with a name. Only what the call wrote
+// is read: the address's length after the call, and never past the buffer the program gave (the
+// length before it; a longer address is cut to it).
 template <typename Accept>
-int traced_accept(const char* name, sockaddr* address, const void* return_address,
-                  Accept&& accept) {
+int traced_accept(const char* name, sockaddr* address, socklen_t* length,
+                  const void* return_address, Accept&& accept) {
+  const socklen_t capacity = length != nullptr ? *length : 0;
   return traced_descriptor(FdKind::Socket, accept, [&](int fd) {
-    if (address != nullptr && address->sa_family == AF_UNIX) {
-      const auto* unix_address = reinterpret_cast<const sockaddr_un*>(address);
-      if (unix_address->sun_path[0] != '\0' &&
-          std::memchr(unix_address->sun_path, '\0', sizeof unix_address->sun_path) != nullptr) {
-        const RtraceArg args[] = {{"path", unix_address->sun_path}};
-        record_fd(name, fd, return_address, args, 1);
-        return;
-      }
+    const socklen_t written = length != nullptr ? std::min(capacity, *length) : 0;
+    if (const char* path = unix_peer_path(address, written)) {
+      const RtraceArg args[] = {{"path", path}};
+      record_fd(name, fd, return_address, args, 1);
+      return;
     }
     record_fd(name, fd, return_address);
   });
@@ -369,7 +389,7 @@ RTRACE_EXPORT int accept(int fd, sockaddr* address, socklen_t* length) {
   if (!file_module_ready()) {
     return unavailable();
   }
-  return traced_accept("accept", address, __builtin_return_address(0),
+  return traced_accept("accept", address, length, __builtin_return_address(0),
                        [&] { return g_file_real.accept(fd, address, length); });
 }
 
@@ -377,7 +397,7 @@ RTRACE_EXPORT int accept4(int fd, sockaddr* address, socklen_t* length, int flag
   if (!file_module_ready()) {
     return unavailable();
   }
-  return traced_accept("accept4", address, __builtin_return_address(0),
+  return traced_accept("accept4", address, length, __builtin_return_address(0),
                        [&] { return g_file_real.accept4(fd, address, length, flags); });
 }
 
