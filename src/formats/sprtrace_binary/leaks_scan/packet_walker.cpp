@@ -10,7 +10,7 @@
 #include "formats/sprtrace_binary/leaks_scan/packed_key_set.h"
 #include "io/mapped_file.h"
 #include "io/progress.h"
-#include "protocol/sprtrace_packet_cursor.h"
+#include "protocol/byte_loads.h"
 #include "protocol/sprtrace_packets.h"
 
 namespace rtrace::leaks_scan {
@@ -132,29 +132,25 @@ bool PacketWalker::flush() {
   return close_group() && worker_->hand_over(events_);
 }
 
+// Only the usual trace is scanned: version 2.0 in this machine's byte order (what rtrace's and
+// the original's tracers write); the general path reads every other.
 bool PacketWalker::read_handshake() {
-  const std::uint8_t* bytes = file_.bytes;
-  if (file_.size < 2 || !file_.vouch(2) || bytes[0] != sprtrace::kHandshakeId) {
+  const std::size_t head = std::min<std::size_t>(file_.size, sprtrace::kMaxHandshakeSize);
+  if (!file_.vouch(head)) {
     return false;
   }
-  const std::size_t total = 2 + std::size_t{bytes[1]};
-  if (total > file_.size || !file_.vouch(total)) {
+  const sprtrace::HandshakeParse parsed = sprtrace::parse_handshake({file_.bytes, head});
+  if (parsed.status != sprtrace::ParseStatus::Complete) {
     return false;
   }
-  const std::size_t arch_length = bytes[4];
-  if (5 + arch_length + 2 > total) {
+  const sprtrace::Handshake& handshake = parsed.handshake;
+  if (handshake.major != sprtrace::kWrittenMajor || handshake.minor != sprtrace::kWrittenMinor ||
+      sprtrace::layout_of(handshake).swap) {
     return false;
   }
-  const std::uint8_t order = bytes[5 + arch_length];
-  const std::uint8_t pointer_size = bytes[6 + arch_length];
-  const bool little = std::endian::native == std::endian::little;
-  if (bytes[2] != sprtrace::kWrittenMajor || bytes[3] != sprtrace::kWrittenMinor ||
-      order != (little ? 0 : 1) || (pointer_size != 4 && pointer_size != 8)) {
-    return false;
-  }
-  pointer_size_ = pointer_size;
-  offset_ = total;
-  return kept_.keep({.offset = 0, .length = total});
+  pointer_size_ = handshake.pointer_size;
+  offset_ = parsed.size;
+  return kept_.keep({.offset = 0, .length = parsed.size});
 }
 
 PacketWalker::Walk PacketWalker::walk_to(std::uint64_t limit) {
@@ -166,12 +162,13 @@ PacketWalker::Walk PacketWalker::walk_to(std::uint64_t limit) {
     if (!file_.vouch(offset_ + sprtrace::kPacketHeaderSize)) {
       return Walk::GaveUp;  // cut short meanwhile
     }
-    const std::uint8_t* head = file_.bytes + offset_;
-    if (head[0] == sprtrace::kHandshakeId) {
-      return Walk::GaveUp;  // a second trace: the general path warns and stops
+    const sprtrace::PacketFrame frame = sprtrace::parse_packet_header(
+        {file_.bytes + offset_, sprtrace::kPacketHeaderSize}, kScanLayout, offset_, kMaxPacket);
+    if (frame.status != sprtrace::ParseStatus::Complete) {
+      return Walk::GaveUp;  // a second trace, or a size no reader takes: the general path says so
     }
-    const std::uint64_t total = sprtrace::kPacketHeaderSize + load_u32(head + 4, false);
-    if (total > kMaxPacket || total > size - offset_ || !file_.vouch(offset_ + total)) {
+    const std::uint64_t total = frame.total;
+    if (total > size - offset_ || !file_.vouch(offset_ + total)) {
       return Walk::GaveUp;
     }
     if (total > limit - offset_) {
@@ -193,16 +190,17 @@ bool PacketWalker::walk_vouched(std::uint64_t limit) {
   const std::size_t available = static_cast<std::size_t>(
       std::min<std::uint64_t>(std::min(file_.vouched, limit) - offset_, kMaxPacket));
   std::size_t pos = 0;
-  while (available - pos >= sprtrace::kPacketHeaderSize) {
-    const std::uint8_t* head = start + pos;
-    const std::uint32_t size = load_u32(head + 4, false);
-    if (head[0] == sprtrace::kHandshakeId || size > available - pos - sprtrace::kPacketHeaderSize) {
-      break;  // walk_to() decides
+  while (true) {
+    const sprtrace::PacketFrame frame = sprtrace::parse_packet(
+        {start + pos, available - pos}, kScanLayout, offset_ + pos, kMaxPacket);
+    if (frame.status != sprtrace::ParseStatus::Complete) {
+      break;  // not wholly here, or not a packet to scan: walk_to() decides
     }
-    if (!packet(load_u32(head, false), head + sprtrace::kPacketHeaderSize, size, offset_ + pos)) {
+    if (!packet(frame.type, start + pos + sprtrace::kPacketHeaderSize,
+                static_cast<std::size_t>(frame.data_size), offset_ + pos)) {
       return false;
     }
-    pos += sprtrace::kPacketHeaderSize + size;
+    pos += static_cast<std::size_t>(frame.total);
   }
   offset_ += pos;
   if (progress_ != nullptr) {

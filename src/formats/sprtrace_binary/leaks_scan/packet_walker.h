@@ -15,6 +15,7 @@
 #include "formats/sprtrace_binary/leaks_scan/leaks_scan.h"
 #include "formats/sprtrace_binary/leaks_scan/live_calls.h"
 #include "formats/sprtrace_binary/leaks_scan/scan_event.h"
+#include "protocol/sprtrace_framing.h"
 
 namespace rtrace {
 class MappedFile;
@@ -23,8 +24,11 @@ class Progress;
 
 namespace rtrace::leaks_scan {
 
-// The largest packet the reader accepts (binary_reader.cpp: InputStream::kMaxPeek).
-inline constexpr std::uint64_t kMaxPacket = std::uint64_t{64} << 20;
+// The largest packet the reader accepts, header included.
+inline constexpr std::uint64_t kMaxPacket = sprtrace::kMaxPacketSize;
+// The only layout the scan reads (2.0, this machine's byte order; read_handshake() checks it):
+// a constant, so that every header parse folds to two loads.
+inline constexpr const sprtrace::Layout& kScanLayout = sprtrace::kNativeLayout;
 
 // The mapped file as the walk may read it: only the bytes readable() vouched for.
 struct VouchedFile {

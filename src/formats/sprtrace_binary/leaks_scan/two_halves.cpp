@@ -9,7 +9,7 @@
 
 #include "formats/sprtrace_binary/leaks_scan/piece_order.h"
 #include "io/mapped_file.h"
-#include "protocol/sprtrace_packet_cursor.h"
+#include "protocol/byte_loads.h"
 #include "protocol/sprtrace_packets.h"
 
 namespace rtrace::leaks_scan {
@@ -46,42 +46,37 @@ int usable_cpus() {
 // registered after a call makes the scan give up anyway). Walks them as the walker will.
 bool prefix_allows_split(const VouchedFile& file, std::uint64_t at) {
   const std::uint8_t* bytes = file.bytes;
-  while (file.size - at >= sprtrace::kPacketHeaderSize) {
-    const std::uint32_t type = load_u32(bytes + at, false);
-    const std::uint64_t size = load_u32(bytes + at + 4, false);
-    if (bytes[at] == sprtrace::kHandshakeId ||
-        size > file.size - at - sprtrace::kPacketHeaderSize) {
-      return false;
+  while (true) {
+    const sprtrace::PacketFrame frame =
+        sprtrace::parse_packet({bytes + at, file.size - at}, kScanLayout, at, kMaxPacket);
+    if (frame.status != sprtrace::ParseStatus::Complete) {
+      return false;  // no call before the end, a second trace or a size the walk gives up on
     }
-    if (type == type_of(PacketType::FunctionCall)) {
+    if (frame.type == type_of(PacketType::FunctionCall)) {
       return true;
     }
-    if (type == type_of(PacketType::ResourceRegistry) && size >= 8) {
+    if (frame.type == type_of(PacketType::ResourceRegistry) && frame.data_size >= 8) {
       ResourceType resource;
       resource.flags = load_u32(bytes + at + 12, false);
       if (resource.refcounted()) {
         return false;
       }
     }
-    at += sprtrace::kPacketHeaderSize + size;
+    at += frame.total;
   }
-  return false;  // no call: nothing to split
 }
 
 // Whether the bytes at `at` read as a few packets of known types, each within the file.
 bool plausible_packets(const VouchedFile& file, std::uint64_t at) {
   constexpr int kPackets = 16;
   for (int i = 0; i < kPackets && at != file.size; ++i) {
-    if (file.size - at < sprtrace::kPacketHeaderSize) {
+    const sprtrace::PacketFrame frame =
+        sprtrace::parse_packet({file.bytes + at, file.size - at}, kScanLayout, at, kMaxPacket);
+    if (frame.status != sprtrace::ParseStatus::Complete ||
+        !sprtrace::is_known_packet_type(frame.type)) {
       return false;
     }
-    const std::uint32_t type = load_u32(file.bytes + at, false);
-    const std::uint64_t size = load_u32(file.bytes + at + 4, false);
-    if (!sprtrace::is_known_packet_type(type) || size > kMaxPacket ||
-        size > file.size - at - sprtrace::kPacketHeaderSize) {
-      return false;
-    }
-    at += sprtrace::kPacketHeaderSize + size;
+    at += frame.total;
   }
   return true;
 }
