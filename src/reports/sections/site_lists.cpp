@@ -24,21 +24,34 @@ Json frames_json(const FrameNames& frames, const RenderOptions& options) {
   return names;
 }
 
+namespace {
+
+// One site's members. The page's sites carry no suppressed count, and name their frames with
+// the default rendering options.
+Json site_json(const ReportData& data, const SiteStats& s, const RenderOptions& options,
+               bool with_suppressed) {
+  Json site;
+  site["type"] = json_text(site_type_name(data, s));
+  site["allocations"] = s.allocations;
+  site["bytes_allocated"] = s.bytes_allocated;
+  site["temporary"] = s.temporary;
+  site["leaked_blocks"] = s.leaked_blocks;
+  site["leaked_bytes"] = s.leaked_bytes;
+  site["peak_bytes"] = s.peak_bytes;
+  if (with_suppressed) {
+    site["suppressed"] = s.suppressed;
+  }
+  site["backtrace"] = frames_json(s.frame_names, options);
+  return site;
+}
+
+}  // namespace
+
 Json sites_json(const ReportData& data, const std::vector<const SiteStats*>& sites,
                 const RenderOptions& options) {
   Json list = Json::array();
   for (const SiteStats* s : sites) {
-    Json site;
-    site["type"] = json_text(site_type_name(data, *s));
-    site["allocations"] = s->allocations;
-    site["bytes_allocated"] = s->bytes_allocated;
-    site["temporary"] = s->temporary;
-    site["leaked_blocks"] = s->leaked_blocks;
-    site["leaked_bytes"] = s->leaked_bytes;
-    site["peak_bytes"] = s->peak_bytes;
-    site["suppressed"] = s->suppressed;
-    site["backtrace"] = frames_json(s->frame_names, options);
-    list.push_back(std::move(site));
+    list.push_back(site_json(data, *s, options, true));
   }
   return list;
 }
@@ -46,16 +59,7 @@ Json sites_json(const ReportData& data, const std::vector<const SiteStats*>& sit
 Json html_sites_json(const ReportData& data, const std::vector<const SiteStats*>& sites) {
   Json list = Json::array();
   for (const SiteStats* s : sites) {
-    Json site;
-    site["type"] = json_text(site_type_name(data, *s));
-    site["allocations"] = s->allocations;
-    site["bytes_allocated"] = s->bytes_allocated;
-    site["temporary"] = s->temporary;
-    site["leaked_blocks"] = s->leaked_blocks;
-    site["leaked_bytes"] = s->leaked_bytes;
-    site["peak_bytes"] = s->peak_bytes;
-    site["backtrace"] = frames_json(s->frame_names, {});
-    list.push_back(std::move(site));
+    list.push_back(site_json(data, *s, {}, false));
   }
   return list;
 }
