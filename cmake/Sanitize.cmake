@@ -43,11 +43,13 @@ function(rtrace_sanitize_target target)
   endif()
   if(type STREQUAL "EXECUTABLE")
     rtrace_is_test_program(${target} is_test)
-    # Ours besides the tests: the commands, the fuzzers' regression replayers (fuzz/, built by
-    # the test suite over the instrumented libraries) and the trace generator the tests run
-    # (bench/gen/).
+    get_target_property(libraries ${target} LINK_LIBRARIES)
+    # Ours besides the tests: the commands (also a test's build of rtrace, which links the
+    # commands' library), the fuzzers' regression replayers (fuzz/, built by the test suite over
+    # the instrumented libraries) and the trace generator the tests run (bench/gen/).
     if(NOT is_test AND NOT source_dir MATCHES "/src/cli$" AND NOT source_dir MATCHES "/fuzz$"
-       AND NOT source_dir MATCHES "/bench/gen$")
+       AND NOT source_dir MATCHES "/bench/gen$"
+       AND NOT (libraries AND "rtrace_cli" IN_LIST libraries))
       return()  # a program the tests trace
     endif()
   elseif(NOT type STREQUAL "STATIC_LIBRARY")
