@@ -8,10 +8,9 @@
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
 #   make fuzz          build the libFuzzer targets with clang (in FUZZ_BUILD, build-fuzz) and run
 #                      each FUZZ_SECONDS (60), FUZZ_CPU_SECONDS of CPU when that is set, or
-#                      FUZZ_RUNS inputs from a fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400
-#                      FUZZ_BUILD=build-sanitize, the targets check-sanitize built)
-#   make check-sanitize  the whole test suite and the fuzz targets built with clang and
-#                      ASan+UBSan (in build-sanitize), the suite run, then make check-tsan
+#                      FUZZ_RUNS inputs from a fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
+#   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize), the
+#                      suite run, then make check-tsan
 #   make check-tsan    the code that runs on several threads, built with ThreadSanitizer
 #                      (build-tsan): the tracer's ring/merge tests, the fast leaks scan's worker
 #                      thread and the resolver's threads
@@ -40,9 +39,12 @@ ifneq ($(shell command -v ccache),)
   LAUNCHER = -DCMAKE_C_COMPILER_LAUNCHER=$(CURDIR)/scripts/ccache-launcher.sh \
              -DCMAKE_CXX_COMPILER_LAUNCHER=$(CURDIR)/scripts/ccache-launcher.sh
 endif
-# The ASan+UBSan build is clang's: the fuzz targets (libFuzzer, clang only) are built in it from
-# the same objects as the tests.
+# A clang ASan+UBSan build can also hold the fuzz targets (RTRACE_BUILD_FUZZERS, libFuzzer is
+# clang's): `make check-sanitize SANITIZE_COMPILER="$(CLANG)" SANITIZE_FLAGS=-DRTRACE_BUILD_FUZZERS=ON`
+# then `make fuzz FUZZ_BUILD=build-sanitize`. The test programs do not all build with clang yet
+# (GCC's noipa attribute), so the default sanitizer build is GCC's.
 CLANG = -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+SANITIZE_COMPILER ?=
 
 # What `make demo` runs: the recorder, the tracer with its memory module and the example program.
 # What ships is the CMake target rtrace_shipped (the commands, every tracer library that
@@ -104,8 +106,7 @@ fuzz:
 # The sanitizers' runtime must come first in a process: the tracer libraries and the programs the
 # tests trace stay uninstrumented (cmake/Sanitize.cmake). The exhaustive tests run their sample.
 check-sanitize: deps
-	@scripts/install-deps.sh --fuzz
-	cmake -S . -B $(SANITIZE_BUILD) -G Ninja $(CLANG) $(LAUNCHER) -DRTRACE_BUILD_FUZZERS=ON \
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja $(SANITIZE_COMPILER) $(LAUNCHER) -DRTRACE_SANITIZE=ON \
 	      -DRTRACE_BUILD_BENCH=OFF $(SANITIZE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
