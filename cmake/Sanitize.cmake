@@ -10,7 +10,7 @@
 # the types and variables. This build exists to run the tests, not to be fast or debugged itself;
 # its compilations take half the CPU they take at -O2 -g. Programs the tests trace and resolve
 # keep the build type's flags (they are not instrumented, see below). `make check-sanitize`
-# builds it with clang, whose libFuzzer instrumentation lets the fuzz targets share it.
+# builds it with GCC; with clang and RTRACE_BUILD_FUZZERS the fuzz targets can share it (Makefile).
 set(RTRACE_SANITIZER_OPTIONS -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all
                              -fno-omit-frame-pointer)
 # With the fuzz targets (RTRACE_BUILD_FUZZERS, clang) every instrumented object also carries
