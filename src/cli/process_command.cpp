@@ -225,12 +225,21 @@ int run_process(const ProcessOptions& options) {
   } catch (const StageOptionError& error) {
     return report_error(error, 2);
   }
-  return run_reporting_errors([&] { return process(options); });
+  return run_reporting_errors([&] {
+    if (!options.leaks || !options.suppressions) {
+      return process(options);
+    }
+    ProcessOptions with_rules = options;
+    with_rules.suppression_rules = load_suppressions(*options.suppressions, options.quiet);
+    return process(with_rules);
+  });
 }
 
 std::function<int()> setup_process(CLI::App& app) {
   auto options = std::make_shared<ProcessOptions>();
   add_process_options(app, *options);
+  // -l leaves out what the suppressions match (rtrace's own rules, the user's), and says so.
+  add_suppression_options(app, options->suppressions.emplace());
   return [options] { return run_process(*options); };
 }
 

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "cli/suppression_options.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
@@ -35,6 +37,11 @@ struct ProcessOptions {
   std::optional<std::string> include_file;
   std::optional<std::string> exclude_file;
   std::optional<std::string> call_address;
+
+  // -l's leak suppressions (rtrace process only: sp-rtrace-postproc writes what the original
+  // wrote), and the rules loaded from them (null: none), which the suppress stage applies.
+  std::optional<SuppressionOptions> suppressions;
+  std::shared_ptr<const SuppressionRules> suppression_rules;
 
   // sp-rtrace -P: the output holds the original protocol only (no `## command line:`,
   // `## trace end:` lines); no command-line option sets it.

@@ -27,14 +27,20 @@ std::vector<StageSpec> process_stages(const ProcessOptions& o) {
       o.backtrace_depth ? std::to_string(*o.backtrace_depth) : "");
   add(o.remove_args, "remove-args");
   add(o.leaks, "leaks");
+  // Suppressions match names where the trace has them: resolved first when -r asks for names
+  // (the groups of -c are then made of what is left).
+  const bool suppress = o.leaks && o.suppression_rules != nullptr;
+  add(suppress && o.resolve, "resolve");
+  add(suppress, "suppress");
   add(o.compress, "compress", o.sort.value_or(""));
-  add(o.resolve, "resolve");
+  add(o.resolve && !suppress, "resolve");
   return stages;
 }
 
 StageContext process_stage_context(const ProcessOptions& o) {
   StageContext context;
   context.resolve.method = symbols::ResolveMethod::SymbolTable;
+  context.suppressions = o.suppression_rules;
   context.warn = [quiet = o.quiet](std::string_view message) {
     if (!quiet) {
       fmt::print(stderr, "rtrace: warning: {}\n", message);

@@ -12,7 +12,6 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/json_string.h"
-#include "io/option_file.h"
 #include "io/output_stream.h"
 #include "io/progress.h"
 #include "pipeline/pipeline.h"
@@ -28,8 +27,9 @@ namespace {
 // The report of one trace; `damage` receives what was wrong with a damaged input, whose report
 // covers everything before the damage. `also`, when given, sees the same records (in one pass).
 reports::ReportData build(const std::string& path, const ReportOptions& o,
-                          const reports::Suppressions& suppressions, Diagnostics& diagnostics,
-                          std::optional<InputError>& damage, TraceSink* also = nullptr) {
+                          const std::shared_ptr<const SuppressionRules>& suppressions,
+                          Diagnostics& diagnostics, std::optional<InputError>& damage,
+                          TraceSink* also = nullptr) {
   reports::ReportBuilder builder(suppressions);
   std::optional<TeeSink> tee;
   TraceSink& sink =
@@ -73,10 +73,7 @@ class Reporter {
  public:
   Reporter(const ReportOptions& o, std::optional<std::string> baseline)
       : o_(o), baseline_(std::move(baseline)), diagnostics_(o.quiet) {
-    if (o.suppressions) {
-      suppressions_ =
-          reports::Suppressions::parse(read_option_file(*o.suppressions), *o.suppressions);
-    }
+    suppressions_ = load_suppressions(o.suppressions, o.quiet);
     render_ = {.top = o.top, .wrappers = o.wrappers, .short_templates = o.short_templates};
   }
 
@@ -120,7 +117,7 @@ class Reporter {
   const ReportOptions& o_;
   std::optional<std::string> baseline_;  // --diff's trace
   StderrDiagnostics diagnostics_;
-  reports::Suppressions suppressions_;
+  std::shared_ptr<const SuppressionRules> suppressions_;  // null: none
   reports::RenderOptions render_;
   // The latest report's data, kept after its rendering so that a run of one trace can leave
   // without taking it apart (a description per distinct frame: 6 % of a large report's
@@ -252,9 +249,7 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "Baseline trace (a directory: its newest): what grew from it to the input, frames "
                  "matched by module+offset or source line, not address")
       ->option_text("OLD");
-  app.add_option("--suppressions", o.suppressions,
-                 "Leak suppressions, one leak:PATTERN per line (LeakSanitizer format)")
-      ->option_text("FILE");
+  add_suppression_options(app, o.suppressions);
   app.add_option("--wrapper", o.wrappers,
                  "A function (glob) wrapping the allocator, e.g. xmalloc or 'g_*alloc*': "
                  "allocation sites are its callers; repeatable")
@@ -278,6 +273,8 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
       "Several traces, or a directory (every trace in it, or --newest), are reported one after\n"
       "the other, each headed by its path. Without a trace, standard input is read unless it is\n"
       "a terminal. --html writes the page of one trace.\n"
+      "Leaks that rtrace's shipped suppressions (share/rtrace/default.supp: blocks runtimes keep\n"
+      "for the life of the process) or --suppressions match are counted apart, as suppressed.\n"
       "Exit status: 0 success, 1 unreadable or corrupt input, a bad suppression file or a\n"
       "write error, 2 bad options or no input.");
 }

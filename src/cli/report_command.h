@@ -9,15 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "cli/suppression_options.h"
+
 namespace rtrace::cli {
 
 struct ReportOptions {
   // Traces or directories of traces; none: standard input (never a terminal).
   std::vector<std::string> inputs;
-  bool newest = false;                      // a directory stands for its newest trace only
-  std::optional<std::string> diff;          // the baseline trace
-  std::optional<std::string> suppressions;  // LSan-style leak:PATTERN file
-  std::vector<std::string> wrappers;        // the program's allocation wrappers (globs)
+  bool newest = false;                // a directory stands for its newest trace only
+  std::optional<std::string> diff;    // the baseline trace
+  SuppressionOptions suppressions;    // the shipped rules and the user's
+  std::vector<std::string> wrappers;  // the program's allocation wrappers (globs)
   std::size_t top = 10;
   bool json = false;
   std::optional<std::string> html;  // write the HTML report to this file instead

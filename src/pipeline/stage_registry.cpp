@@ -14,6 +14,7 @@
 #include "filters/leaks_filter.h"
 #include "filters/remove_args_filter.h"
 #include "filters/resource_filter.h"
+#include "filters/suppress_stage.h"
 #include "formats/apitrace/object_lifetime_stage.h"
 #include "symbols/resolve_stage.h"
 
@@ -112,6 +113,13 @@ const auto kStages = std::to_array<StageInfo>({
     {"leaks", "keep only resources never released, then a leak summary (-l)",
      [](TraceSink& next, std::string_view, const StageContext&) {
        return make<LeaksFilter>(next);
+     }},
+    {"suppress", "leave out the leaks that the leak suppressions match, and say so (-l)",
+     [](TraceSink& next, std::string_view, const StageContext& context) {
+       if (context.suppressions == nullptr) {
+         throw StageOptionError("suppress: no suppression rules were given");
+       }
+       return make<SuppressStage>(next, context.suppressions);
      }},
     {"compress", "group calls by backtrace; argument: size, size-asc, count, count-asc (-c, -s)",
      [](TraceSink& next, std::string_view order, const StageContext&) {

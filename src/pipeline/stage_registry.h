@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "filters/suppression_rules.h"
 #include "model/trace_sink.h"
 #include "symbols/resolve_options.h"
 
@@ -26,8 +27,9 @@ class StageOptionError : public std::runtime_error {
 
 // What stages may need besides their argument.
 struct StageContext {
-  symbols::ResolveOptions resolve;             // for "resolve"
-  std::function<void(std::string_view)> warn;  // a warning for the user (may be empty)
+  symbols::ResolveOptions resolve;                         // for "resolve"
+  std::function<void(std::string_view)> warn;              // a warning for the user (may be empty)
+  std::shared_ptr<const SuppressionRules> suppressions{};  // for "suppress" (null: none)
 };
 
 struct StageSpec {

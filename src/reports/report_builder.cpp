@@ -320,21 +320,41 @@ FrameNames ReportBuilder::names_of(std::span<const Frame> frames) {
   return names;
 }
 
-bool ReportBuilder::suppressed(std::span<const Frame> frames) const {
-  if (suppressions_.empty()) {
-    return false;
+// The first rule a frame matches, innermost frame first (as LSan credits its rules): by what
+// the frame's symbol says, else by the module the memory maps put it in.
+std::optional<std::size_t> ReportBuilder::suppressing_rule(std::span<const Frame> frames) const {
+  if (suppressions_ == nullptr || suppressions_->empty()) {
+    return std::nullopt;
   }
-  return std::ranges::any_of(frames, [this](const Frame& frame) {
+  for (const Frame& frame : frames) {
     if (const Symbol* s = symbol_of(frame)) {
-      if (suppressions_.matches(s->where.function) || suppressions_.matches(s->where.file) ||
-          suppressions_.matches(s->module)) {
-        return true;
+      if (const std::optional<std::size_t> rule = suppressions_->match_symbol(*s)) {
+        return rule;
       }
     }
-    return std::ranges::any_of(mappings_, [&](const Mapping& m) {
-      return frame.address >= m.from && frame.address < m.to && suppressions_.matches(m.path);
-    });
-  });
+    if (const Mapping* m = mapping_of(frame.address)) {
+      if (const std::optional<std::size_t> rule =
+              suppressions_->match(SuppressionFrame{.module = m->path})) {
+        return rule;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void ReportBuilder::count_suppressed(std::size_t rule, const SiteStats& stats) {
+  data_.suppressed_blocks += stats.leaked_blocks;
+  data_.suppressed_bytes += stats.leaked_bytes;
+  const SuppressionRule& matched = suppressions_->rules()[rule];
+  auto hit = std::ranges::find_if(data_.suppression_hits,
+                                  [&](const SuppressionHit& h) { return h.rule == rule; });
+  if (hit == data_.suppression_hits.end()) {
+    hit = data_.suppression_hits.insert(
+        data_.suppression_hits.end(),
+        {.rule = rule, .pattern = matched.pattern, .source = matched.source, .line = matched.line});
+  }
+  hit->blocks += stats.leaked_blocks;
+  hit->bytes += stats.leaked_bytes;
 }
 
 void ReportBuilder::finish() {
@@ -364,13 +384,14 @@ void ReportBuilder::finish() {
       stats.frame_details.push_back(&description.detail);
       stats.frame_names.emplace_back(description.name);
     }
-    stats.suppressed = stats.leaked_blocks > 0 && suppressed(frames);
+    const std::optional<std::size_t> rule =
+        stats.leaked_blocks > 0 ? suppressing_rule(frames) : std::nullopt;
+    stats.suppressed = rule.has_value();
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;
     });
-    if (stats.suppressed) {
-      data_.suppressed_blocks += stats.leaked_blocks;
-      data_.suppressed_bytes += stats.leaked_bytes;
+    if (rule) {
+      count_suppressed(*rule, stats);
     } else if (totals != data_.types.end()) {
       totals->leaked_blocks += stats.leaked_blocks;
       totals->leaked_bytes += stats.leaked_bytes;
@@ -379,6 +400,11 @@ void ReportBuilder::finish() {
   }
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
+  // Most bytes first; equal bytes in the rules' order.
+  std::ranges::stable_sort(data_.suppression_hits,
+                           [](const SuppressionHit& a, const SuppressionHit& b) {
+                             return a.bytes != b.bytes ? a.bytes > b.bytes : a.rule < b.rule;
+                           });
   data_.frame_descriptions = descriptions_;
   data_.module_paths = module_paths_;
   // The builder's per-call state is no longer needed; the report keeps the descriptions (and

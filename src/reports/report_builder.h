@@ -19,18 +19,20 @@
 #include <vector>
 
 #include "filters/live_resources.h"
+#include "filters/suppression_rules.h"
 #include "model/backtrace_table.h"
 #include "model/trace_sink.h"
 #include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
 #include "reports/report_data.h"
-#include "reports/suppressions.h"
 
 namespace rtrace::reports {
 
 class ReportBuilder final : public TraceSink {
  public:
-  explicit ReportBuilder(Suppressions suppressions = {}) : suppressions_(std::move(suppressions)) {}
+  // `suppressions` (may be null): the leak suppressions whose blocks are counted apart.
+  explicit ReportBuilder(std::shared_ptr<const SuppressionRules> suppressions = nullptr)
+      : suppressions_(std::move(suppressions)) {}
 
   void process(const ProcessInfo& info) override;
   void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
@@ -104,9 +106,11 @@ class ReportBuilder final : public TraceSink {
   // The description of `frame`, made at its first use.
   const FrameDescription& describe(const Frame& frame);
   FrameNames names_of(std::span<const Frame> frames);
-  bool suppressed(std::span<const Frame> frames) const;
+  // The rule that suppresses the leaks of a backtrace, if any.
+  std::optional<std::size_t> suppressing_rule(std::span<const Frame> frames) const;
+  void count_suppressed(std::size_t rule, const SiteStats& stats);
 
-  Suppressions suppressions_;
+  std::shared_ptr<const SuppressionRules> suppressions_;
   ReportData data_;
   // By resource type id: ids come from the input, so no table sized by them.
   std::unordered_map<std::uint32_t, TypeState> types_;

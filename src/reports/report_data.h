@@ -91,6 +91,16 @@ struct MismatchedRelease {
   std::uint64_t bytes = 0;
 };
 
+// What one suppression rule took from the leaks.
+struct SuppressionHit {
+  std::size_t rule = 0;  // its index among the rules applied
+  std::string pattern;   // after `leak:`
+  std::string source;    // the file it came from
+  std::size_t line = 0;
+  std::uint64_t blocks = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct ReportData {
   std::string process;
   std::uint32_t pid = 0;
@@ -108,8 +118,9 @@ struct ReportData {
   std::shared_ptr<const std::deque<std::string>> module_paths;
   std::uint64_t suppressed_blocks = 0;
   std::uint64_t suppressed_bytes = 0;
-  std::vector<CheckpointStats> checkpoints;  // calls that neither allocate nor release
-  std::optional<HeapInfo> heap;              // the trace's last heap statistics (HINF), if any
+  std::vector<SuppressionHit> suppression_hits;  // the rules that matched, most bytes first
+  std::vector<CheckpointStats> checkpoints;      // calls that neither allocate nor release
+  std::optional<HeapInfo> heap;                  // the trace's last heap statistics (HINF), if any
   std::vector<MismatchedRelease> mismatched_releases;  // most blocks first
   std::vector<Attachment> attachments;                 // the trace's FILE packets, in order
   // The pagemap module's attachments, read from beside the trace (by whoever knows where the

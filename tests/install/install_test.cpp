@@ -107,7 +107,8 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
         "lib/rtrace/librtrace-shmposix.so", "lib/rtrace/librtrace-memtransfer.so",
         "lib/rtrace/librtrace-gobject.so", "lib/rtrace/librtrace-pagemap.so",
         "lib/librtrace-context.so", "include/rtrace/sp_rtrace_context.h", "share/man/man1/rtrace.1",
-        "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1"}) {
+        "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1",
+        "share/rtrace/default.supp"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
   }
   const fs::path module_dir = fs::path("lib") / "rtrace";

@@ -1,7 +1,8 @@
 // rtrace's leak totals against valgrind memcheck's on the same programs: each program runs once
 // under `valgrind --leak-check=full --show-leak-kinds=all` and once under `rtrace record`, and
 // `rtrace report` must count exactly the blocks and bytes memcheck counts as definitely,
-// indirectly or possibly lost or still reachable.
+// indirectly or possibly lost or still reachable (every block: rtrace's default suppressions
+// are off here; tests/reports/suppressions_cli_test.cpp compares what they take).
 //
 // Memcheck's exit-time clean-ups (glibc's __libc_freeres, libstdc++'s __gnu_cxx::__freeres) are
 // switched off: they free libc's and libstdc++'s own buffers (stdout's, the exception emergency
@@ -116,7 +117,8 @@ Leaks run_memcheck(const ScratchDir& scratch, const std::string& command) {
 // allocate_dtv; all groups in `all`.
 Leaks grouped_leaks(const std::string& rtrace, const fs::path& trace) {
   const CommandResult grouped =
-      run_command(rtrace + " process -l -c -i '" + trace.string() + "' | " + rtrace + " resolve");
+      run_command(rtrace + " process -l -c --no-default-suppressions -i '" + trace.string() +
+                  "' | " + rtrace + " resolve");
   EXPECT_EQ(grouped.status, 0) << grouped.err;
   Leaks leaks;
   const std::regex summary(R"(^# allocation summary: (\d+) block\(s\) with total size (\d+)$)");
@@ -154,8 +156,8 @@ Leaks run_rtrace(const ScratchDir& scratch, const std::string& command) {
     return {};
   }
   const fs::path trace = files->path();
-  const CommandResult report =
-      run_command(rtrace + " report --no-resolve '" + trace.string() + "'");
+  const CommandResult report = run_command(
+      rtrace + " report --no-resolve --no-default-suppressions '" + trace.string() + "'");
   EXPECT_EQ(report.status, 0) << report.err;
   std::smatch match;
   const std::regex leaks(R"(\n  memory: (\d+) block\(s\) leaked, (\d+) bytes\n)");

@@ -36,6 +36,10 @@ void text(const SectionInput& input, std::string& out) {
   if (data.suppressed_blocks > 0) {
     fmt::format_to(std::back_inserter(out), "  suppressed: {} block(s), {} bytes\n",
                    data.suppressed_blocks, data.suppressed_bytes);
+    for (const SuppressionHit& hit : data.suppression_hits) {
+      fmt::format_to(std::back_inserter(out), "    {} block(s), {} bytes by leak:{} ({}:{})\n",
+                     hit.blocks, hit.bytes, hit.pattern, hit.source, hit.line);
+    }
   }
   for (const SiteStats* site : leak_sites(data, input.options.top)) {
     const ResourceUnit unit = site_unit(data, *site);
@@ -47,7 +51,15 @@ void text(const SectionInput& input, std::string& out) {
 }
 
 Json suppressed_json(const ReportData& data) {
-  return {{"blocks", data.suppressed_blocks}, {"bytes", data.suppressed_bytes}};
+  Json rules = Json::array();
+  for (const SuppressionHit& hit : data.suppression_hits) {
+    rules.push_back({{"rule", "leak:" + hit.pattern},
+                     {"source", hit.source},
+                     {"line", hit.line},
+                     {"blocks", hit.blocks},
+                     {"bytes", hit.bytes}});
+  }
+  return {{"blocks", data.suppressed_blocks}, {"bytes", data.suppressed_bytes}, {"rules", rules}};
 }
 
 void json(const SectionInput& input, JsonLines& out) {
