@@ -88,9 +88,13 @@ TEST(SuppressionRules, MatchFunctionFileModulePathOrModuleFileName) {
 TEST(SuppressionRules, InlinedCallersMatchToo) {
   SuppressionRules rules;
   rules.add("leak:^outer$\n", "s");
-  Symbol symbol{.module = "/bin/prog", .where = {.function = "inner"}};
+  Symbol symbol;
+  symbol.module = "/bin/prog";
+  symbol.where.function = "inner";
   EXPECT_EQ(rules.match_symbol(symbol), std::nullopt);
-  symbol.inlined_by.push_back({.function = "outer"});
+  SourcePosition outer;
+  outer.function = "outer";
+  symbol.inlined_by.push_back(outer);
   EXPECT_EQ(rules.match_symbol(symbol), 0U);
 }
 
