@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "programs/own_frame.h"
 #include "unwind/frame_shapes.h"
 
 namespace rtrace::tracer {
@@ -170,7 +171,7 @@ Frames kept_walk(int walked, std::uintptr_t* frames) {
   return Frames(frames, frames + walked);
 }
 
-__attribute__((noipa)) MemoWalk remembered_walk() {
+OWN_FRAME MemoWalk remembered_walk() {
   MemoWalk walk;
   std::uintptr_t frames[WalkMemo::kMaxFrames];
   walk.walked = walk_stack(frames, WalkMemo::kMaxFrames, &g_memo, 42);
@@ -178,10 +179,10 @@ __attribute__((noipa)) MemoWalk remembered_walk() {
   return walk;
 }
 
-// `walk` called through a frame of its own, one per `Which` (noipa: never folded into another),
+// `walk` called through a frame of its own, one per `Which` (OWN_FRAME: never folded into another),
 // so that two of them differ only in the return address they leave on the stack.
 template <typename Walk, Walk (*walk)(), int Which>
-__attribute__((noipa)) Walk through() {
+OWN_FRAME Walk through() {
   Walk result = walk();
   __asm__ volatile("" ::: "memory");  // no tail call: this frame stays on the stack
   return result;
@@ -193,7 +194,7 @@ constexpr MemoWalk (*through_b)() = through<MemoWalk, remembered_walk, 1>;
 // Walks through the given callers in turn, all called from one place (the loop's one indirect
 // call: the stacks differ only where the callers do).
 using Through = MemoWalk (*)();
-__attribute__((noipa)) std::vector<MemoWalk> walks_through(std::initializer_list<Through> order) {
+OWN_FRAME std::vector<MemoWalk> walks_through(std::initializer_list<Through> order) {
   std::vector<MemoWalk> walks;
   for (const Through through : order) {
     walks.push_back(through());
@@ -243,7 +244,7 @@ struct BothWalks {
   Frames stack;
 };
 
-__attribute__((noipa)) BothWalks walks_here_and_stack() {
+OWN_FRAME BothWalks walks_here_and_stack() {
   BothWalks walks;
   std::uintptr_t frames[WalkMemo::kMaxFrames];
   walks.from_here =
@@ -308,8 +309,7 @@ TEST(WalkMemo, ChainsOfOtherDepthsAndShapesAreWalkedThenRemembered) {
 // then the same (same stack pointer, same tag) but for the return address into this function,
 // the outermost word the walk reads of the chain. (The asm after each call keeps the two calls
 // apart: the compiler may not merge them into one.)
-__attribute__((noipa)) void chain_from_site(Chain chain, int depth, bool second,
-                                            std::vector<MemoWalk>* walks) {
+OWN_FRAME void chain_from_site(Chain chain, int depth, bool second, std::vector<MemoWalk>* walks) {
   if (second) {
     chain(depth, walk_at_chain_bottom, walks);
     __asm__ volatile("nop" ::: "memory");

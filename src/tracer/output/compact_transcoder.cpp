@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "protocol/compact_encoder.h"
+#include "protocol/sprtrace_framing.h"
+#include "protocol/sprtrace_handshake.h"
 #include "protocol/sprtrace_packets.h"
 #include "tracer/core/clock.h"
 #include "tracer/output/compact_tables.h"
@@ -129,26 +131,24 @@ void add_backtrace(Fields& f) {
   emit_pending();
 }
 
-// [0xF0][size][major][minor][arch length][arch][byte order][pointer size]
+// The handshake at the front of the tracer's own stream starts the compact trace; the bytes it
+// occupies, or all of `size` when it is not one (nothing after it could be read).
 std::size_t handshake(const char* data, std::size_t size) {
-  if (size < 5) {
-    return size;
-  }
-  const std::size_t total = 2 + static_cast<unsigned char>(data[1]);
-  const std::size_t arch_length = static_cast<unsigned char>(data[4]);
-  if (total > size || 5 + arch_length + 2 > total) {
+  const sprtrace::HandshakeParse parse =
+      sprtrace::parse_handshake({reinterpret_cast<const std::uint8_t*>(data), size});
+  if (parse.status != sprtrace::ParseStatus::Complete) {
     return size;
   }
   g_encoder.file_header();
   g_encoder.trace({
-      .arch = {data + 5, arch_length},
-      .pointer_size = static_cast<std::uint8_t>(data[6 + arch_length]),
-      .big_endian = data[5 + arch_length] != 0,
+      .arch = {parse.handshake.arch.data(), parse.handshake.arch.size()},
+      .pointer_size = parse.handshake.pointer_size,
+      .big_endian = parse.handshake.big_endian,
       .time_unit_ns = kNanosecondsPerMillisecond,
       .origin = {},
       .applied = 0,
   });
-  return total;
+  return parse.size;
 }
 
 // PINF waits for the packet after it: RCMD (rtrace's extension) completes its PROCESS record with
@@ -338,24 +338,27 @@ void compact_transient(const compact::CallFields& allocation, bool release_has_s
   });
 }
 
+// The tracer's own stream: handshakes and packets in this machine's layout, read with the one
+// framing parser; a packet cut short ends the buffer (the writer never sends one).
 void compact_transcode(const char* data, std::size_t size) {
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(data), size);
   std::size_t pos = 0;
-  while (size - pos >= sprtrace::kPacketHeaderSize ||
-         (pos < size && static_cast<unsigned char>(data[pos]) == sprtrace::kHandshakeId)) {
-    if (static_cast<unsigned char>(data[pos]) == sprtrace::kHandshakeId) {
+  while (pos < size) {
+    const sprtrace::PacketFrame frame = sprtrace::parse_packet(
+        bytes.subspan(pos), sprtrace::kNativeLayout, pos, sprtrace::kMaxPacketSize);
+    if (frame.status == sprtrace::ParseStatus::NextTrace ||
+        (frame.status == sprtrace::ParseStatus::NeedMore && bytes[pos] == sprtrace::kHandshakeId)) {
       pos += handshake(data + pos, size - pos);
       continue;
     }
-    std::uint32_t type = 0;
-    std::uint32_t length = 0;
-    std::memcpy(&type, data + pos, sizeof type);
-    std::memcpy(&length, data + pos + 4, sizeof length);
-    pos += sprtrace::kPacketHeaderSize;
-    if (length > size - pos) {
+    if (frame.status != sprtrace::ParseStatus::Complete) {
       break;
     }
-    packet(type, Fields(data + pos, length));
-    pos += length;
+    const std::span<const std::uint8_t> packet_bytes =
+        sprtrace::packet_data(bytes.subspan(pos), frame);
+    packet(frame.type,
+           Fields(reinterpret_cast<const char*>(packet_bytes.data()), packet_bytes.size()));
+    pos += frame.total;
   }
   emit_pending();
 }

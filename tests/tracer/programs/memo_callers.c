@@ -7,33 +7,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* noipa: no inlining, and no merging of the two identical callers into one function. */
-#define NOIPA __attribute__((noipa))
+#include "own_frame.h" /* the two identical callers stay two functions */
 
 static void* volatile sink;
 
-NOIPA void leaf(size_t size) {
+OWN_FRAME void leaf(size_t size) {
   sink = malloc(size);
   free(sink);
   __asm__ volatile("" ::: "memory"); /* keep the frames: no tail calls */
 }
 
-NOIPA void middle(size_t size) {
+OWN_FRAME void middle(size_t size) {
   leaf(size);
   __asm__ volatile("" ::: "memory");
 }
 
-NOIPA void caller_a(size_t size) {
+OWN_FRAME void caller_a(size_t size) {
   middle(size);
   __asm__ volatile("" ::: "memory");
 }
 
-NOIPA void caller_b(size_t size) {
+OWN_FRAME void caller_b(size_t size) {
   middle(size);
   __asm__ volatile("" ::: "memory");
 }
 
-NOIPA void nested(int depth, size_t size) {
+OWN_FRAME void nested(int depth, size_t size) {
   if (depth > 0) {
     nested(depth - 1, size);
   } else {
