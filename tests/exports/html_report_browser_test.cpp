@@ -221,7 +221,7 @@ TEST_F(HtmlReportBrowser, TablesSortByAColumn) {
        ++m) {
     counts.push_back(std::stoull((*m)[1].str()));
   }
-  ASSERT_EQ(counts.size(), 4U) << table;
+  ASSERT_EQ(counts.size(), 3U) << table;  // stdout's buffer is a suppressed runtime block
   EXPECT_TRUE(std::is_sorted(counts.rbegin(), counts.rend())) << table;
   EXPECT_EQ(counts.front(), 20U);  // the strdup'd titles and the log
 }

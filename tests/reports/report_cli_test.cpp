@@ -55,7 +55,9 @@ TEST(ReportCli, JsonWithSuppressionsOfResolvedText) {
                   0),
       0U)
       << r.out.substr(0, 400);
-  EXPECT_NE(r.out.find("\"suppressed\": {\"blocks\": 2, \"bytes\": 200}"), std::string::npos);
+  EXPECT_NE(r.out.find("\"suppressed\": {\"blocks\": 2, \"bytes\": 200, \"rules\": [{\"rule\": "
+                       "\"leak:^leaf_malloc_leak$\", \"source\": "),
+            std::string::npos);
   EXPECT_NE(r.out.find("\"leaked_blocks\": 4, \"leaked_bytes\": 4700"), std::string::npos);
   EXPECT_NE(r.out.find("\"0x401239 leaf_memalign_leak() from /tmp/ref/progs/memory\""),
             std::string::npos);
