@@ -39,8 +39,12 @@ one_run() {
   churn_figures "$@"
 }
 
-record() { "$bin/rtrace" record -q -s --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }
-record_all() { "$bin/rtrace" record -q -s -A --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }
+# Depth 10, as the figures bench/RESULTS.md keeps (rtrace record's default is 64; a transfer's
+# record shares its frames with the ring's previous one only up to 32, shared_frames.h).
+record() { "$bin/rtrace" record -q -s -b 10 --format "$format" -e "$1" -o "$work/out" -x "${@:2}"; }
+record_all() {
+  "$bin/rtrace" record -q -s -A -b 10 --format "$format" -e "$1" -o "$work/out" -x "${@:2}"
+}
 
 # The five configurations: name and command.
 names=(memory_plain memory memory_all transfer_plain memtransfer)

@@ -59,7 +59,6 @@ int toggle_signal(const std::string& text) {
 
 recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   recorder::TracerSettings s;
-  s.depth = o.depth;
   s.start = o.compatible ? o.start : !o.wait_for_toggle;
   s.free_backtraces = o.free_backtraces;
   s.timestamps = !o.no_timestamps;
@@ -74,6 +73,7 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   s.extensions = !(o.compatible && o.managed);
   // The compatible sp-rtrace command keeps writing the original's binary protocol.
   s.compact = !o.compatible && o.format == "compact";
+  s.depth = o.depth.value_or(tracer_options::default_depth(s.compact));
   // zstd level 1 (a third of the bytes, for about 205 of the tracer's writer thread's ~700
   // instructions a call: bench/RESULTS.md, "The tracer's instructions per call"); not when the
   // recorder turns the stream into text itself (-P).
@@ -295,7 +295,9 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                "Managed mode: each traced process writes its own trace files (no recorder "
                "connection; for children and programs that own the terminal)");
   app.add_option("-b,--backtrace-depth", o.depth,
-                 "Frames per backtrace (default 10, 0 = none, at most 256)")
+                 o.compatible ? "Frames per backtrace (default 10, 0 = none, at most 256)"
+                              : "Frames per backtrace (default 64; 10 with --format sp-rtrace; "
+                                "0 = none, at most 256)")
       ->check(CLI::Range(0U, tracer_options::kMaxDepth))
       ->option_text("N");
   app.add_flag("-A,--backtrace-all", o.free_backtraces, "Backtraces for frees too");

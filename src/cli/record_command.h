@@ -23,7 +23,9 @@ struct RecordOptions {
   bool managed = false;
   std::string format = "compact";  // rtrace record --format: compact or sp-rtrace
   bool no_compress = false;        // rtrace record --no-compress: a compact trace without zstd
-  unsigned depth = 10;
+  // -b; without it, 64 frames in the compact format and 10 in the sp-rtrace protocol (the
+  // compatible command, --format sp-rtrace): tracer_options::default_depth.
+  std::optional<unsigned> depth;
   bool free_backtraces = false;
   bool no_timestamps = false;
   std::string sizes;

@@ -37,6 +37,15 @@ inline constexpr char kListSeparator = ';';
 inline constexpr std::size_t kMaxSizes = 32;
 // The deepest backtrace; the tracer cuts `depth` to it, the recorder refuses more (-b).
 inline constexpr std::uint32_t kMaxDepth = 256;
+// The backtrace depth when none is given. The compact format stores each distinct stack once,
+// so whole stacks cost little and 64 frames reach the program's entry point (`_start`, a
+// thread's start routine) in most programs, as heaptrack's stacks do. The sp-rtrace protocol
+// repeats the frames in every call, and the original's tools and their users expect its 10.
+inline constexpr std::uint32_t kCompactDefaultDepth = 64;
+inline constexpr std::uint32_t kSpRtraceDefaultDepth = 10;
+constexpr std::uint32_t default_depth(bool compact) {
+  return compact ? kCompactDefaultDepth : kSpRtraceDefaultDepth;
+}
 // The highest zstd level `compress` takes; the tracer ignores higher ones.
 inline constexpr std::uint64_t kMaxCompressLevel = 19;
 // Room for `audit`'s patterns, the terminating NUL included; longer lists are ignored whole.

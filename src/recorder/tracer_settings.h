@@ -7,10 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "protocol/tracer_options.h"
+
 namespace rtrace::recorder {
 
 struct TracerSettings {
-  unsigned depth = 10;                 // -b: backtrace frames, 0 = none
+  // -b: backtrace frames, 0 = none; by default the sp-rtrace protocol's, as `compact` is off
+  unsigned depth = tracer_options::kSpRtraceDefaultDepth;
   bool start = false;                  // -s: trace from the start instead of at the first toggle
   int signal = SIGUSR1;                // -S: the toggle signal
   bool free_backtraces = false;        // -A: backtraces for frees too

@@ -216,7 +216,7 @@ TEST(RecordCli, ManagedModeLeavesTheFilesToTheProcess) {
   // No socket: the stand-in cannot send (exit 20), which shows RTRACE_SOCKET is gone.
   EXPECT_EQ(r.status, 20) << r.err;
   EXPECT_NE(read_file(env).find(
-                "RTRACE_OPTIONS=depth=10,start=1,signal=10,free-backtraces=0,"
+                "RTRACE_OPTIONS=depth=64,start=1,signal=10,free-backtraces=0,"
                 "timestamps=1,buffered=1,follow-forks=0,args=0,compact=1,compress=1,managed=" +
                 fs::canonical(out.path()).string() + "\n"),
             std::string::npos)
@@ -321,8 +321,9 @@ TEST(RecordCli, TogglesThroughTheRecordersPid) {
   EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
 }
 
-// rtrace record traces memory from the start with no option; --wait starts with tracing off.
-// sp-rtrace keeps the original's defaults: only the modules -e names, tracing off until -s.
+// rtrace record traces memory from the start with no option, 64 frames deep (10 with --format
+// sp-rtrace); --wait starts with tracing off. sp-rtrace keeps the original's defaults: only the
+// modules -e names, tracing off until -s, 10 frames.
 TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
   const std::string lib = RTRACE_FAKE_LIBDIR;
   const std::string main_only = "LD_PRELOAD=" + lib + "/librtrace-main.so\n";
@@ -332,13 +333,15 @@ TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
     std::string command;
     std::string preload;
     std::string start;
+    std::string depth;
   } cases[] = {
-      {record() + " -q", with_memory, "start=1"},
-      {record() + " -q -s", with_memory, "start=1"},
-      {record() + " -q --wait", with_memory, "start=0"},
-      {record() + " -q -e main", main_only, "start=1"},
-      {record("sp-rtrace") + " -q", main_only, "start=0"},
-      {record("sp-rtrace") + " -q -s -e memory", with_memory, "start=1"},
+      {record() + " -q", with_memory, "start=1", "depth=64"},
+      {record() + " -q -s", with_memory, "start=1", "depth=64"},
+      {record() + " -q --wait", with_memory, "start=0", "depth=64"},
+      {record() + " -q -e main", main_only, "start=1", "depth=64"},
+      {record() + " -q --format sp-rtrace", with_memory, "start=1", "depth=10"},
+      {record("sp-rtrace") + " -q", main_only, "start=0", "depth=10"},
+      {record("sp-rtrace") + " -q -s -e memory", with_memory, "start=1", "depth=10"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.command);
@@ -350,6 +353,7 @@ TEST(RecordCli, DefaultsOfRtraceRecordAndOfSpRtrace) {
     const std::string text = read_file(env);
     EXPECT_NE(text.find(c.preload), std::string::npos) << text;
     EXPECT_NE(text.find("," + c.start + ","), std::string::npos) << text;
+    EXPECT_NE(text.find("RTRACE_OPTIONS=" + c.depth + ","), std::string::npos) << text;
   }
   EXPECT_EQ(run_command(record() + " -s --wait -x true").status, 2);
 }

@@ -348,6 +348,52 @@ TEST(WalkMemo, AStackDifferingInOneDeepWordIsWalkedAgainAtEveryPosition) {
   }
 }
 
+// A walk with room for far more frames than the memo keeps (a traced call at depth 64 asks for
+// 64 and the tracer's own frames), kept as remembered_walk's.
+constexpr std::uint32_t kDeepRoom = 256;
+
+__attribute__((noipa)) MemoWalk remembered_deep_walk() {
+  MemoWalk walk;
+  std::uintptr_t frames[kDeepRoom];
+  walk.walked = walk_stack(frames, kDeepRoom, &g_memo, 44);
+  walk.frames = kept_walk(walk.walked, frames);
+  return walk;
+}
+
+void deep_walk_at_chain_bottom(void* context) {
+  static_cast<std::vector<MemoWalk>*>(context)->push_back(remembered_deep_walk());
+}
+
+// Whether a walk is remembered depends on what it reads, not on the room asked for: a chain of
+// 20 levels (more than 32 frames with the chain's and the test's own, fewer than 64) is
+// remembered; one of 100 levels reads more than the memo keeps (WalkMemo::kMaxReads) and is
+// walked, whole, every time.
+TEST(WalkMemo, DeepStacksAreRememberedUpToTheReadsTheMemoKeeps) {
+  for (const Chain chain : {chain_with_frame_pointers, chain_without_frame_pointers}) {
+    for (const int depth : {20, 100}) {
+      SCOPED_TRACE(depth);
+      g_memo = WalkMemo{};
+      std::vector<MemoWalk> walks;
+      // One call site for both rounds (a count the compiler cannot see: a loop unrolled into two
+      // calls would leave two return addresses, and two stacks).
+      const volatile int rounds = 2;
+      for (int round = 0; round < rounds; ++round) {
+        chain(depth, deep_walk_at_chain_bottom, &walks);
+      }
+      ASSERT_EQ(walks.size(), 2U);
+      const bool kept = depth == 20;
+      if (kept) {
+        ASSERT_GT(walks[0].walked, 32);
+        ASSERT_LE(walks[0].walked, static_cast<int>(WalkMemo::kMaxFrames));
+      } else {
+        ASSERT_GT(walks[0].walked, static_cast<int>(WalkMemo::kMaxReads));
+      }
+      EXPECT_EQ(walks[1].walked, kept ? kWalkRemembered : walks[0].walked);
+      EXPECT_EQ(walks[1].frames, walks[0].frames);
+    }
+  }
+}
+
 TEST(WalkMemo, ForgottenRulesMakeTheNextWalkAFreshOne) {
   g_memo = WalkMemo{};
   const std::vector<MemoWalk> walks = walks_through({through_a, through_a});

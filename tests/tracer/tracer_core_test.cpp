@@ -351,6 +351,17 @@ TEST(TracerOptions, BadValuesAreIgnoredAndTheDepthIsBounded) {
   EXPECT_EQ(parse_options(nullptr).depth, 10U);
 }
 
+// Without depth=, the depth is the format's default: 64 for the compact format, the original's
+// 10 for the sp-rtrace protocol; wherever the key comes in the list, it wins.
+TEST(TracerOptions, DepthDefaultsToTheFormats) {
+  EXPECT_EQ(parse_options("start=1").depth, 10U);
+  EXPECT_EQ(parse_options("start=1,compact=1").depth, 64U);
+  EXPECT_EQ(parse_options("compact=0").depth, 10U);
+  EXPECT_EQ(parse_options("depth=5,compact=1").depth, 5U);
+  EXPECT_EQ(parse_options("compact=1,depth=0").depth, 0U);
+  EXPECT_EQ(parse_options("depth=x,compact=1").depth, 64U);  // malformed: as if not given
+}
+
 TEST(TracerOptions, AuditPatternsAreKeptWholeOrNotAtAll) {
   EXPECT_STREQ(parse_options("depth=3,audit=g_*:gtk_widget_show,start=1").audit_patterns,
                "g_*:gtk_widget_show");

@@ -52,8 +52,10 @@ void copy_text(const char* begin, const char* end, char (&out)[Size]) {
   }
 }
 
+// `depth_given`: set when the key is the depth's, so that parse_options knows whether the
+// format's default depth applies.
 void apply(const char* key, const char* key_end, const char* value, const char* value_end,
-           TracerOptions& options) {
+           TracerOptions& options, bool& depth_given) {
   if (key_is(key, key_end, option_key::kSizes)) {
     parse_sizes(value, value_end, options);
     return;
@@ -75,6 +77,7 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     return;
   }
   if (key_is(key, key_end, option_key::kDepth)) {
+    depth_given = true;
     options.depth = number > TracerOptions::kMaxDepth ? TracerOptions::kMaxDepth
                                                       : static_cast<std::uint32_t>(number);
   } else if (key_is(key, key_end, option_key::kStart)) {
@@ -124,6 +127,7 @@ TracerOptions parse_options(const char* text) {
   if (text == nullptr) {
     return options;
   }
+  bool depth_given = false;
   const char* item = text;
   while (*item != '\0') {
     const char* item_end = item;
@@ -135,9 +139,12 @@ TracerOptions parse_options(const char* text) {
       ++equals;
     }
     if (equals < item_end) {
-      apply(item, equals, equals + 1, item_end, options);
+      apply(item, equals, equals + 1, item_end, options, depth_given);
     }
     item = *item_end == ',' ? item_end + 1 : item_end;
+  }
+  if (!depth_given) {
+    options.depth = tracer_options::default_depth(options.compact);
   }
   return options;
 }

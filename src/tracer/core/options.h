@@ -19,7 +19,9 @@ struct TracerOptions {
   static constexpr std::uint32_t kMaxDepth = tracer_options::kMaxDepth;
   static constexpr std::uint64_t kMaxCompressLevel = tracer_options::kMaxCompressLevel;
 
-  std::uint32_t depth = 10;      // depth=N, 0 = no backtraces
+  // depth=N, 0 = no backtraces; without the key, the default of the format (compact=1: 64, the
+  // sp-rtrace protocol: 10)
+  std::uint32_t depth = tracer_options::kSpRtraceDefaultDepth;
   bool start = false;            // start=1: trace from the start (-s)
   int toggle_signal = 10;        // signal=N (SIGUSR1)
   bool free_backtraces = false;  // free-backtraces=1 (-A)

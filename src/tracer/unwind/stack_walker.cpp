@@ -151,6 +151,11 @@ __attribute__((noinline)) int walk_from(const WalkStart& start, std::uint64_t ge
   std::uintptr_t rbp_saved_at = kFramePointerFromStart;
   std::uint32_t stored = 0;
   while (stored < capacity) {
+    // A frame reads at most two words. The capacity asked for does not bound the reads (a walk
+    // at depth 64 mostly ends at the thread's first frame well before): the walk itself does.
+    if (entry != nullptr && read_count + 2 > WalkMemo::kMaxReads) {
+      entry = nullptr;
+    }
     const std::uint64_t rule = packed_rule_at(pc, generation);
     if (__builtin_expect((rule & kPackedStandard) == 0, 0)) {
       if ((rule & kPackedOutermost) != 0) {

@@ -40,7 +40,8 @@ __attribute__((always_inline)) inline WalkStart walk_start_here() {
 extern std::atomic<std::uint64_t> g_frame_rules_generation;
 
 // The walk from `start` of `generation`'s rules, its reads written into `entry` (null: not
-// written down; see walk_stack); the frame of `start` must be live and its caller's.
+// written down; see walk_stack) as long as they fit (WalkMemo::kMaxReads; a longer walk is not
+// written down); the frame of `start` must be live and its caller's.
 int walk_from(const WalkStart& start, std::uint64_t generation, std::uintptr_t* frames,
               std::uint32_t capacity, WalkMemo* memo, WalkMemo::Entry* entry);
 
@@ -61,10 +62,6 @@ __attribute__((always_inline)) inline int walk_remembered_or_from(const WalkStar
     }
     entry = memo->filling;
     memo->filling = nullptr;  // until the walk is complete
-    // At most two words per frame: a walk that may read more is not written down.
-    if (capacity > WalkMemo::kMaxReads / 2) {
-      entry = nullptr;
-    }
   }
   return walk_from(start, generation, frames, capacity, memo, entry);
 }

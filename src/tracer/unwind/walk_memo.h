@@ -27,8 +27,11 @@ struct WalkMemo {
   static constexpr std::uint32_t kSets = 8;
   static constexpr std::uint32_t kWays = 4;
   static constexpr std::uint32_t kEntries = kSets * kWays;
-  static constexpr std::uint32_t kMaxReads = 64;   // walks of more than 32 frames are not kept
-  static constexpr std::uint32_t kMaxFrames = 32;  // longer results are not kept
+  // A walk that reads more words than this (at most two per frame: walks of 64 frames or more
+  // may) is not kept, nor a result of more frames: whole stacks of rtrace record's default
+  // depth, 64, are kept, whatever room the caller asked for.
+  static constexpr std::uint32_t kMaxReads = 128;
+  static constexpr std::uint32_t kMaxFrames = 64;
   // The reads are compared this many at a time (same_walk): one loop test per group.
   static constexpr std::uint32_t kReadGroup = 4;
   static_assert(kMaxReads % kReadGroup == 0);
