@@ -38,9 +38,7 @@ bool names_unknown_command(int argc, char** argv, std::vector<std::string_view>&
   return std::find(names.begin(), names.end(), std::string_view(argv[1])) == names.end();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::vector<std::string_view> names;
   if (names_unknown_command(argc, argv, names)) {
     std::fprintf(stderr, "rtrace: %s\n",
@@ -76,4 +74,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (...) {  // run reports what the commands throw; this is out of memory while setting up
+    std::fputs("rtrace: unexpected error\n", stderr);
+    return 1;
+  }
 }
