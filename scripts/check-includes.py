@@ -32,7 +32,7 @@ PART = re.compile(r"`([^`]+)`")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCE_SUFFIXES = {".h", ".hpp", ".c", ".cc", ".cpp", ".inc"}
 # Headers that CMake generates into the build tree, and the part of the table they stand for.
-GENERATED = {"rtrace/version.h": "include/rtrace"}
+GENERATED = {"rtrace/version.h": "include/rtrace", "rtrace/build_commit.h": "include/rtrace"}
 
 
 def read_table(doc: pathlib.Path) -> dict[str, set[str]]:

@@ -10,11 +10,13 @@
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
+#include "io/standard_stream.h"
 
 namespace rtrace::cli {
 namespace {
 
-// A side file of mptrace: a named file, or standard output itself for the name "stdout".
+// A side file of mptrace: a named file, or standard output itself for "-" and mptrace's own name
+// "stdout" (the one stream, so that the report and the side file never mix mid-line).
 struct SideFile {
   std::unique_ptr<OutputStream> own;
   OutputStream* stream = nullptr;
@@ -26,7 +28,7 @@ SideFile open_side_file(const std::optional<std::string>& path, const std::strin
   if (!path) {
     return file;
   }
-  if (*path == "stdout") {
+  if (*path == "stdout" || names_standard_stream(*path)) {
     file.stream = &out;
     return file;
   }
@@ -82,10 +84,12 @@ void add_mptrace_options(CLI::App& app, MptraceOptions& o) {
   app.add_flag("--source", o.source,
                "With --verbose: show the thread, function, file and line of each event");
   app.add_option("-H,--hatf-file", o.hatf_file,
-                 "Also write the trace in Heap Allocation Trace Format to FILE")
+                 "Also write the trace in Heap Allocation Trace Format to FILE (- or stdout: "
+                 "standard output)")
       ->option_text("FILE");
   app.add_option("-s,--sim-file", o.sim_file,
-                 "Also write a trace-driven allocation simulation program in C to FILE")
+                 "Also write a trace-driven allocation simulation program in C to FILE (- or "
+                 "stdout: standard output)")
       ->option_text("FILE");
   app.add_flag("--strict", o.strict,
                "Exit with status 1 when the trace was damaged or incomplete (no end marker)");

@@ -203,7 +203,7 @@ void add_process_options(CLI::App& app, ProcessOptions& o) {
 
 std::optional<InputError> process_stream(const ProcessOptions& options, InputStream& input,
                                          OutputStream& out, Diagnostics& diagnostics,
-                                         std::uint32_t* pid) {
+                                         std::uint32_t* pid, std::string* name) {
   const std::unique_ptr<TraceSink> writer =
       output_export(options).open(out, ExportOptions{.origin = std::string(kOrigin)});
   PidProbe probe(*writer);
@@ -214,6 +214,9 @@ std::optional<InputError> process_stream(const ProcessOptions& options, InputStr
   std::optional<InputError> damage = pipeline.run(input, diagnostics);
   if (pid != nullptr) {
     *pid = probe.pid();
+  }
+  if (name != nullptr) {
+    *name = probe.name();
   }
   return damage;
 }

@@ -64,10 +64,11 @@ int run_process(const ProcessOptions& options);
 std::function<int()> setup_process(CLI::App& app);
 
 // One trace through the stages the options ask for into their export, in `out` (not committed).
-// Returns the input's damage, if any, after everything before it was written; `pid` (if given)
-// receives the traced process id. Throws StageOptionError for bad options.
+// Returns the input's damage, if any, after everything before it was written; `pid` and `name`
+// (if given) receive the traced process id and name (argv[0]). Throws StageOptionError for bad
+// options.
 std::optional<InputError> process_stream(const ProcessOptions& options, InputStream& input,
                                          OutputStream& out, Diagnostics& diagnostics,
-                                         std::uint32_t* pid = nullptr);
+                                         std::uint32_t* pid = nullptr, std::string* name = nullptr);
 
 }  // namespace rtrace::cli

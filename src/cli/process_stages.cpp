@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/standard_input_once.h"
 #include "pipeline/pipeline.h"
 
 namespace rtrace::cli {
@@ -50,6 +51,12 @@ StageContext process_stage_context(const ProcessOptions& o) {
 }
 
 void check_process_options(const ProcessOptions& o) {
+  if (const std::optional<std::string> twice = standard_input_twice(
+          {{"the trace (-i)", o.input.empty() ? kStandardStream : std::string_view(o.input)},
+           {"--include", o.include_file.value_or("")},
+           {"--exclude", o.exclude_file.value_or("")}})) {
+    throw StageOptionError(*twice);
+  }
   check_stages(process_stages(o), process_stage_context(o));
 }
 

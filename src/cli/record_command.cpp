@@ -12,6 +12,7 @@
 #include "cli/exit_status.h"
 #include "cli/process_command.h"
 #include "cli/process_stages.h"
+#include "io/standard_stream.h"
 #include "protocol/tracer_options.h"
 #include "recorder/module_catalog.h"
 #include "recorder/record_session.h"
@@ -109,11 +110,12 @@ ProcessOptions postproc_options(const std::string& text) {
 // Turns one trace stream into text through the stages -P asks for.
 recorder::TraceConverter text_converter(const ProcessOptions& options) {
   return [options](InputStream& input, OutputStream& out, Diagnostics& diagnostics) {
-    std::uint32_t pid = 0;
-    if (std::optional<InputError> damage = process_stream(options, input, out, diagnostics, &pid)) {
+    recorder::TracedIdentity process;
+    if (std::optional<InputError> damage =
+            process_stream(options, input, out, diagnostics, &process.pid, &process.name)) {
       throw *damage;
     }
-    return pid;
+    return process;
   };
 }
 
@@ -135,6 +137,8 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
   request.managed = o.managed;
   request.quiet = o.quiet;
   request.original_protocol = o.compatible;
+  request.name_style = o.compatible || o.format == "sp-rtrace" ? recorder::TraceNameStyle::SpRtrace
+                                                               : recorder::TraceNameStyle::Program;
   std::optional<std::string> output = o.output;
   if (o.postproc) {
     ProcessOptions process = postproc_options(*o.postproc);
@@ -145,13 +149,18 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
     }
     request.convert = text_converter(process);
     // The original sends post-processed text to standard output unless -o names a directory.
-    if (!output || *output == "stdout") {
-      output.reset();
-    }
-    request.output_directory = output;
+    request.text_to_stdout = !output || *output == "stdout" || names_standard_stream(*output);
+    request.output = output;
   } else {
+    if (output && names_standard_stream(*output)) {
+      throw UsageError(
+          "-o -: the binary traces are not written to standard output (the program's output "
+          "goes there); -P writes their text to it");
+    }
     // Without -P, "stdout" means the default place, the current directory.
-    request.output_directory = output && *output != "stdout" ? *output : ".";
+    if (output && *output != "stdout") {
+      request.output = output;
+    }
   }
   if (request.managed && request.convert) {
     throw UsageError(
@@ -272,13 +281,18 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
       ->delimiter(':')
       ->multi_option_policy(CLI::MultiOptionPolicy::Join)
       ->option_text("MODULE[:MODULE...]");
-  app.add_option("-o,--output-dir", o.output,
-                 "Directory for the traces (default: current directory); 'stdout' sends -P "
-                 "output to standard output")
-      ->option_text("DIR|stdout");
+  app.add_option("-o,--output,--output-dir", o.output,
+                 o.compatible
+                     ? "Directory for the traces, PID-N.rtrace (default: current directory); "
+                       "'stdout' or - sends -P output to standard output"
+                     : "Directory for the traces, NAME.PID.rtrace (default: current directory; "
+                       "PID-N.rtrace with --format sp-rtrace), or a file name pattern (%p pid, "
+                       "%n program, %h host, %t start time, %% a %); 'stdout' or - sends -P "
+                       "output to standard output")
+      ->option_text(o.compatible ? "DIR|stdout" : "DIR|PATTERN|-");
   app.add_option("-P,--postproc", o.postproc,
-                 "Post-process each trace with these rtrace process options into "
-                 "<dir>/<pid>-<n>.rtrace.txt (standard output without -o)")
+                 "Post-process each trace with these rtrace process options into a .rtrace.txt "
+                 "file named as -o says (standard output without -o)")
       ->option_text("'OPTIONS'")
       ->allow_extra_args(false);
   if (!o.compatible) {

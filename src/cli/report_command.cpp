@@ -227,7 +227,7 @@ int report(const ReportOptions& o) {
     if (baseline) {
       read.push_back(*baseline);
     }
-    OutputStream out = *o.html == "-" ? OutputStream() : OutputStream(*o.html, read);
+    OutputStream out(*o.html, read);
     return report_html(reporter, inputs.traces.front(), out);
   }
   // A single trace named as such is reported exactly as before; a directory or several traces

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cli/exit_status.h"
+#include "cli/standard_input_once.h"
 #include "formats/stacktrack/default_layout.h"
 #include "formats/stacktrack/event_decoder.h"
 #include "formats/stacktrack/expand_writer.h"
@@ -90,6 +91,10 @@ int run_stacktrack(const StackTrackOptions& options) {
                             options.show_format ? "stacktrack expand: --show_format takes no TRACE"
                                                 : "stacktrack expand: a TRACE is required"),
                         2);
+  }
+  if (const std::optional<std::string> twice =
+          standard_input_twice({{"TRACE", options.input}, {"--format", options.format_file}})) {
+    return report_error(std::invalid_argument("stacktrack expand: " + *twice), 2);
   }
   return run_reporting_errors([&] { return run(options); });
 }

@@ -13,6 +13,7 @@
 #include "io/diagnostics.h"
 #include "io/mapped_file.h"
 #include "io/progress.h"
+#include "io/standard_stream.h"
 
 namespace rtrace {
 namespace {
@@ -225,7 +226,7 @@ std::unique_ptr<InputStream> open_input(const std::string& path) {
 }
 
 std::unique_ptr<InputStream> open_input(const std::string& path, bool show_progress) {
-  if (path == "-" || path.empty()) {
+  if (names_standard_stream(path) || path.empty()) {
     std::unique_ptr<ByteSource> source = std::make_unique<FdSource>(STDIN_FILENO, false, "<stdin>");
     if (show_progress) {
       source = std::make_unique<ProgressSource>(

@@ -2,7 +2,8 @@
 //
 // An option file must be a regular file (or a pipe or device, as in --include <(...)), not a
 // directory, and at most kMaxOptionFile bytes: a list larger than that is a mistake
-// (--include /dev/zero), refused before it fills the memory.
+// (--include /dev/zero), refused before it fills the memory. "-" is standard input, read once:
+// the list is kept for the next read of "-" in the same process.
 #pragma once
 
 #include <cstddef>

@@ -166,13 +166,22 @@ void OutputStream::commit() {
 namespace rtrace {
 
 std::string OutputStream::commit_numbered(const std::string& prefix, const std::string& suffix) {
+  return commit_first_free([&](unsigned n) { return prefix + std::to_string(n) + suffix; });
+}
+
+std::string OutputStream::commit_unique(const std::string& stem, const std::string& suffix) {
+  return commit_first_free(
+      [&](unsigned n) { return n == 0 ? stem + suffix : stem + "." + std::to_string(n) + suffix; });
+}
+
+std::string OutputStream::commit_first_free(const std::function<std::string(unsigned)>& name_of) {
   flush();
   if (::close(fd_) != 0) {
     throw system_error(directory_);
   }
   for (unsigned n = 0;; ++n) {
     std::string path = directory_;
-    path.append("/").append(prefix).append(std::to_string(n)).append(suffix);
+    path.append("/").append(name_of(n));
     // RENAME_NOREPLACE: an existing file, or one created meanwhile, is never replaced.
     if (::renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
       unregister_temporary(temporary_);

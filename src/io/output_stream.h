@@ -8,6 +8,7 @@
 // read-only files, links planted by others), is decided by output_target.h.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,9 @@ class OutputStream {
   // For in_directory(): names the file `<prefix><n><suffix>` with the smallest n that does not
   // exist yet (never replacing a file) and returns that path.
   std::string commit_numbered(const std::string& prefix, const std::string& suffix);
+  // For in_directory(): names the file `<stem><suffix>`, or when that exists `<stem>.<n><suffix>`
+  // with the smallest n from 1 that does not (never replacing a file); returns that path.
+  std::string commit_unique(const std::string& stem, const std::string& suffix);
   // The descriptor written (for in_directory(): the temporary, which another process may be
   // given to write; the stream must not have buffered anything then).
   int fd() const { return fd_; }
@@ -58,6 +62,8 @@ class OutputStream {
   struct InDirectory {};
   OutputStream(InDirectory, const std::string& directory);
   void open_temporary(const std::string& near);
+  // Renames the temporary to the first of name_of(0), name_of(1), ... that does not exist.
+  std::string commit_first_free(const std::function<std::string(unsigned)>& name_of);
   void close_direct();
 
   int fd_ = 1;

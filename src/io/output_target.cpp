@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "io/standard_stream.h"
+
 namespace rtrace {
 namespace {
 
@@ -25,8 +27,9 @@ bool same_inode(const struct stat& a, const struct stat& b) {
 bool is_an_input(const struct stat& target, const std::vector<std::string>& inputs) {
   for (const std::string& input : inputs) {
     struct stat st {};
-    const bool known = input.empty() || input == "-" ? ::fstat(STDIN_FILENO, &st) == 0
-                                                     : ::stat(input.c_str(), &st) == 0;
+    const bool known = input.empty() || names_standard_stream(input)
+                           ? ::fstat(STDIN_FILENO, &st) == 0
+                           : ::stat(input.c_str(), &st) == 0;
     if (known && same_inode(target, st)) {
       return true;
     }
@@ -92,6 +95,12 @@ OutputTarget regular_file_target(const std::string& path, bool is_link, const st
 
 OutputTarget resolve_output_target(const std::string& path,
                                    const std::vector<std::string>& inputs) {
+  if (names_standard_stream(path)) {
+    OutputTarget target;
+    target.kind = OutputTarget::Kind::Direct;
+    target.fd = STDOUT_FILENO;
+    return target;
+  }
   struct stat link {};
   const bool exists = ::lstat(path.c_str(), &link) == 0;
   const bool is_link = exists && S_ISLNK(link.st_mode);

@@ -7,7 +7,8 @@
 //    inputs (same device and inode; "-" is standard input).
 //  - An existing character device or FIFO (/dev/null, a terminal, a named pipe): written directly,
 //    never replaced. Other kinds of file (block devices, sockets, directories) are refused.
-//  - The file our standard output already is (e.g. -o /dev/stdout): standard output itself.
+//  - "-" (standard_stream.h), and the file our standard output already is (e.g. -o /dev/stdout):
+//    standard output itself.
 //  - A symbolic link is followed on purpose, and what it points to is written as above (the link
 //    stays), but only a link that belongs to the user or to root: a link someone else planted in
 //    a shared directory is refused, as is a link to a file that does not exist.

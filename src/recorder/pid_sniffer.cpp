@@ -68,13 +68,37 @@ void PidSniffer::on_collected() {
       }
       if (frame.type == static_cast<std::uint32_t>(sprtrace::PacketType::ProcessInfo) &&
           frame.data_size >= 4) {
+        // [pid:4][seconds:4][microseconds:4][depth:4][name: length:2, bytes].
+        packet_left_ = frame.data_size - 4;
         return expect(State::Pid, 4);
       }
       return expect(State::Packet, sprtrace::kPacketHeaderSize, frame.data_size);
     }
-    case State::Pid:
+    case State::Pid: {
       pid_ = sprtrace::load_u32(held_.data(), layout_.swap);
+      constexpr std::size_t kBeforeName = 12;  // the time and the depth
+      if (packet_left_ < kBeforeName + 2) {
+        return expect(State::Done, 0);
+      }
+      packet_left_ -= kBeforeName + 2;
+      return expect(State::NameLength, 2, kBeforeName);
+    }
+    case State::NameLength: {
+      const std::uint64_t length =
+          std::min<std::uint64_t>(sprtrace::load_u16(held_.data(), layout_.swap), packet_left_);
+      if (length == 0) {
+        name_.emplace();
+        return expect(State::Done, 0);
+      }
+      return expect(State::Name,
+                    static_cast<std::size_t>(std::min<std::uint64_t>(length, kMaxNameBytes)));
+    }
+    case State::Name: {
+      // The text ends at its first NUL (the rest is padding).
+      const auto* text = reinterpret_cast<const char*>(held_.data());
+      name_.emplace(text, std::find(text, text + held_size_, '\0'));
       return expect(State::Done, 0);
+    }
     case State::Done:
       return;
   }

@@ -72,23 +72,27 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
     return false;
   }
+  // The name the file gets: asked now, while a process that wants its file waits for it (later it
+  // may be gone, and a zombie has no command line).
+  const std::string argv0 = argv0_of(peer_pid).value_or("");
   if (first != static_cast<std::uint8_t>(file_from_recorder::kAskForFile)) {
-    return record_copied(fd, peer_pid, {&first, 1});
+    return record_copied(fd, peer_pid, argv0, {&first, 1});
   }
   std::optional<OutputStream> out;
   try {
     if (!strip_extensions_) {
-      out.emplace(OutputStream::in_directory(directory_));
+      out.emplace(OutputStream::in_directory(names_.directory()));
     }
   } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): record_copied says it
   }
   if (!send_trace_file(fd, out ? out->fd() : -1)) {
     return true;  // gone before it wrote anything
   }
-  return out ? record_passed(fd, peer_pid, *out) : record_copied(fd, peer_pid, {});
+  return out ? record_passed(fd, peer_pid, argv0, *out) : record_copied(fd, peer_pid, argv0, {});
 }
 
-bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, OutputStream& out) {
+bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, const std::string& argv0,
+                                    OutputStream& out) {
   try {
     std::uint64_t shown = 0;
     const std::function<void()> show_progress = [&] {
@@ -106,7 +110,8 @@ bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, OutputStream
     PidSniffer sniffer;
     PacketStream packets(false);
     read_head(out.fd(), size, sniffer, packets);
-    return commit(out, sniffer.pid().value_or(peer_pid), packets.has_command_line() && !closed);
+    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
+                  packets.has_command_line() && !closed);
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -115,10 +120,10 @@ bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, OutputStream
   }
 }
 
-bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid,
+bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::string& argv0,
                                     std::span<const std::uint8_t> read_already) {
   try {
-    OutputStream out = OutputStream::in_directory(directory_);
+    OutputStream out = OutputStream::in_directory(names_.directory());
     PidSniffer sniffer;
     PacketStream packets(strip_extensions_);
     std::vector<std::uint8_t> buffer(std::size_t{1} << 16);
@@ -140,7 +145,8 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid,
     if (total == 0) {
       return true;
     }
-    return commit(out, sniffer.pid().value_or(peer_pid), packets.broke_off());
+    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
+                  packets.broke_off());
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -149,8 +155,9 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid,
   }
 }
 
-bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, bool broke_off) {
-  const std::string path = out.commit_numbered(fmt::format("{}-", pid), ".rtrace");
+bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, const std::string& argv0,
+                             bool broke_off) {
+  const std::string path = commit_trace(out, names_.name(argv0, pid));
   if (!quiet_) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: created {}\n", path);

@@ -1,12 +1,12 @@
-// Keeps each connection's binary stream as it came: `<dir>/<pid>-<n>.rtrace`, n the smallest
-// number not taken, never replacing a file. A stream that breaks off (rtrace's tracer did not
-// close it: the process was killed) is kept, with a warning naming the file, and counts as not
-// recorded in full. With `strip_extensions` (sp-rtrace) rtrace's extension packets are left
-// out, so that the file holds the original protocol only. On a terminal (without --quiet) a
-// progress line shows the bytes recorded by all connections together and the rate.
-// A process that asks for its file (file-from-recorder=1) is given the file's descriptor and
-// writes it itself (trace_file_passing.h): the file's name and content are the same. Not with
-// `strip_extensions`, which needs the stream.
+// Keeps each connection's binary stream as it came, in a file named as trace_file_names.h says
+// (`NAME.PID.rtrace`, or the sp-rtrace style's `PID-N.rtrace`), never replacing a file. A stream
+// that breaks off (rtrace's tracer did not close it: the process was killed) is kept, with a
+// warning naming the file, and counts as not recorded in full. With `strip_extensions` (sp-rtrace)
+// rtrace's extension packets are left out, so that the file holds the original protocol only. On a
+// terminal (without --quiet) a progress line shows the bytes recorded by all connections together
+// and the rate. A process that asks for its file (file-from-recorder=1) is given the file's
+// descriptor and writes it itself (trace_file_passing.h): the file's name and content are the same.
+// Not with `strip_extensions`, which needs the stream.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +15,15 @@
 
 #include "io/output_stream.h"
 #include "io/progress.h"
+#include "recorder/trace_file_names.h"
 #include "recorder/trace_handler.h"
 
 namespace rtrace::recorder {
 
 class RawTraceHandler final : public TraceHandler {
  public:
-  RawTraceHandler(std::string directory, bool quiet, bool strip_extensions)
-      : directory_(std::move(directory)),
+  RawTraceHandler(TraceFileNames names, bool quiet, bool strip_extensions)
+      : names_(std::move(names)),
         quiet_(quiet),
         strip_extensions_(strip_extensions),
         progress_("recording", std::nullopt, Progress::shown_on_stderr(quiet)) {}
@@ -30,14 +31,17 @@ class RawTraceHandler final : public TraceHandler {
 
  private:
   // The process writes `out`'s temporary itself; the handler names the file at the end.
-  bool record_passed(int fd, std::uint32_t peer_pid, OutputStream& out);
+  // `argv0`: the process's, read while it waited for the file.
+  bool record_passed(int fd, std::uint32_t peer_pid, const std::string& argv0, OutputStream& out);
   // The stream comes through the connection and is copied into the file.
-  // `read_already`: its first bytes, read before.
-  bool record_copied(int fd, std::uint32_t peer_pid, std::span<const std::uint8_t> read_already);
-  // Names the file <pid>-<n>.rtrace and says so; false (with a warning) when it broke off.
-  bool commit(OutputStream& out, std::uint32_t pid, bool broke_off);
+  // `read_already`: its first bytes, read before. `argv0`: the process's, when it could be read
+  // (the stream's PINF packet wins).
+  bool record_copied(int fd, std::uint32_t peer_pid, const std::string& argv0,
+                     std::span<const std::uint8_t> read_already);
+  // Names the file after the process and says so; false (with a warning) when it broke off.
+  bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, bool broke_off);
 
-  std::string directory_;
+  TraceFileNames names_;
   bool quiet_;
   bool strip_extensions_;
   Progress progress_;  // shared by the connections' threads

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
@@ -68,14 +66,6 @@ class SignalPolicy {
   struct sigaction old_hup_ {};
 };
 
-std::string existing_directory(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw std::invalid_argument(path + ": no such directory");
-  }
-  return std::filesystem::canonical(path).string();
-}
-
 std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
                                                   const TracerSettings& tracer,
                                                   const std::string* socket_path) {
@@ -108,16 +98,16 @@ std::vector<EnvironmentChange> tracer_environment(const RecordRequest& request,
 }
 
 std::unique_ptr<TraceHandler> make_handler(const RecordRequest& request,
-                                           const std::string& directory,
+                                           const TraceFileNames& names,
                                            const PrivateSocket& socket) {
   if (!request.convert) {
-    return std::make_unique<RawTraceHandler>(directory, request.quiet, request.original_protocol);
+    return std::make_unique<RawTraceHandler>(names, request.quiet, request.original_protocol);
   }
-  std::optional<std::string> text_directory;
-  if (request.output_directory) {
-    text_directory = directory;
+  std::optional<TraceFileNames> text_names;
+  if (!request.text_to_stdout) {
+    text_names = names;
   }
-  return std::make_unique<TextTraceHandler>(*request.convert, text_directory, socket.directory(),
+  return std::make_unique<TextTraceHandler>(*request.convert, text_names, socket.directory(),
                                             request.quiet);
 }
 
@@ -134,8 +124,21 @@ RecordResult record_managed(const RecordRequest& request, const std::string& dir
 }  // namespace
 
 RecordResult record(const RecordRequest& request) {
-  const std::string directory = existing_directory(request.output_directory.value_or("."));
+  const TraceFileNames names(request.text_to_stdout ? std::nullopt : request.output,
+                             request.name_style, request.convert ? ".rtrace.txt" : ".rtrace",
+                             current_name_fields());
+  const std::string& directory = names.directory();
+  // The sp-rtrace command's -o is a directory, as the original's.
+  if (request.original_protocol && names.is_pattern()) {
+    throw std::invalid_argument(*request.output + ": no such directory");
+  }
   if (request.managed) {
+    // The traced processes name their files themselves, in a directory.
+    if (names.is_pattern()) {
+      throw std::invalid_argument(*request.output +
+                                  ": -m writes PID-N.rtrace files into a directory, and this is "
+                                  "not one (file name patterns need the recorder)");
+    }
     return record_managed(request, directory);
   }
 
@@ -147,7 +150,7 @@ RecordResult record(const RecordRequest& request) {
   tracer.file_from_recorder = !request.convert && !request.original_protocol;
   const std::vector<EnvironmentChange> environment =
       tracer_environment(request, tracer, &socket.path());
-  const std::unique_ptr<TraceHandler> handler = make_handler(request, directory, socket);
+  const std::unique_ptr<TraceHandler> handler = make_handler(request, names, socket);
   const SignalPolicy signals;
   TracedProcess target(request.command, environment);
   g_target_pid = target.pid();

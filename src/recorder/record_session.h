@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "recorder/text_trace_handler.h"
+#include "recorder/trace_file_names.h"
 #include "recorder/tracer_settings.h"
 
 namespace rtrace::recorder {
@@ -16,9 +17,13 @@ struct RecordRequest {
   std::string module_directory;  // where librtrace-*.so are
   TracerSettings tracer;         // without `managed`: set from `managed` below
   bool managed = false;          // -m: the traced process writes its own trace files
-  // Where the traces go: a directory, or nothing for standard output (-o stdout, only with -P;
-  // raw traces then go to the current directory, as the original does).
-  std::optional<std::string> output_directory;
+  // Where the traces go (-o): an existing directory or a file name pattern (trace_file_names.h;
+  // a directory only with `original_protocol`); nothing: the current directory.
+  std::optional<std::string> output;
+  // -P's text goes to standard output (`output` is then unused; attachments go to the current
+  // directory, as the original does).
+  bool text_to_stdout = false;
+  TraceNameStyle name_style = TraceNameStyle::Program;
   // -P: post-process each trace in-process; without it the binary stream is kept as it came.
   std::optional<TraceConverter> convert;
   bool quiet = false;
@@ -36,8 +41,8 @@ struct RecordResult {
 };
 
 // Throws std::invalid_argument for a request that cannot work (unknown module, no main module,
-// missing output directory), std::system_error when the program cannot be started,
-// std::runtime_error for other failures.
+// an output that is neither a directory nor a pattern in one, a pattern with -m), std::system_error
+// when the program cannot be started, std::runtime_error for other failures.
 RecordResult record(const RecordRequest& request);
 
 }  // namespace rtrace::recorder

@@ -22,7 +22,13 @@ bool TextTraceHandler::record(int fd, std::uint32_t peer_pid) {
     if (input->at_end()) {
       return true;
     }
-    complete = directory_ ? record_to_file(*input, peer_pid) : record_to_stdout(*input, peer_pid);
+    if (names_) {
+      // The process is asked its name now, while it is likely alive; its trace's PINF wins.
+      const TracedIdentity peer{peer_pid, argv0_of(peer_pid).value_or("")};
+      complete = record_to_file(*input, peer);
+    } else {
+      complete = record_to_stdout(*input, peer_pid);
+    }
   } catch (const std::exception& error) {
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
   }
@@ -30,25 +36,31 @@ bool TextTraceHandler::record(int fd, std::uint32_t peer_pid) {
   return complete;
 }
 
-std::uint32_t TextTraceHandler::convert(InputStream& input, OutputStream& out,
-                                        std::uint32_t peer_pid, bool& complete) {
+TracedIdentity TextTraceHandler::convert(InputStream& input, OutputStream& out,
+                                         const TracedIdentity& peer, bool& complete) {
   StderrDiagnostics diagnostics(quiet_);
   try {
-    const std::uint32_t pid = convert_(input, out, diagnostics);
+    TracedIdentity process = convert_(input, out, diagnostics);
     complete = true;
-    return pid != 0 ? pid : peer_pid;
+    if (process.pid == 0) {
+      process.pid = peer.pid;
+    }
+    if (process.name.empty()) {
+      process.name = peer.name;
+    }
+    return process;
   } catch (const InputError& error) {
     fmt::print(stderr, "rtrace: {}\n", error.what());
     complete = false;
-    return peer_pid;
+    return peer;
   }
 }
 
-bool TextTraceHandler::record_to_file(InputStream& input, std::uint32_t peer_pid) {
-  OutputStream out = OutputStream::in_directory(*directory_);
+bool TextTraceHandler::record_to_file(InputStream& input, const TracedIdentity& peer) {
+  OutputStream out = OutputStream::in_directory(names_->directory());
   bool complete = false;
-  const std::uint32_t pid = convert(input, out, peer_pid, complete);
-  const std::string path = out.commit_numbered(fmt::format("{}-", pid), ".rtrace.txt");
+  const TracedIdentity process = convert(input, out, peer, complete);
+  const std::string path = commit_trace(out, names_->name(process.name, process.pid));
   if (!quiet_) {
     fmt::print(stderr, "rtrace: created {}\n", path);
   }
@@ -59,12 +71,12 @@ bool TextTraceHandler::record_to_stdout(InputStream& input, std::uint32_t peer_p
   bool complete = false;
   if (std::unique_lock<std::mutex> turn(stdout_mutex_, std::try_to_lock); turn.owns_lock()) {
     OutputStream out;
-    convert(input, out, peer_pid, complete);
+    convert(input, out, {peer_pid, ""}, complete);
     out.flush();
     return complete;
   }
   OutputStream spool = OutputStream::in_directory(spool_directory_);
-  convert(input, spool, peer_pid, complete);
+  convert(input, spool, {peer_pid, ""}, complete);
   const std::string path = spool.commit_numbered("spool-", ".txt");
   try {
     copy_to_stdout(path);

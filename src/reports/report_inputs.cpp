@@ -27,9 +27,11 @@ bool looks_like_trace(const fs::path& path) {
 }
 
 // Whether `file` is one of the pagemap module's attachments of a trace among `traces`:
-// "<stem>.<name>" with one of the attachment names, beside a trace named "<stem>.<anything>". (The
-// trace's FILE packets name them; reading every trace of the directory to find out would cost a
-// whole read each, and the writer names them so, docs/pagemap.md.)
+// "<stem>.<name>" with one of the attachment names, beside a trace named "<stem>.<anything>", or,
+// for the stem "<pid>-<n>" the module gives them, beside a trace `rtrace record` named after its
+// program, "<program>.<pid>.<anything>". (The trace's FILE packets name them; reading every trace
+// of the directory to find out would cost a whole read each, and the writers name them so,
+// docs/pagemap.md.)
 bool is_attachment(const fs::path& file, const std::vector<fs::path>& traces) {
   const std::string suffix = file.extension().string();
   const bool attachment_name = suffix == std::string(".") + pagemap::kMapsName ||
@@ -39,9 +41,17 @@ bool is_attachment(const fs::path& file, const std::vector<fs::path>& traces) {
   if (!attachment_name || file.stem().empty()) {
     return false;
   }
-  const std::string prefix = file.stem().string() + ".";
-  return std::ranges::any_of(
-      traces, [&](const fs::path& trace) { return trace.filename().string().starts_with(prefix); });
+  const std::string stem = file.stem().string();
+  const std::string prefix = stem + ".";
+  const std::size_t dash = stem.find('-');
+  const std::string pid = stem.substr(0, dash);
+  const bool pid_stem = dash != std::string::npos && dash > 0 &&
+                        stem.find_first_not_of("0123456789-") == std::string::npos;
+  return std::ranges::any_of(traces, [&](const fs::path& trace) {
+    const std::string name = trace.filename().string();
+    return name.starts_with(prefix) ||
+           (pid_stem && name.find("." + pid + ".") != std::string::npos);
+  });
 }
 
 struct Candidate {

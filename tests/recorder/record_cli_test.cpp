@@ -3,7 +3,10 @@
 // RTRACE_SOCKET, send a binary trace) with the original tracer's memory.raw under its own pid.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -67,11 +70,24 @@ std::vector<std::uint32_t> pids_printed(const std::string& out) {
   return pids;
 }
 
-std::string name(std::uint32_t pid, int n, const std::string& suffix = ".rtrace") {
-  return std::to_string(pid) + "-" + std::to_string(n) + suffix;
+// The name `tool` gives the n-th trace (from 0) of process `pid`: rtrace record names it after
+// the program as the trace's PINF packet calls it (memory.raw's says ./memory), sp-rtrace as the
+// original did.
+std::string name(const std::string& tool, std::uint32_t pid, int n,
+                 const std::string& suffix = ".rtrace") {
+  if (tool == "sp-rtrace") {
+    return std::to_string(pid) + "-" + std::to_string(n) + suffix;
+  }
+  return "memory." + std::to_string(pid) + (n == 0 ? "" : "." + std::to_string(n)) + suffix;
 }
 
-TEST(RecordCli, KeepsTheBinaryStreamAsPidDashN) {
+// The pid in a name rtrace record gave: memory.PID.rtrace.
+std::uint32_t pid_in_name(const std::string& file) {
+  const std::size_t first = file.find('.');
+  return std::stoul(file.substr(first + 1, file.find('.', first + 1) - first - 1));
+}
+
+TEST(RecordCli, KeepsTheBinaryStreamNamedAfterTheProgramOrAsPidDashN) {
   RTRACE_NEEDS_FIXTURES();
   for (const char* tool : {"rtrace record", "sp-rtrace"}) {
     const ScratchDir out;
@@ -82,9 +98,9 @@ TEST(RecordCli, KeepsTheBinaryStreamAsPidDashN) {
     ASSERT_EQ(pids.size(), 1U);
     const auto files = files_in(out.path());
     ASSERT_EQ(files.size(), 1U) << tool;
-    ASSERT_TRUE(files.contains(name(pids[0], 0))) << files.begin()->first;
-    EXPECT_EQ(files.at(name(pids[0], 0)), raw_from(pids[0]));
-    EXPECT_EQ(r.err, "rtrace: created " + (out.path() / name(pids[0], 0)).string() + "\n");
+    ASSERT_TRUE(files.contains(name(tool, pids[0], 0))) << files.begin()->first;
+    EXPECT_EQ(files.at(name(tool, pids[0], 0)), raw_from(pids[0]));
+    EXPECT_EQ(r.err, "rtrace: created " + (out.path() / name(tool, pids[0], 0)).string() + "\n");
   }
 }
 
@@ -99,7 +115,7 @@ TEST(RecordCli, DefaultOutputIsTheCurrentDirectory) {
     EXPECT_EQ(r.err, "");
     const std::vector<std::uint32_t> pids = pids_printed(r.out);
     ASSERT_EQ(pids.size(), 1U);
-    EXPECT_EQ(files_in(out.path()).at(name(pids[0], 0)), raw_from(pids[0]));
+    EXPECT_EQ(files_in(out.path()).at(name("rtrace record", pids[0], 0)), raw_from(pids[0]));
   }
 }
 
@@ -110,10 +126,9 @@ TEST(RecordCli, NeverOverwritesAndNumbersOnePidsTraces) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto files = files_in(out.path());
   ASSERT_EQ(files.size(), 2U);
-  const std::string first = files.begin()->first;
-  const std::uint32_t pid = std::stoul(first.substr(0, first.find('-')));
-  EXPECT_EQ(files.at(name(pid, 0)), raw_from(pid));
-  EXPECT_EQ(files.at(name(pid, 1)), raw_from(pid));
+  const std::uint32_t pid = pid_in_name(files.begin()->first);
+  EXPECT_EQ(files.at(name("rtrace record", pid, 0)), raw_from(pid));
+  EXPECT_EQ(files.at(name("rtrace record", pid, 1)), raw_from(pid));
 }
 
 TEST(RecordCli, ServesSeveralProcessesAtOnce) {
@@ -126,7 +141,7 @@ TEST(RecordCli, ServesSeveralProcessesAtOnce) {
   const auto files = files_in(out.path());
   ASSERT_EQ(files.size(), 2U);
   for (const std::uint32_t pid : pids) {
-    EXPECT_EQ(files.at(name(pid, 0)), raw_from(pid));
+    EXPECT_EQ(files.at(name("rtrace record", pid, 0)), raw_from(pid));
   }
 }
 
@@ -137,8 +152,7 @@ TEST(RecordCli, WaitsForConnectionsThatOutliveTheProgram) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto files = files_in(out.path());
   ASSERT_EQ(files.size(), 1U);
-  const std::string file = files.begin()->first;
-  EXPECT_EQ(files.begin()->second, raw_from(std::stoul(file.substr(0, file.find('-')))));
+  EXPECT_EQ(files.begin()->second, raw_from(pid_in_name(files.begin()->first)));
 }
 
 TEST(RecordCli, KeepsWhatATracerSentBeforeItDied) {
@@ -150,8 +164,8 @@ TEST(RecordCli, KeepsWhatATracerSentBeforeItDied) {
   const auto files = files_in(out.path());
   ASSERT_EQ(files.size(), 1U);
   const std::string file = files.begin()->first;
-  const std::uint32_t pid = std::stoul(file.substr(0, file.find('-')));
-  EXPECT_EQ(file, name(pid, 0));
+  const std::uint32_t pid = pid_in_name(file);
+  EXPECT_EQ(file, name("rtrace record", pid, 0));
   EXPECT_EQ(files.begin()->second, raw_from(pid).substr(0, 100));
 }
 
@@ -249,9 +263,10 @@ TEST(RecordCli, ExitStatusIsTheProgramsOrTellsWhatWentWrong) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("librtrace-main.so does not exist"), std::string::npos) << r.err;
 
-  r = run_command(record() + " -o " + quote(out / "missing") + " -x true");
+  // A name in an existing directory is a file name pattern; a missing directory is an error.
+  r = run_command(record() + " -o " + quote(out / "missing/") + " -x true");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("missing: no such directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing/: no such directory"), std::string::npos) << r.err;
 
   EXPECT_EQ(run_command(record() + o + " -M 1,x -x true").status, 2);
   EXPECT_EQ(run_command(record() + o + " -S SIGNOPE -x true").status, 2);
@@ -294,7 +309,7 @@ TEST(RecordCli, TogglesARunningTracedProcess) {
   EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
   const std::uint32_t pid = std::stoul(read_file(pid_file));
-  EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
+  EXPECT_EQ(files_in(out.path()).at(name("rtrace record", pid, 0)), raw_from(pid));
 }
 
 TEST(RecordCli, RefusesToToggleAnUntracedProcess) {
@@ -318,7 +333,7 @@ TEST(RecordCli, TogglesThroughTheRecordersPid) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::uint32_t pid = std::stoul(read_file(pid_file));
   EXPECT_EQ(r.err, "rtrace: tracing of process " + std::to_string(pid) + " is now on\n");
-  EXPECT_EQ(files_in(out.path()).at(name(pid, 0)), raw_from(pid));
+  EXPECT_EQ(files_in(out.path()).at(name("rtrace record", pid, 0)), raw_from(pid));
 }
 
 // rtrace record traces memory from the start with no option, 64 frames deep (10 with --format
@@ -400,7 +415,7 @@ TEST(RecordCli, DoubleDashEndsTheOptions) {
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<std::uint32_t> pids = pids_printed(r.out);
     ASSERT_EQ(pids.size(), 1U);
-    EXPECT_EQ(files_in(out.path()).at(name(pids[0], 0)), raw_from(pids[0]));
+    EXPECT_EQ(files_in(out.path()).at(name(tool, pids[0], 0)), raw_from(pids[0]));
   }
 }
 
@@ -415,7 +430,7 @@ std::string expected_text(const std::string& fixture_name, std::uint32_t pid) {
   return text;
 }
 
-TEST(RecordCli, PostProcessesIntoPidDashNTxt) {
+TEST(RecordCli, PostProcessesIntoNamedTextFiles) {
   RTRACE_NEEDS_FIXTURES();
   for (const char* tool : {"rtrace record", "sp-rtrace"}) {
     const ScratchDir out;
@@ -426,7 +441,8 @@ TEST(RecordCli, PostProcessesIntoPidDashNTxt) {
     ASSERT_EQ(pids.size(), 1U);
     const auto files = files_in(out.path());
     ASSERT_EQ(files.size(), 1U);
-    EXPECT_EQ(files.at(name(pids[0], 0, ".rtrace.txt")), expected_text("memory.lc.txt", pids[0]));
+    EXPECT_EQ(files.at(name(tool, pids[0], 0, ".rtrace.txt")),
+              expected_text("memory.lc.txt", pids[0]));
   }
 }
 
@@ -441,8 +457,8 @@ TEST(RecordCli, PostProcessesWhatATracerSentBeforeItDied) {
   const auto files = files_in(out.path());
   ASSERT_EQ(files.size(), 1U);
   const std::string file = files.begin()->first;
-  const std::uint32_t pid = std::stoul(file.substr(0, file.find('-')));
-  EXPECT_EQ(file, name(pid, 0, ".rtrace.txt"));
+  const std::uint32_t pid = pid_in_name(file);
+  EXPECT_EQ(file, name("rtrace record", pid, 0, ".rtrace.txt"));
   EXPECT_NE(r.err.find(">:3000: warning: truncated packet"), std::string::npos) << r.err;
 
   const ScratchDir offline;
@@ -456,11 +472,12 @@ TEST(RecordCli, PostProcessesWhatATracerSentBeforeItDied) {
 
 TEST(RecordCli, PostProcessesOntoStandardOutput) {
   RTRACE_NEEDS_FIXTURES();
-  for (const char* where : {"", " -o stdout"}) {
+  for (const char* where : {"", " -o stdout", " -o -"}) {
     const ScratchDir out;
     const auto r = run_command("cd " + quote(out.path()) + " && " + record() + " -q -P ''" + where +
                                " -x " + fake("send") + " >/dev/null");
     ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(files_in(out.path()).empty()) << where;
   }
   // The program's own output and the trace share standard output; the program printed its pid
   // before the trace started.
@@ -484,6 +501,119 @@ TEST(RecordCli, PostProcessedTextsOfSeveralProcessesDoNotMix) {
   const std::string a = expected_text("memory.l.txt", std::stoul(first_pid));
   const std::string b = expected_text("memory.l.txt", std::stoul(second_pid));
   EXPECT_TRUE(texts == a + b || texts == b + a) << texts;
+}
+
+// -o PATTERN: the fields expand per process; the directory is the pattern's.
+TEST(RecordCli, NamesTracesAfterAPattern) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir out;
+  const auto r = run_command(record() + " -q -f -o " + quote(out / "%n-%p-%h-%t-%%.trace") +
+                             " -x " + fake("fork"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::uint32_t> pids = pids_printed(r.out);
+  ASSERT_EQ(pids.size(), 2U);
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 2U);
+  std::array<char, 256> host{};
+  ASSERT_EQ(::gethostname(host.data(), host.size() - 1), 0);
+  for (const std::uint32_t pid : pids) {
+    const std::regex expected("memory-" + std::to_string(pid) + "-" + host.data() +
+                              R"(-20\d{6}T\d{6}Z-%\.trace)");
+    const auto file = std::ranges::find_if(
+        files, [&](const auto& entry) { return std::regex_match(entry.first, expected); });
+    ASSERT_NE(file, files.end()) << pid << " " << files.begin()->first;
+    EXPECT_EQ(file->second, raw_from(pid));
+  }
+  // One start time for the run: both names carry the same stamp.
+  const std::string a = files.begin()->first;
+  const std::string b = std::next(files.begin())->first;
+  EXPECT_EQ(a.substr(a.size() - 25), b.substr(b.size() - 25));
+}
+
+// A name that several traces share (no %p with -f, a second trace of a pid, a file there before)
+// gets a number before its suffix, and nothing is ever replaced.
+TEST(RecordCli, APatternNeverReplacesAFile) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir out;
+  test::write_file(out / "run.rtrace", "keep me");
+  const auto r =
+      run_command(record() + " -f -o " + quote(out / "run.rtrace") + " -x " + fake("fork"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::uint32_t> pids = pids_printed(r.out);
+  ASSERT_EQ(pids.size(), 2U);
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 3U);
+  EXPECT_EQ(files.at("run.rtrace"), "keep me");
+  const bool in_order = files.at("run.1.rtrace") == raw_from(pids[0]);
+  EXPECT_EQ(files.at("run.1.rtrace"), raw_from(pids[in_order ? 0 : 1]));
+  EXPECT_EQ(files.at("run.2.rtrace"), raw_from(pids[in_order ? 1 : 0]));
+  EXPECT_NE(r.err.find("rtrace: created " + (out / "run.2.rtrace").string() + "\n"),
+            std::string::npos)
+      << r.err;
+  // Without the trace suffix the number goes at the end.
+  const auto again =
+      run_command(record() + " -q -o " + quote(out / "plain") + " -x " + fake("twice"));
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto after = files_in(out.path());
+  EXPECT_TRUE(after.contains("plain")) << after.size();
+  EXPECT_TRUE(after.contains("plain.1")) << after.size();
+}
+
+TEST(RecordCli, TheSpRtraceFormatKeepsTheOriginalsNames) {
+  RTRACE_NEEDS_FIXTURES();
+  const ScratchDir out;
+  const auto r = run_command(record() + " -q --format sp-rtrace -o " + quote(out.path()) + " -x " +
+                             fake("twice"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto files = files_in(out.path());
+  ASSERT_EQ(files.size(), 2U);
+  const std::string first = files.begin()->first;
+  const std::uint32_t pid = std::stoul(first.substr(0, first.find('-')));
+  EXPECT_EQ(files.at(name("sp-rtrace", pid, 0)), raw_from(pid));
+  EXPECT_EQ(files.at(name("sp-rtrace", pid, 1)), raw_from(pid));
+}
+
+// What -o cannot be, said before the program starts (exit status 2, nothing created).
+TEST(RecordCli, AnOutputThatCannotBeIsRefusedClearly) {
+  const ScratchDir out;
+  ASSERT_EQ(::mkfifo((out / "fifo").c_str(), 0600), 0);
+  const std::string dir = out.path().string();
+  const struct {
+    std::string options;
+    std::string error;
+  } cases[] = {
+      {"-o " + dir + "/fifo", dir + "/fifo: is a FIFO, not a directory or a file name: the "
+                                    "traces are written as new regular files"},
+      {"-o /dev/null",
+       "/dev/null: is a device, not a directory or a file name: the traces are "
+       "written as new regular files"},
+      {"-o " + dir + "/missing/%p", dir + "/missing/%p: the directory " + dir +
+                                        "/missing does not exist (No such file or directory)"},
+      {"-o " + dir + "/fifo/x", dir + "/fifo/x: " + dir + "/fifo is not a directory"},
+      {"-o " + dir + "/missing/", dir + "/missing/: no such directory"},
+      {"-o " + dir + "/%q",
+       "-o " + dir + "/%q: unknown field %q (the fields are %p, %n, %h, %t and %%)"},
+      {"-o " + dir + "/x%", "-o " + dir + "/x%: a '%' ends the pattern (%% is a percent sign)"},
+      {"-m -o " + dir + "/%p", dir + "/%p: -m writes PID-N.rtrace files into a directory, and this "
+                                     "is not one (file name patterns need the recorder)"},
+      {"-o -",
+       "-o -: the binary traces are not written to standard output (the program's output "
+       "goes there); -P writes their text to it"},
+  };
+  for (const auto& c : cases) {
+    const auto r =
+        run_command(record() + " " + c.options + " -x " + quote(RTRACE_FAKE_TRACED) + " exit");
+    EXPECT_EQ(r.status, 2) << c.options;
+    EXPECT_EQ(r.out, "") << c.options;
+    EXPECT_EQ(r.err, "rtrace: " + c.error + "\n") << c.options;
+  }
+  // The compatible command's -o is a directory, as the original's.
+  const auto compatible = run_command(record("sp-rtrace") + " -o " + dir + "/trace -x " +
+                                      quote(RTRACE_FAKE_TRACED) + " exit");
+  EXPECT_EQ(compatible.status, 2);
+  EXPECT_EQ(compatible.err, "rtrace: " + dir + "/trace: no such directory\n");
+  // The FIFO alone (not read: files_in would wait for a writer).
+  EXPECT_EQ(std::distance(fs::directory_iterator(out.path()), fs::directory_iterator()), 1);
 }
 
 }  // namespace

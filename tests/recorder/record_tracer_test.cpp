@@ -68,7 +68,8 @@ const std::vector<std::string>& original_leaks() {
   return leaks;
 }
 
-// The only file in `dir`, which must be named <pid>-0<suffix>.
+// The only file in `dir`, which must be named <pid>-0<suffix> (sp-rtrace, --format sp-rtrace) or
+// <program>.<pid><suffix> (rtrace record).
 fs::path only_file(const fs::path& dir, const std::string& suffix) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -79,10 +80,9 @@ fs::path only_file(const fs::path& dir, const std::string& suffix) {
     return {};
   }
   const std::string name = files[0].filename().string();
-  const std::string number = name.substr(0, name.find('-'));
-  EXPECT_TRUE(!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
-              name == number + "-0" + suffix)
-      << name;
+  static const std::regex named(R"(([0-9]+-0|.+\.[0-9]+)(\.rtrace(\.txt)?))");
+  std::smatch parts;
+  EXPECT_TRUE(std::regex_match(name, parts, named) && parts[2] == suffix) << name;
   return files[0];
 }
 
@@ -178,7 +178,8 @@ TEST(RecordTracer, TogglingStartsTracingOfARunningProgram) {
   EXPECT_NE(r.err.find("rtrace: tracing of process "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" is now on\n"), std::string::npos) << r.err;
   const fs::path trace = only_file(traces, ".rtrace");
-  EXPECT_EQ(trace.filename().string(), std::to_string(std::stoul(read_file(pid))) + "-0.rtrace");
+  EXPECT_EQ(trace.filename().string(),
+            "recorder_toggled_program." + std::to_string(std::stoul(read_file(pid))) + ".rtrace");
   const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(trace));
   ASSERT_EQ(leaks.status, 0) << leaks.err;
   const std::vector<std::string> found = calls_and_summaries(leaks.out);

@@ -1,6 +1,6 @@
 // `rtrace record` gives each traced process the file its trace goes to, and the process writes
 // it itself (trace_file_passing.h): while the program runs, it holds the recorder's temporary in
-// the output directory; the file is then named <pid>-0.rtrace and reads back. With -P the
+// the output directory; the file is then named <program>.<pid>.rtrace and reads back. With -P the
 // recorder post-processes the stream, which then comes through the connection: the process holds
 // no file.
 #include <gtest/gtest.h>
@@ -68,7 +68,10 @@ TEST(TraceFilePassing, TheProcessWritesTheRecordersFileItself) {
     EXPECT_TRUE(std::regex_search(run.descriptors, temporary)) << format << run.descriptors;
     const std::vector<fs::path> files = files_in(traces);
     ASSERT_EQ(files.size(), 1U) << format << run.err;
-    EXPECT_EQ(files[0].filename().string(), run.pid + "-0.rtrace");
+    // Named after the program as its argv[0] says; the sp-rtrace format keeps the original's names.
+    EXPECT_EQ(files[0].filename().string(),
+              format == "compact" ? "recorder_trace_end_program." + run.pid + ".rtrace"
+                                  : run.pid + "-0.rtrace");
     const auto leaks = run_command(bin("rtrace") + " process -l -i " + quote(files[0]));
     EXPECT_EQ(leaks.status, 0) << leaks.err;
     EXPECT_EQ(leaks.err, "") << format;

@@ -40,7 +40,7 @@ constexpr std::uint64_t kZeroPages = 64;       // pages 129 to 192
 
 struct Recorded {
   std::string pid;
-  std::string base;  // the trace's name without .rtrace: <pid>-<n>, its attachments' stem
+  std::string base;  // the attachments' stem: <pid>-<n>
   fs::path trace;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
@@ -71,12 +71,21 @@ Recorded record(const ScratchDir& out, const std::string& modules,
   recorded.start = std::stoull(m[1].str(), nullptr, 16);
   recorded.end = std::stoull(m[2].str(), nullptr, 16);
   recorded.page = std::stoull(m[3].str());
+  // The trace is <program>.<pid>.rtrace; the snapshot files beside it <pid>-<n>.<suffix>.
   for (const auto& entry : fs::directory_iterator(out.path())) {
     if (entry.path().extension() == ".rtrace" &&
         std::find(before.begin(), before.end(), entry.path()) == before.end()) {
       recorded.trace = entry.path();
+      const std::string name = entry.path().filename().string();
+      const std::size_t dot = name.find('.');
+      recorded.pid = name.substr(dot + 1, name.find('.', dot + 1) - dot - 1);
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(out.path())) {
+    if (entry.path().extension() == ".maps" &&
+        entry.path().filename().string().starts_with(recorded.pid + "-") &&
+        std::find(before.begin(), before.end(), entry.path()) == before.end()) {
       recorded.base = entry.path().stem().string();
-      recorded.pid = recorded.base.substr(0, recorded.base.find('-'));
     }
   }
   EXPECT_FALSE(recorded.trace.empty());

@@ -5,9 +5,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 
 #include "formats/apitrace/call.h"
+#include "io/standard_stream.h"
 
 namespace rtrace::apitrace {
 namespace {
@@ -215,18 +217,24 @@ void CallSet::parse_file(const std::string& path) {
     return std::invalid_argument(path + ": cannot read the call set file (--calls=@" + path +
                                  "): " + why);
   };
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw fail("it is a directory");
+  // "-" is standard input, as for every file a command reads.
+  std::ifstream named;
+  const bool standard_input = names_standard_stream(path);
+  if (!standard_input) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) {
+      throw fail("it is a directory");
+    }
+    named.open(path, std::ios::binary);
+    if (!named) {
+      throw fail(std::strerror(errno));
+    }
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error && size > kMaxFileBytes) {
+      throw fail("larger than 16 MiB");
+    }
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    throw fail(std::strerror(errno));
-  }
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (!error && size > kMaxFileBytes) {
-    throw fail("larger than 16 MiB");
-  }
+  std::istream& file = standard_input ? std::cin : named;
   std::string text;
   char buffer[65536];
   while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/apitrace/stream_sniffer.h"
+#include "io/standard_stream.h"
 
 namespace rtrace::apitrace {
 namespace {
@@ -85,7 +86,7 @@ OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
   std::string name = path;
   int fd = STDIN_FILENO;
   bool owned = false;
-  if (path == "-" || path.empty()) {
+  if (names_standard_stream(path) || path.empty()) {
     name = "<stdin>";
   } else {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
