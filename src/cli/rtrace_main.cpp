@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "cli/completion_command.h"
 #include "cli/subcommands.h"
 #include "rtrace/version.h"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.description));
     declared.push_back({sub, command.setup(*sub)});
   }
+  rtrace::cli::add_completion_command(app);
 
   try {
     app.parse(argc, argv);
