@@ -71,8 +71,8 @@ std::string trace_summary(const std::string& path) {
 
 bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
   const TerminalWriters::Receiving receiving(terminal_writers_, peer_pid);
-  if (progress_.active() && writes_to_terminal(peer_pid, STDERR_FILENO)) {
-    progress_.interrupt();  // before the process writes its next line; not redrawn while it lives
+  if (receiving.writes()) {
+    progress_.interrupt();  // before the process writes its next line; not redrawn meanwhile
   }
   // A tracer that asks for its file says so first; any other first byte is its stream's (an
   // older tracer's, which does not know the option).

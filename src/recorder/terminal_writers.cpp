@@ -28,24 +28,34 @@ bool writes_to_terminal(std::uint32_t pid, int terminal_fd) {
 }
 
 TerminalWriters::Receiving::Receiving(TerminalWriters& writers, std::uint32_t pid)
-    : writers_(writers), pid_(pid) {
+    : writers_(writers) {
   const std::lock_guard lock(writers_.mutex_);
-  writers_.receiving_.insert(pid_);
+  process_ = writers_.receiving_.insert(writers_.receiving_.end(), ReceivedProcess{pid, false});
+  writers_.check(*process_);
 }
 
 TerminalWriters::Receiving::~Receiving() {
   const std::lock_guard lock(writers_.mutex_);
-  writers_.receiving_.erase(writers_.receiving_.find(pid_));
+  writers_.receiving_.erase(process_);
 }
 
-bool TerminalWriters::any() const {
+bool TerminalWriters::Receiving::writes() const {
+  const std::lock_guard lock(writers_.mutex_);
+  return process_->writes;
+}
+
+bool TerminalWriters::check(ReceivedProcess& process) const {
+  process.writes = process.writes || writes_to_terminal(process.pid, terminal_fd_);
+  return process.writes;
+}
+
+bool TerminalWriters::any() {
   const std::lock_guard lock(mutex_);
-  for (const std::uint32_t pid : receiving_) {
-    if (writes_to_terminal(pid, terminal_fd_)) {
-      return true;
-    }
+  bool any = false;
+  for (ReceivedProcess& process : receiving_) {
+    any = check(process) || any;
   }
-  return false;
+  return any;
 }
 
 }  // namespace rtrace::recorder

@@ -153,5 +153,20 @@ TEST(TerminalWriters, AnyCountsTheProcessesBeingReceived) {
   EXPECT_FALSE(writers.any());  // its connection ended
 }
 
+// Between a program's exit and the end of its trace it has no descriptors, but its last lines are
+// on the screen: seen writing once, it counts until its trace ends.
+TEST(TerminalWriters, AProcessSeenWritingCountsUntilItsTraceEnds) {
+  const PseudoTerminal pty;
+  Child writer(pty.terminal(), pty.terminal());
+  TerminalWriters writers(pty.terminal());
+  {
+    const TerminalWriters::Receiving receiving(writers, writer.pid());
+    EXPECT_TRUE(receiving.writes());
+    writer.end();
+    EXPECT_TRUE(writers.any());
+  }
+  EXPECT_FALSE(writers.any());
+}
+
 }  // namespace
 }  // namespace rtrace::recorder
