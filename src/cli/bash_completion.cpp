@@ -81,7 +81,7 @@ _rtrace_complete() {
     word=${words[i]}
     if [[ -n $value_of ]]; then
       value_of=''
-    elif [[ -n ${_rtrace_prefix[$key]} ]] && ((argument > 0)); then
+    elif [[ -n ${_rtrace_prefix[$key]-} ]] && ((argument > 0)); then
       : # the program's own arguments
     elif ((!ended)) && [[ $word == -- ]]; then
       ended=1
@@ -89,7 +89,7 @@ _rtrace_complete() {
       if [[ $word != *=* && -n ${_rtrace_values["$key $word"]+set} ]]; then
         value_of=$word
       fi
-    elif ((argument == 0 && !ended)) && [[ " ${_rtrace_subcommands[$key]} " == *" $word "* ]]; then
+    elif ((argument == 0 && !ended)) && [[ " ${_rtrace_subcommands[$key]-} " == *" $word "* ]]; then
       key+=" $word"
     else
       argument+=1
@@ -101,15 +101,15 @@ _rtrace_complete() {
   local spec typed=$cur
   if [[ -n $value_of ]]; then
     spec=${_rtrace_values["$key $value_of"]}
-  elif [[ -n ${_rtrace_prefix[$key]} ]] && ((argument > 0)); then
+  elif [[ -n ${_rtrace_prefix[$key]-} ]] && ((argument > 0)); then
     spec=@files
   elif ((!ended)) && [[ $cur == -*=* ]]; then
     spec=${_rtrace_values["$key ${cur%%=*}"]-@none}
     cur=${cur#*=}
   elif ((!ended)) && [[ $cur == -* ]]; then
-    spec=${_rtrace_options[$key]}
-  elif ((argument == 0 && !ended)) && [[ -n ${_rtrace_subcommands[$key]} ]]; then
-    spec=${_rtrace_subcommands[$key]}
+    spec=${_rtrace_options[$key]-}
+  elif ((argument == 0 && !ended)) && [[ -n ${_rtrace_subcommands[$key]-} ]]; then
+    spec=${_rtrace_subcommands[$key]-}
   elif [[ -n ${_rtrace_values["$key #$((argument + 1))"]+set} ]]; then
     spec=${_rtrace_values["$key #$((argument + 1))"]}
   else
@@ -189,59 +189,72 @@ bool hidden(const CLI::App* app) {
   return app->get_group().empty();
 }
 
-// The tables' lines for `app` (typed as `key`) and its subcommands.
-void describe(CLI::App& app, const std::string& key, std::string& tables) {
-  std::vector<std::string> subcommands;
-  for (CLI::App* sub : app.get_subcommands([](const CLI::App* a) { return !hidden(a); })) {
-    subcommands.push_back(sub->get_name());
+// One line of the tables: _rtrace_<table>['key']='value'.
+std::string table_line(std::string_view table, const std::string& key, const std::string& value) {
+  return fmt::format("_rtrace_{}[{}]={}\n", table, single_quoted(key), single_quoted(value));
+}
+
+// How an option is typed: "-x", "--long", ...
+std::vector<std::string> typed_names(const CLI::Option& option) {
+  std::vector<std::string> names;
+  for (const std::string& name : option.get_snames()) {
+    names.push_back("-" + name);
   }
+  for (const std::string& name : option.get_lnames()) {
+    names.push_back("--" + name);
+  }
+  return names;
+}
+
+// The positional argument number `index` of `key`; the last one repeats when it takes several.
+std::string positional_lines(CLI::Option& positional, const std::string& key, int index) {
+  const std::string spec = value_completion(positional);
+  std::string lines = table_line("values", fmt::format("{} #{}", key, index), spec);
+  if (positional.get_expected_max() > 1) {
+    lines += table_line("values", key + " #*", spec);
+  }
+  return lines;
+}
+
+// The tables' lines for `app` (typed as `key`) and its subcommands, depth first.
+void describe(CLI::App& app, const std::string& key, std::string& tables) {
+  const std::vector<CLI::App*> subcommands =
+      app.get_subcommands([](const CLI::App* a) { return !hidden(a); });
   std::vector<std::string> options;
-  int positional = 0;
+  int positionals = 0;
   for (CLI::Option* option : app.get_options()) {
     if (option->get_group().empty()) {
-      continue;
+      continue;  // hidden
     }
     if (!option->nonpositional()) {
-      ++positional;
+      // A prefix command's arguments are the program and its own (below).
       if (!app.get_prefix_command()) {
-        const std::string spec = value_completion(*option);
-        tables +=
-            fmt::format("_rtrace_values[{}]={}\n",
-                        single_quoted(fmt::format("{} #{}", key, positional)), single_quoted(spec));
-        if (option->get_expected_max() > 1) {
-          tables += fmt::format("_rtrace_values[{}]={}\n", single_quoted(key + " #*"),
-                                single_quoted(spec));
-        }
+        tables += positional_lines(*option, key, ++positionals);
       }
       continue;
     }
-    std::vector<std::string> names;
-    for (const std::string& name : option->get_snames()) {
-      names.push_back("-" + name);
-    }
-    for (const std::string& name : option->get_lnames()) {
-      names.push_back("--" + name);
-    }
+    const std::vector<std::string> names = typed_names(*option);
     options.insert(options.end(), names.begin(), names.end());
     if (option->get_items_expected_max() > 0) {  // not a flag
       const std::string spec = value_completion(*option);
       for (const std::string& name : names) {
-        tables += fmt::format("_rtrace_values[{}]={}\n", single_quoted(key + " " + name),
-                              single_quoted(spec));
+        tables += table_line("values", key + " " + name, spec);
       }
     }
   }
   if (app.get_prefix_command()) {
-    tables += fmt::format("_rtrace_prefix[{}]=1\n", single_quoted(key));
-    tables += fmt::format("_rtrace_values[{}]='@commands'\n", single_quoted(key + " #1"));
+    tables += table_line("prefix", key, "1");
+    tables += table_line("values", key + " #1", "@commands");
   }
-  tables +=
-      fmt::format("_rtrace_options[{}]={}\n", single_quoted(key), single_quoted(joined(options)));
-  if (!subcommands.empty()) {
-    tables += fmt::format("_rtrace_subcommands[{}]={}\n", single_quoted(key),
-                          single_quoted(joined(subcommands)));
+  tables += table_line("options", key, joined(options));
+  std::vector<std::string> names;
+  for (const CLI::App* sub : subcommands) {
+    names.push_back(sub->get_name());
   }
-  for (CLI::App* sub : app.get_subcommands([](const CLI::App* a) { return !hidden(a); })) {
+  if (!names.empty()) {
+    tables += table_line("subcommands", key, joined(names));
+  }
+  for (CLI::App* sub : subcommands) {
     describe(*sub, key + " " + sub->get_name(), tables);
   }
 }

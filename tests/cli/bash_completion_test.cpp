@@ -36,11 +36,12 @@ std::string shell_word(const std::string& word) {
   return quoted + "'";
 }
 
-// Runs `body` in bash after sourcing the script; what it printed.
+// Runs `body` in bash after sourcing the script; what it printed. With `set -u`, which some
+// users keep in their interactive shell: the script must not read an unset variable.
 std::string in_bash(const std::string& body) {
   const test::ScratchDir dir;
   const fs::path file = dir / "run.bash";
-  std::ofstream(file) << "source " << shell_word(script().string()) << "\n" << body << "\n";
+  std::ofstream(file) << "set -u\nsource " << shell_word(script().string()) << "\n" << body << "\n";
   const test::CommandResult r = test::run_command("bash " + test::quoted(file));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
