@@ -238,7 +238,7 @@ void describe(CLI::App& app, const std::string& key, std::string& tables) {
     if (option->get_items_expected_max() > 0) {  // not a flag
       const std::string spec = value_completion(*option);
       for (const std::string& name : names) {
-        tables += table_line("values", key + " " + name, spec);
+        tables += table_line("values", fmt::format("{} {}", key, name), spec);
       }
     }
   }
@@ -248,6 +248,7 @@ void describe(CLI::App& app, const std::string& key, std::string& tables) {
   }
   tables += table_line("options", key, joined(options));
   std::vector<std::string> names;
+  names.reserve(subcommands.size());
   for (const CLI::App* sub : subcommands) {
     names.push_back(sub->get_name());
   }
