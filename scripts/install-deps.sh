@@ -25,6 +25,8 @@ packages=(
   libglib2.0-dev
   # tests of the qobject tracing module: a real Qt 5 program (the module does not link Qt)
   qtbase5-dev
+  # tests of the man pages: man renders each one and must print no warning
+  man-db groff-base
 )
 for option in "$@"; do
   case "$option" in

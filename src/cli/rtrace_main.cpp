@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/command_suggestion.h"
+#include "cli/completion_command.h"
 #include "cli/subcommands.h"
 #include "protocol/compact_protocol.h"
 #include "rtrace/build_commit.h"
@@ -58,6 +59,7 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.description));
     declared.push_back({sub, command.setup(*sub)});
   }
+  rtrace::cli::add_completion_command(app);
 
   try {
     app.parse(argc, argv);

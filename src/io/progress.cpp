@@ -76,6 +76,13 @@ void Progress::draw(std::chrono::steady_clock::time_point now) {
   if (!active_) {
     return;
   }
+  if (allowed_ && !allowed_()) {
+    if (drawn_) {
+      write_all(fd_, std::string(kClearLine));
+      drawn_ = false;
+    }
+    return;
+  }
   const auto done = static_cast<double>(done_.load());
   const double seconds = std::chrono::duration<double>(now - start_).count();
   std::string line = fmt::format("{}rtrace: {}: {}", kClearLine, what_, progress_bytes(done));
@@ -103,6 +110,11 @@ void Progress::interrupt() {
     write_all(fd_, std::string(kClearLine));
     drawn_ = false;
   }
+}
+
+void Progress::draw_only_while(std::function<bool()> allowed) {
+  const std::lock_guard lock(drawing_);
+  allowed_ = std::move(allowed);
 }
 
 std::size_t ProgressSource::read(std::span<std::uint8_t> buffer) {

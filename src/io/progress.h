@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,11 @@ class Progress {
   void finish();
   // Clears the line for a message; the next redraw brings it back.
   void interrupt();
+  // Draws the line only while `allowed()` says so (asked at each redraw, under the line's lock);
+  // when it says no, a line on screen is cleared and the bytes are still counted.
+  void draw_only_while(std::function<bool()> allowed);
+  // Whether the line may still be shown (wanted, and not finished).
+  bool active() const { return active_.load(std::memory_order_relaxed); }
 
  private:
   void draw(std::chrono::steady_clock::time_point now);
@@ -50,6 +56,7 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   std::mutex drawing_;
   bool drawn_ = false;
+  std::function<bool()> allowed_;  // empty: always
 };
 
 // A source that counts the bytes read through it into a progress line, cleared at the end.

@@ -58,9 +58,22 @@ void read_head(int fd, std::uint64_t size, PidSniffer& sniffer, PacketStream& pa
   }
 }
 
+// "rtrace: trace FILE, 3.4 MiB": what the recorder knows without reading the trace again.
+std::string trace_summary(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return fmt::format("rtrace: trace {}", path);
+  }
+  return fmt::format("rtrace: trace {}, {}", path, progress_bytes(static_cast<double>(st.st_size)));
+}
+
 }  // namespace
 
 bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
+  const TerminalWriters::Receiving receiving(terminal_writers_, peer_pid);
+  if (receiving.writes()) {
+    progress_.interrupt();  // before the process writes its next line; not redrawn meanwhile
+  }
   // A tracer that asks for its file says so first; any other first byte is its stream's (an
   // older tracer's, which does not know the option).
   std::uint8_t first = 0;
@@ -160,7 +173,7 @@ bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, const std::st
   const std::string path = commit_trace(out, names_.name(argv0, pid));
   if (!quiet_) {
     progress_.interrupt();
-    fmt::print(stderr, "rtrace: created {}\n", path);
+    fmt::print(stderr, "{}\n", trace_summary(path));
   }
   if (broke_off) {
     // Not quiet: a trace that looks whole and is not must never go unnoticed.

@@ -4,10 +4,14 @@
 // warning naming the file, and counts as not recorded in full. With `strip_extensions` (sp-rtrace)
 // rtrace's extension packets are left out, so that the file holds the original protocol only. On a
 // terminal (without --quiet) a progress line shows the bytes recorded by all connections together
-// and the rate. A process that asks for its file (file-from-recorder=1) is given the file's
-// descriptor and writes it itself (trace_file_passing.h): the file's name and content are the same.
-// Not with `strip_extensions`, which needs the stream.
+// and the rate, while no traced process writes to that terminal (terminal_writers.h); each file,
+// once complete, is announced on a line of its own: "rtrace: trace FILE, SIZE".
+// A process that asks for its file (file-from-recorder=1) is given the file's descriptor and
+// writes it itself (trace_file_passing.h): the file's name and content are the same. Not with
+// `strip_extensions`, which needs the stream.
 #pragma once
+
+#include <unistd.h>
 
 #include <cstdint>
 #include <span>
@@ -15,6 +19,7 @@
 
 #include "io/output_stream.h"
 #include "io/progress.h"
+#include "recorder/terminal_writers.h"
 #include "recorder/trace_file_names.h"
 #include "recorder/trace_handler.h"
 
@@ -26,7 +31,9 @@ class RawTraceHandler final : public TraceHandler {
       : names_(std::move(names)),
         quiet_(quiet),
         strip_extensions_(strip_extensions),
-        progress_("recording", std::nullopt, Progress::shown_on_stderr(quiet)) {}
+        progress_("recording", std::nullopt, Progress::shown_on_stderr(quiet)) {
+    progress_.draw_only_while([this] { return !terminal_writers_.any(); });
+  }
   bool record(int fd, std::uint32_t peer_pid) override;
 
  private:
@@ -44,7 +51,8 @@ class RawTraceHandler final : public TraceHandler {
   TraceFileNames names_;
   bool quiet_;
   bool strip_extensions_;
-  Progress progress_;  // shared by the connections' threads
+  TerminalWriters terminal_writers_{STDERR_FILENO};  // the progress line's terminal
+  Progress progress_;                                // shared by the connections' threads
 };
 
 }  // namespace rtrace::recorder

@@ -1,8 +1,8 @@
-// `cmake --install` into a fresh prefix: every command, module, header and man page lands where
-// it belongs, and the installed rtrace records a real program with the installed tracer modules
-// (found relative to itself, so the tree may move) and post-processes the trace with the
-// installed tools. The modules installed are exactly those `rtrace record -l` lists (with the
-// helper libraries beside them), and every module the build declares is among them.
+// `cmake --install` into a fresh prefix: every command, module, header, man page and bash
+// completion lands where it belongs, and the installed rtrace records a real program with the
+// installed tracer modules (found relative to itself, so the tree may move) and post-processes
+// the trace with the installed tools. The modules installed are exactly those `rtrace record -l`
+// lists (with the helper libraries beside them), and every module the build declares is among them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +110,14 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
         "share/man/man1/rtrace-record.1", "share/man/man1/sp-rtrace-postproc.1",
         "share/rtrace/default.supp"}) {
     EXPECT_TRUE(fs::is_regular_file(staged / file)) << file;
+  }
+  // The bash completion, under each command's name where bash-completion looks for it.
+  for (const char* command : {"rtrace", "sp-rtrace", "sp-rtrace-postproc", "sp-rtrace-resolve"}) {
+    const fs::path completion = staged / "share/bash-completion/completions" / command;
+    const auto registered = run_command(
+        "bash -c " + quote("source " + completion.string() + " && complete -p " + command));
+    EXPECT_EQ(registered.out, std::string("complete -F _rtrace_complete ") + command + "\n")
+        << completion << ": " << registered.err;
   }
   const fs::path module_dir = fs::path("lib") / "rtrace";
   const std::set<std::string> shipped = split_list(RTRACE_INSTALLED_MODULE_FILES);

@@ -69,6 +69,25 @@ TEST(Progress, WithoutATotalOnlyTheBytesAndTheRate) {
             "\r\033[Krtrace: recording: 200 B, 500 B/s\r\033[K");
 }
 
+TEST(Progress, DrawnOnlyWhileAllowedAndStillCounting) {
+  Pipe pipe;
+  bool allowed = true;
+  Progress progress("recording", std::nullopt, true, pipe.writer(), kStart);
+  progress.draw_only_while([&allowed] { return allowed; });
+  progress.advance(100, kStart + milliseconds(200));
+  allowed = false;  // the line on screen goes at the next redraw, and no line comes back
+  progress.advance(100, kStart + milliseconds(400));
+  progress.advance(100, kStart + milliseconds(600));
+  allowed = true;  // the bytes of meanwhile were counted
+  progress.advance(100, kStart + milliseconds(800));
+  progress.finish();
+  EXPECT_FALSE(progress.active());
+  EXPECT_EQ(pipe.drain(),
+            "\r\033[Krtrace: recording: 100 B, 500 B/s"
+            "\r\033[K"
+            "\r\033[Krtrace: recording: 400 B, 500 B/s\r\033[K");
+}
+
 TEST(Progress, NotWantedShowsNothing) {
   Pipe pipe;
   {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/progress.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -100,7 +101,10 @@ TEST(RecordCli, KeepsTheBinaryStreamNamedAfterTheProgramOrAsPidDashN) {
     ASSERT_EQ(files.size(), 1U) << tool;
     ASSERT_TRUE(files.contains(name(tool, pids[0], 0))) << files.begin()->first;
     EXPECT_EQ(files.at(name(tool, pids[0], 0)), raw_from(pids[0]));
-    EXPECT_EQ(r.err, "rtrace: created " + (out.path() / name(tool, pids[0], 0)).string() + "\n");
+    const std::string size = progress_bytes(static_cast<double>(raw_from(pids[0]).size()));
+    EXPECT_EQ(r.err, "rtrace: trace " + (out.path() / name(tool, pids[0], 0)).string() + ", " +
+                         size + "
+");
   }
 }
 
