@@ -41,7 +41,7 @@ void print_script(CLI::App& rtrace) {
 
 void add_completion_command(CLI::App& rtrace) {
   CLI::App* completion = rtrace.add_subcommand(
-      "completion", "Print the bash completion script of rtrace and the sp-rtrace commands");
+      kCompletionCommand, "Print the bash completion script of rtrace and the sp-rtrace commands");
   completion->group("");  // hidden: the build and packagers run it, users source its output
   auto shell = std::make_shared<std::string>();
   completion->add_option("shell", *shell, "The shell (bash)")

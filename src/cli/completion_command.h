@@ -8,6 +8,9 @@
 
 namespace rtrace::cli {
 
+// The hidden subcommand's name: known to rtrace, never offered as a suggestion.
+inline constexpr const char* kCompletionCommand = "completion";
+
 // Adds the hidden subcommand to `rtrace`, the whole command: the script covers what it declares,
 // so call this once every other subcommand is added. Once parsed, it prints the script and ends
 // the parse with CLI::Success (exit status 0).

@@ -33,7 +33,8 @@ bool names_unknown_command(int argc, char** argv, std::vector<std::string_view>&
   for (const rtrace::cli::Subcommand& command : rtrace::cli::subcommands()) {
     names.push_back(command.name);
   }
-  if (argc < 2 || argv[1][0] == '-') {
+  if (argc < 2 || argv[1][0] == '-' ||
+      std::string_view(argv[1]) == rtrace::cli::kCompletionCommand) {
     return false;
   }
   return std::find(names.begin(), names.end(), std::string_view(argv[1])) == names.end();
