@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 using test::run_command;
 using test::ScratchDir;
 
-std::string quote(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-std::string bin(const std::string& name) {
-  return quote(test::build_dir() / "bin" / name);
-}
-
 // The one trace file in `dir`.
 fs::path only_trace(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -44,7 +37,8 @@ struct Recorded {
 // The header of the trace in `dir` and the frame count of its leaked block, from `rtrace
 // process -l`.
 Recorded read_back(const fs::path& dir) {
-  const auto text = run_command(bin("rtrace") + " process -l -i " + quote(only_trace(dir)));
+  const auto text =
+      run_command(test::built_tool("rtrace") + " process -l -i " + test::quoted(only_trace(dir)));
   EXPECT_EQ(text.status, 0) << text.err;
   Recorded recorded;
   std::istringstream lines(text.out);
@@ -68,19 +62,19 @@ TEST(DefaultDepth, EachCommandRecordsItsDefaultDepth) {
     std::string command;
     int depth;
   } cases[] = {
-      {bin("rtrace") + " record", 64},
-      {bin("rtrace") + " record --no-compress", 64},
-      {bin("rtrace") + " record --format sp-rtrace", 10},
-      {bin("sp-rtrace") + " -s -e memory", 10},
-      {bin("rtrace") + " record -b 20", 20},
-      {bin("rtrace") + " record --format sp-rtrace -b 64", 64},
-      {bin("sp-rtrace") + " -s -e memory -b 5", 5},
+      {test::built_tool("rtrace") + " record", 64},
+      {test::built_tool("rtrace") + " record --no-compress", 64},
+      {test::built_tool("rtrace") + " record --format sp-rtrace", 10},
+      {test::built_tool("sp-rtrace") + " -s -e memory", 10},
+      {test::built_tool("rtrace") + " record -b 20", 20},
+      {test::built_tool("rtrace") + " record --format sp-rtrace -b 64", 64},
+      {test::built_tool("sp-rtrace") + " -s -e memory -b 5", 5},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.command);
     const ScratchDir out;
-    const auto r = run_command(c.command + " -q -o " + quote(out.path()) + " -x " +
-                               quote(RTRACE_DEEP_STACK_PROGRAM));
+    const auto r = run_command(c.command + " -q -o " + test::quoted(out.path()) + " -x " +
+                               test::quoted(RTRACE_DEEP_STACK_PROGRAM));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "deep done\n");
     const Recorded recorded = read_back(out.path());
@@ -95,8 +89,8 @@ TEST(DefaultDepth, EachCommandRecordsItsDefaultDepth) {
 // RTRACE_OPTIONS: the default of the format it writes.
 TEST(DefaultDepth, TheTracerAloneTakesItsFormatsDefault) {
   const fs::path lib = test::build_dir() / "lib";
-  const std::string preload =
-      quote((lib / "librtrace-main.so").string() + ":" + (lib / "librtrace-memory.so").string());
+  const std::string preload = test::quoted((lib / "librtrace-main.so").string() + ":" +
+                                           (lib / "librtrace-memory.so").string());
   const struct {
     std::string options;
     int depth;
@@ -112,8 +106,8 @@ TEST(DefaultDepth, TheTracerAloneTakesItsFormatsDefault) {
     options += ",managed=";
     options += out.path().string();
     std::string command = "env -u RTRACE_SOCKET LD_PRELOAD=" + preload;
-    command += " RTRACE_OPTIONS=" + quote(options);
-    command += " " + quote(RTRACE_DEEP_STACK_PROGRAM);
+    command += " RTRACE_OPTIONS=" + test::quoted(options);
+    command += " " + test::quoted(RTRACE_DEEP_STACK_PROGRAM);
     const auto r = run_command(command);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "deep done\n");

@@ -132,7 +132,7 @@ constexpr std::uintptr_t kFramePointerWritten = 0;    // used, and written down 
 
 }  // namespace
 
-std::atomic<std::uint64_t> g_frame_rules_generation{1};
+FrameRulesGeneration g_frame_rules_generation;
 
 __attribute__((noinline)) int walk_stack(std::uintptr_t* frames, std::uint32_t capacity,
                                          WalkMemo* memo, std::uintptr_t tag) {
@@ -202,11 +202,11 @@ __attribute__((noinline)) int walk_from(const WalkStart& start, std::uint64_t ge
 }
 
 void forget_frame_rules() {
-  std::uint64_t generation = g_frame_rules_generation.load();
+  std::uint64_t generation = g_frame_rules_generation.value.load();
   std::uint64_t next = 0;
   do {
     next = generation == 0 || generation >= kMaxGeneration ? 0 : generation + 1;
-  } while (!g_frame_rules_generation.compare_exchange_weak(generation, next));
+  } while (!g_frame_rules_generation.value.compare_exchange_weak(generation, next));
 }
 
 }  // namespace rtrace::tracer

@@ -37,7 +37,14 @@ __attribute__((always_inline)) inline WalkStart walk_start_here() {
 }
 
 // The rules' generation (stack_walker.cpp): part of every rule's key and of the memo's.
-extern std::atomic<std::uint64_t> g_frame_rules_generation;
+// Read by every traced call's walk, written only when a library is loaded or unloaded: alone on
+// its cache line, so that no variable another thread writes all the time (such as the writer
+// thread's encoder, which the linker may place beside it) turns each of those reads into a cache
+// miss, about 12 % more CPU per traced call.
+struct alignas(64) FrameRulesGeneration {
+  std::atomic<std::uint64_t> value{1};
+};
+extern FrameRulesGeneration g_frame_rules_generation;
 
 // The walk from `start` of `generation`'s rules, its reads written into `entry` (null: not
 // written down; see walk_stack) as long as they fit (WalkMemo::kMaxReads; a longer walk is not
@@ -54,7 +61,7 @@ __attribute__((always_inline)) inline int walk_remembered_or_from(const WalkStar
                                                                   std::uint32_t capacity,
                                                                   WalkMemo* memo,
                                                                   std::uintptr_t tag) {
-  const std::uint64_t generation = g_frame_rules_generation.load(std::memory_order_acquire);
+  const std::uint64_t generation = g_frame_rules_generation.value.load(std::memory_order_acquire);
   WalkMemo::Entry* entry = nullptr;
   if (memo != nullptr) {
     if (memo->look_up(generation, tag, capacity, start.rsp, start.rbp)) {
