@@ -9,14 +9,11 @@
  * own (step, run, start_thread, clone3). It frees the block allocated 64 iterations earlier; every
  * 4096th block is leaked. The counter goes up by one per iteration (threads take interleaved
  * values), so bit 0 changes the outermost level at every call: consecutive stacks share only the
- * thread's frames, and every path comes back after 262,144 iterations. Prints, per operation (one
- * malloc or one free), the wall time of the churn and the CPU time of the churning threads, as
- * churn.c does. */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
+ * thread's frames, and every path comes back after 262,144 iterations. Prints the figures
+ * churn_harness.h describes. */
 #include <stdlib.h>
-#include <time.h>
+
+#include "churn_harness.h"
 
 #define WINDOW 64
 #define LEVELS 18
@@ -25,10 +22,6 @@
 #define KEEP __attribute__((noipa))
 /* No tail calls: the caller's frame stays on the stack. */
 #define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
-
-static long iterations = 1000000;
-static int threads = 1;
-static _Atomic double thread_cpu_ns;
 
 /* Level K's two functions (K = 0 .. LEVELS - 1): each calls the one of level K + 1's two (NEXT)
  * that bit K + 1 of `path` chooses; the last level's call malloc. */
@@ -97,12 +90,6 @@ KEEP static void step(struct state* s, long i, unsigned path) {
   s->window[slot] = block;
 }
 
-static double cpu_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 static void* run(void* arg) {
   const double start = cpu_ns();
   const unsigned index = (unsigned)(size_t)arg;
@@ -112,35 +99,10 @@ static void* run(void* arg) {
   }
   for (int i = 0; i < WINDOW; ++i)
     free(s.window[i]);
-  const double used = cpu_ns() - start;
-  double seen = thread_cpu_ns;
-  while (!atomic_compare_exchange_weak(&thread_cpu_ns, &seen, seen + used)) {
-  }
+  add_thread_cpu(cpu_ns() - start);
   return NULL;
 }
 
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 int main(int argc, char** argv) {
-  if (argc > 1)
-    iterations = atol(argv[1]);
-  if (argc > 2)
-    threads = atoi(argv[2]);
-  if (threads < 1 || threads > 256)
-    threads = 1;
-  pthread_t ids[256];
-  const double start = now_ns();
-  for (int i = 0; i < threads; ++i)
-    pthread_create(&ids[i], NULL, run, (void*)(size_t)(i + 1));
-  for (int i = 0; i < threads; ++i)
-    pthread_join(ids[i], NULL);
-  const double elapsed = now_ns() - start;
-  const double operations = 2.0 * (double)iterations * threads;
-  printf("threads=%d operations=%.0f ns_per_op=%.1f cpu_ns_per_op=%.1f\n", threads, operations,
-         elapsed / operations, thread_cpu_ns / operations);
-  return 0;
+  return churn_main(argc, argv, run);
 }
