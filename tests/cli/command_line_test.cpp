@@ -80,7 +80,7 @@ TEST(CommandSuggestion, EditDistanceCountsASwapOfNeighboursAsOneEdit) {
   EXPECT_EQ(cli::edit_distance("recrod", "record"), 1U);
   EXPECT_EQ(cli::edit_distance("rcord", "record"), 1U);
   EXPECT_EQ(cli::edit_distance("recordx", "record"), 1U);
-  EXPECT_EQ(cli::edit_distance("rexxrd", "record"), 2U);
+  EXPECT_EQ(cli::edit_distance("rewerd", "record"), 2U);
   EXPECT_EQ(cli::edit_distance("", "abc"), 3U);
   EXPECT_EQ(cli::edit_distance("abc", ""), 3U);
 }
@@ -88,7 +88,7 @@ TEST(CommandSuggestion, EditDistanceCountsASwapOfNeighboursAsOneEdit) {
 TEST(CommandSuggestion, ShortOrFarWordsGetNoSuggestion) {
   constexpr std::array<std::string_view, 3> kNames{"record", "report", "resolve"};
   EXPECT_EQ(cli::closest_name("x", kNames), std::nullopt);       // 1 edit of 1 letter
-  EXPECT_EQ(cli::closest_name("rxxxxd", kNames), std::nullopt);  // 4 edits
+  EXPECT_EQ(cli::closest_name("rename", kNames), std::nullopt);  // 4 edits from each
   EXPECT_EQ(cli::closest_name("reord", kNames), "record");
   // "repord" is one edit from both "record" and "report": the first in the table wins.
   EXPECT_EQ(cli::closest_name("repord", kNames), "record");

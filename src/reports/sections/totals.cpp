@@ -52,6 +52,17 @@ Json histogram_json(const SizeHistogram& histogram) {
   return buckets;
 }
 
+// The counts the JSON and the HTML page's data both give a type, in the same order.
+void add_counts(const TypeTotals& t, Json& type) {
+  type["calls"] = t.calls;
+  type["allocations"] = t.allocations;
+  type["releases"] = t.releases;
+  type["bytes_allocated"] = t.bytes_allocated;
+  type["temporary"] = t.temporary;
+  type["leaked_blocks"] = t.leaked_blocks;
+  type["leaked_bytes"] = t.leaked_bytes;
+}
+
 Json type_json(const SectionInput& input, const TypeTotals& t) {
   const ResourceUnit unit = resource_unit(t);
   Json type;
@@ -60,13 +71,7 @@ Json type_json(const SectionInput& input, const TypeTotals& t) {
   type["unit"] = json_text(unit.noun);
   type["sized"] = unit.sized;
   type["transfers"] = unit.transfers;
-  type["calls"] = t.calls;
-  type["allocations"] = t.allocations;
-  type["releases"] = t.releases;
-  type["bytes_allocated"] = t.bytes_allocated;
-  type["temporary"] = t.temporary;
-  type["leaked_blocks"] = t.leaked_blocks;
-  type["leaked_bytes"] = t.leaked_bytes;
+  add_counts(t, type);
   Json peak;
   peak["bytes"] = t.peak_bytes;
   peak["call"] = t.peak_index;
@@ -102,13 +107,7 @@ Json html_type(const TypeTotals& t) {
   Json type;
   type["type"] = json_text(t.type.type);
   type["description"] = json_text(t.type.description);
-  type["calls"] = t.calls;
-  type["allocations"] = t.allocations;
-  type["releases"] = t.releases;
-  type["bytes_allocated"] = t.bytes_allocated;
-  type["temporary"] = t.temporary;
-  type["leaked_blocks"] = t.leaked_blocks;
-  type["leaked_bytes"] = t.leaked_bytes;
+  add_counts(t, type);
   type["peak_bytes"] = t.peak_bytes;
   type["peak_call"] = t.peak_index;
   type["peak_timestamp_ms"] = t.peak_timestamp_ms;
