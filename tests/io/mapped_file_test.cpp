@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "support/address_sanitizer.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -163,15 +164,6 @@ TEST(MappedFile, HugeFile) {
   EXPECT_EQ(as_string(mapped->bytes().last(4)), "tail");
   EXPECT_EQ(mapped->bytes()[size / 2], 0);
 }
-
-// The sanitizers' handler, when the test runs under ASan, is the one installed before ours.
-#if defined(__SANITIZE_ADDRESS__)
-#define RTRACE_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RTRACE_UNDER_ASAN 1
-#endif
-#endif
 
 // A SIGBUS that is not about a live mapping still goes where it went before: the default action
 // (or ASan's report under ASan). Here a page of a file truncated under a mapping of its own,
