@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/standard_input_once.h"
 #include "pipeline/pipeline.h"
@@ -51,10 +54,16 @@ StageContext process_stage_context(const ProcessOptions& o) {
 }
 
 void check_process_options(const ProcessOptions& o) {
-  if (const std::optional<std::string> twice = standard_input_twice(
-          {{"the trace (-i)", o.input.empty() ? kStandardStream : std::string_view(o.input)},
-           {"--include", o.include_file.value_or("")},
-           {"--exclude", o.exclude_file.value_or("")}})) {
+  std::vector<FileOption> files = {
+      {"the trace (-i)", o.input.empty() ? kStandardStream : std::string_view(o.input)},
+      {"--include", o.include_file ? std::string_view(*o.include_file) : ""},
+      {"--exclude", o.exclude_file ? std::string_view(*o.exclude_file) : ""}};
+  if (o.suppressions) {
+    for (const std::string& file : o.suppressions->files) {
+      files.push_back({"--suppressions", file});
+    }
+  }
+  if (const std::optional<std::string> twice = standard_input_twice(files)) {
     throw StageOptionError(*twice);
   }
   check_stages(process_stages(o), process_stage_context(o));

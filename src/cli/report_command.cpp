@@ -6,8 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/standard_input_once.h"
 #include "exports/html_report.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -186,6 +191,21 @@ int report_many(Reporter& reporter, const reports::ReportInputs& inputs, bool js
   return status;
 }
 
+// Every file the command reads, named as the user gave it: standard input can be one of them.
+std::vector<FileOption> file_options(const std::vector<std::string>& traces,
+                                     const ReportOptions& o) {
+  std::vector<FileOption> files;
+  files.reserve(traces.size() + 1 + o.suppressions.files.size());
+  for (const std::string& trace : traces) {
+    files.push_back({"TRACE", trace});
+  }
+  files.push_back({"--diff", o.diff ? std::string_view(*o.diff) : ""});
+  for (const std::string& rules : o.suppressions.files) {
+    files.push_back({"--suppressions", rules});
+  }
+  return files;
+}
+
 int report(const ReportOptions& o) {
   const std::vector<std::string> paths =
       o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
@@ -194,8 +214,8 @@ int report(const ReportOptions& o) {
         "no trace to read: name a trace or a directory of traces, or pipe a trace into "
         "standard input (rtrace report --help)");
   }
-  if (std::ranges::count(paths, "-") > 1) {
-    return usage_error("standard input ('-') can be read only once");
+  if (const std::optional<std::string> twice = standard_input_twice(file_options(paths, o))) {
+    return usage_error(*twice);
   }
   // With --diff a directory stands for its newest trace, on either side.
   reports::ReportInputs inputs = reports::expand_report_inputs(paths, o.newest || o.diff);

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/standard_stream.h"
 
@@ -18,11 +18,15 @@ struct FileOption {
 };
 
 // Nothing when at most one of `files` is standard input; otherwise what to tell the user.
-inline std::optional<std::string> standard_input_twice(std::initializer_list<FileOption> files) {
+inline std::optional<std::string> standard_input_twice(const std::vector<FileOption>& files) {
   std::optional<std::string_view> first;
   for (const FileOption& file : files) {
     if (!names_standard_stream(file.path)) {
       continue;
+    }
+    if (first && *first == file.option) {
+      return fmt::format("standard input ('-') can be read only once, and {} names it twice",
+                         file.option);
     }
     if (first) {
       return fmt::format("standard input ('-') can be read only once, and both {} and {} name it",

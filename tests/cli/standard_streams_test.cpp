@@ -100,6 +100,42 @@ TEST(StandardStreams, Report) {
   EXPECT_TRUE(html.out.starts_with("<!DOCTYPE html>")) << html.out.substr(0, 100);
 }
 
+// Standard input read by two of report's files would give one of them nothing: refused, with
+// both named.
+TEST(StandardStreams, ReportRefusesToReadStandardInputTwice) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string raw = quoted(fixture("sp-rtrace/memory/memory.raw"));
+  const std::string once = "rtrace: report: standard input ('-') can be read only once, and ";
+  const struct {
+    std::string arguments;
+    std::string error;
+  } cases[] = {
+      {"- -", once + "TRACE names it twice\n"},
+      {"- --diff -", once + "both TRACE and --diff name it\n"},
+      {"--suppressions - -", once + "both TRACE and --suppressions name it\n"},
+      {"--diff - --suppressions - " + raw, once + "both --diff and --suppressions name it\n"},
+      {"--suppressions - --suppressions - " + raw, once + "--suppressions names it twice\n"},
+  };
+  for (const auto& c : cases) {
+    const auto r =
+        run_in_empty_directory(rtrace() + " report --no-resolve " + c.arguments + " < " + raw);
+    EXPECT_EQ(r.status, 2) << c.arguments;
+    EXPECT_EQ(r.out, "") << c.arguments;
+    EXPECT_EQ(r.err, c.error) << c.arguments;
+  }
+}
+
+TEST(StandardStreams, ProcessRefusesToReadSuppressionsFromTheTracesInput) {
+  RTRACE_NEEDS_FIXTURES();
+  const std::string raw = quoted(fixture("sp-rtrace/memory/memory.raw"));
+  const auto r = run_in_empty_directory(rtrace() + " process -l --suppressions - < " + raw);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "rtrace: standard input ('-') can be read only once, and both the trace (-i) and "
+            "--suppressions name it\n");
+}
+
 TEST(StandardStreams, Export) {
   RTRACE_NEEDS_FIXTURES();
   const std::string raw = quoted(fixture("sp-rtrace/memory/memory.raw"));
