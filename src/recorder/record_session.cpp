@@ -136,7 +136,7 @@ RecordResult record(const RecordRequest& request) {
     // The traced processes name their files themselves, in a directory.
     if (names.is_pattern()) {
       throw std::invalid_argument(*request.output +
-                                  ": -m writes PID-N.rtrace files into a directory, and this is "
+                                  ": -m writes NAME.PID.rtrace files into a directory, and this is "
                                   "not one (file name patterns need the recorder)");
     }
     return record_managed(request, directory);

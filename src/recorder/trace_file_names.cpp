@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "protocol/trace_file_name.h"
+
 namespace rtrace::recorder {
 namespace {
 
-constexpr std::string_view kUnknownProgram = "unknown";
-// A name field longer than this is cut: a file name has at most NAME_MAX (255) bytes.
-constexpr std::size_t kMaxFieldBytes = 100;
+using trace_file_name::kMaxFieldBytes;
 
 std::string_view kind_of(mode_t mode) {
   if (S_ISFIFO(mode)) {
@@ -81,12 +81,7 @@ std::string commit_trace(OutputStream& out, const TraceName& name) {
 }
 
 std::string program_name(std::string_view argv0) {
-  const std::size_t slash = argv0.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1);
-  if (name.empty() || name == "." || name == "..") {
-    name = kUnknownProgram;
-  }
-  return cut(std::string(name));
+  return std::string(trace_file_name::program_field(argv0));
 }
 
 std::optional<std::string> argv0_of(std::uint32_t pid) {

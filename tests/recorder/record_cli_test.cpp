@@ -597,7 +597,7 @@ TEST(RecordCli, AnOutputThatCannotBeIsRefusedClearly) {
       {"-o " + dir + "/%q",
        "-o " + dir + "/%q: unknown field %q (the fields are %p, %n, %h, %t and %%)"},
       {"-o " + dir + "/x%", "-o " + dir + "/x%: a '%' ends the pattern (%% is a percent sign)"},
-      {"-m -o " + dir + "/%p", dir + "/%p: -m writes PID-N.rtrace files into a directory, and this "
+      {"-m -o " + dir + "/%p", dir + "/%p: -m writes NAME.PID.rtrace files into a directory, and this "
                                      "is not one (file name patterns need the recorder)"},
       {"-o -",
        "-o -: the binary traces are not written to standard output (the program's output "

@@ -6,6 +6,7 @@
 // compact format does not carry the command line yet (docs/format.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -88,6 +89,38 @@ Recorded record(const ScratchDir& out, const std::string& mode, const std::strin
 
 std::string program() {
   return RTRACE_TRACE_END_PROGRAM;
+}
+
+// A process that execs itself leaves two traces under one name: the second one numbered, as the
+// recorder numbers it (NAME.PID.1.rtrace) and as the traced process does in managed mode (-m);
+// sp-rtrace's format keeps the original's PID-0.rtrace and PID-1.rtrace.
+TEST(TraceEnd, ASecondTraceOfAProcessIsNumberedInEveryMode) {
+  const std::string name = fs::path(program()).filename().string();
+  for (const std::string format : {"compact", "sp-rtrace"}) {
+    for (const std::string managed : {"", "-m"}) {
+      const ScratchDir out;
+      const auto r = run_command(bin("rtrace") + " record -q --format " + format + " " + managed +
+                                 " -o " + quote(out.path()) + " -x " + quote(program()) + " exec");
+      ASSERT_EQ(r.status, 0) << r.err;
+      std::vector<std::string> names;
+      for (const fs::path& file : files_in(out.path())) {
+        names.push_back(file.filename().string());
+      }
+      std::sort(names.begin(), names.end());
+      ASSERT_EQ(names.size(), 2U) << format << " " << managed;
+      // The digits after the program's name (compact) or before the dash (sp-rtrace).
+      const std::size_t from = format == "compact" ? name.size() + 1 : 0;
+      const std::string pid =
+          names[0].substr(from, names[0].find_first_not_of("0123456789", from) - from);
+      EXPECT_FALSE(pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos)
+          << names[0];
+      const std::vector<std::string> expected =
+          format == "compact" ? std::vector<std::string>{name + "." + pid + ".1.rtrace",
+                                                         name + "." + pid + ".rtrace"}
+                              : std::vector<std::string>{pid + "-0.rtrace", pid + "-1.rtrace"};
+      EXPECT_EQ(names, expected) << format << " " << managed;
+    }
+  }
 }
 
 TEST(TraceEnd, ExitIsACompleteTraceWithItsCommandLineAndPeakRss) {

@@ -9,9 +9,12 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "protocol/file_from_recorder.h"
+#include "protocol/trace_file_name.h"
 #include "tracer/core/clock.h"
 #include "tracer/core/decimal.h"
 #include "tracer/output/compact_transcoder.h"
@@ -93,22 +96,38 @@ int move_to_high_fd(int fd) {
   return high;
 }
 
-// <dir>/<pid>-<n>.rtrace, the first n that does not exist yet.
-int open_managed_file(const char* directory, pid_t pid) {
-  char path[PATH_MAX + 64];
+// Managed mode's file (protocol/trace_file_name.h): a compact trace is <dir>/NAME.PID.rtrace, or
+// NAME.PID.N.rtrace with the smallest N from 1 that is free (a second trace of the process: an
+// exec, tracing toggled off and on); sp-rtrace's format keeps the original's <dir>/PID-N.rtrace,
+// N from 0. NAME is the program's as it calls itself (argv[0]'s file name).
+int open_managed_file(const char* directory, pid_t pid, bool compact) {
+  char path[PATH_MAX + trace_file_name::kMaxFieldBytes + 64];
   const std::size_t dir_length = std::strlen(directory);
-  if (dir_length + 48 > sizeof path) {
+  if (dir_length + trace_file_name::kMaxFieldBytes + 48 > sizeof path) {
     return -1;
   }
-  for (int attempt = 0; attempt < 100000; ++attempt) {
+  const std::string_view program = trace_file_name::program_field(program_invocation_name);
+  for (unsigned attempt = 0; attempt < 100000; ++attempt) {
     char* out = path;
     std::memcpy(out, directory, dir_length);
     out += dir_length;
     *out++ = '/';
-    out = write_decimal(out, static_cast<std::uint64_t>(pid));
-    *out++ = '-';
-    out = write_decimal(out, g_managed_index++);
-    std::memcpy(out, ".rtrace", 8);
+    if (compact) {
+      std::memcpy(out, program.data(), program.size());
+      out += program.size();
+      *out++ = '.';
+      out = write_decimal(out, static_cast<std::uint64_t>(pid));
+      if (attempt > 0) {
+        *out++ = '.';
+        out = write_decimal(out, attempt);
+      }
+    } else {
+      out = write_decimal(out, static_cast<std::uint64_t>(pid));
+      *out++ = '-';
+      out = write_decimal(out, g_managed_index++);
+    }
+    std::memcpy(out, trace_file_name::kSuffix.data(), trace_file_name::kSuffix.size());
+    out[trace_file_name::kSuffix.size()] = '\0';
     const int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST) {
       return fd;
@@ -296,7 +315,7 @@ bool write_buffer(bool must, bool end = false) {
 
 bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid) {
   if (options.managed()) {
-    const int fd = open_managed_file(options.managed_dir, pid);
+    const int fd = open_managed_file(options.managed_dir, pid, options.compact);
     if (fd < 0) {
       return false;
     }
