@@ -123,6 +123,26 @@ TEST(TraceEnd, ASecondTraceOfAProcessIsNumberedInEveryMode) {
   }
 }
 
+// A shell looking for a program along its PATH calls execve once per folder; the names that do
+// not exist fail without ending the trace: one trace for the shell, one for the program.
+TEST(TraceEnd, AnExecAlongThePathLeavesATracePerProgramNotPerTry) {
+  const fs::path path(program());
+  for (const std::string managed : {"", "-m"}) {
+    const ScratchDir out;
+    const auto r =
+        run_command(bin("rtrace") + " record -q " + managed + " -o " + quote(out.path()) +
+                    " -x sh -c 'PATH=/nonexistent:" + (out / "missing").string() + ":" +
+                    path.parent_path().string() + "; exec " + path.filename().string() + " exit'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> names;
+    for (const fs::path& file : files_in(out.path())) {
+      names.push_back(file.filename().string().substr(0, file.filename().string().find('.')));
+    }
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{path.filename().string(), "sh"})) << managed;
+  }
+}
+
 TEST(TraceEnd, ExitIsACompleteTraceWithItsCommandLineAndPeakRss) {
   const ScratchDir out;
   const Recorded r = record(out, "exit");

@@ -10,6 +10,7 @@
 #include "tracer/session/process_hooks.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -70,6 +71,15 @@ int around_exec(Exec&& exec) {
   }
   errno = saved_errno;
   return result;
+}
+
+// execve of a file that does not exist fails without touching the process: a shell searching
+// its PATH tries one such name per folder, and ending the trace and starting another around each
+// would leave a trace per try. (A file created between this check and the exec is the one case
+// that ends the process without its end record: the trace then reads as broken off.)
+bool names_no_file(const char* path) {
+  return path != nullptr && ::faccessat(AT_FDCWD, path, F_OK, AT_EACCESS) != 0 &&
+         (errno == ENOENT || errno == ENOTDIR);
 }
 
 // The argument list of execl/execlp/execle, collected into `argv` (at most `capacity` entries).
@@ -135,10 +145,16 @@ RTRACE_EXPORT int dlclose(void* handle) {
 }
 
 RTRACE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  if (names_no_file(path)) {
+    return real().execve(path, argv, envp);
+  }
   return around_exec([&] { return real().execve(path, argv, envp); });
 }
 
 RTRACE_EXPORT int execv(const char* path, char* const argv[]) {
+  if (names_no_file(path)) {
+    return real().execv(path, argv);
+  }
   return around_exec([&] { return real().execv(path, argv); });
 }
 
