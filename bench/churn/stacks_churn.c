@@ -18,8 +18,13 @@
 #define WINDOW 64
 #define LEVELS 18
 /* Kept as they are: no inlining, no cloning, no merging of the identical pairs (GCC's -fipa-icf
- * would make level k's two functions one, and the paths fewer). */
+ * would make level k's two functions one, and the paths fewer). Clang has no noipa, and merges
+ * identical functions only when asked (-fmerge-functions). */
+#if defined(__clang__)
+#define KEEP __attribute__((noinline))
+#else
 #define KEEP __attribute__((noipa))
+#endif
 /* No tail calls: the caller's frame stays on the stack. */
 #define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 

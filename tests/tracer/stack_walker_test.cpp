@@ -352,7 +352,7 @@ TEST(WalkMemo, AStackDifferingInOneDeepWordIsWalkedAgainAtEveryPosition) {
 // 64 and the tracer's own frames), kept as remembered_walk's.
 constexpr std::uint32_t kDeepRoom = 256;
 
-__attribute__((noipa)) MemoWalk remembered_deep_walk() {
+OWN_FRAME MemoWalk remembered_deep_walk() {
   MemoWalk walk;
   std::uintptr_t frames[kDeepRoom];
   walk.walked = walk_stack(frames, kDeepRoom, &g_memo, 44);
