@@ -19,12 +19,12 @@ int main(int argc, char** argv) {
     signal(SIGUSR1, own_handler);
   if (argc > 1 && strcmp(argv[1], "default-handler") == 0)
     signal(SIGUSR1, SIG_DFL);
-  void* before = malloc(222);
+  void* volatile before = malloc(222); /* kept: the compiler may not leave the call out */
   printf("%d\n", (int)getpid());
   fflush(stdout);
   char line[16];
   if (fgets(line, sizeof(line), stdin) == NULL)
     return 1;
-  void* after = malloc(111);
+  void* volatile after = malloc(111);
   return before != NULL && after != NULL ? 0 : 2;
 }
