@@ -6,11 +6,12 @@
 #   make check-slow    the exhaustive tests' full sweeps (ctest label `slow`) in the same build
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
-#   make fuzz          build the libFuzzer targets with clang (in FUZZ_BUILD, build-fuzz) and run
-#                      each FUZZ_SECONDS (60), FUZZ_CPU_SECONDS of CPU when that is set, or
-#                      FUZZ_RUNS inputs from a fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
-#   make check-sanitize  the whole test suite built with ASan+UBSan (in build-sanitize), the
-#                      suite run, then make check-tsan
+#   make fuzz          build the libFuzzer targets with clang (in FUZZ_BUILD, build-fuzz; CI
+#                      uses the sanitizer build, which holds them) and run each FUZZ_SECONDS
+#                      (60), FUZZ_CPU_SECONDS of CPU when that is set, or FUZZ_RUNS inputs from a
+#                      fixed seed when FUZZ_RUNS is set (CI: FUZZ_RUNS=400)
+#   make check-sanitize  the whole test suite built by clang with ASan+UBSan and the fuzz
+#                      targets (in build-sanitize), the suite run, then make check-tsan
 #   make check-tsan    the code that runs on several threads, built with ThreadSanitizer
 #                      (build-tsan): the tracer's ring/merge tests, the fast leaks scan's worker
 #                      thread and the resolver's threads
@@ -39,13 +40,12 @@ ifneq ($(shell command -v ccache),)
   LAUNCHER = -DCMAKE_C_COMPILER_LAUNCHER=$(CURDIR)/scripts/ccache-launcher.sh \
              -DCMAKE_CXX_COMPILER_LAUNCHER=$(CURDIR)/scripts/ccache-launcher.sh
 endif
-# A clang ASan+UBSan build can also hold the fuzz targets (RTRACE_BUILD_FUZZERS, libFuzzer is
-# clang's): `make check-sanitize SANITIZE_COMPILER="$(CLANG)" SANITIZE_FLAGS=-DRTRACE_BUILD_FUZZERS=ON`
-# then `make fuzz FUZZ_BUILD=build-sanitize`. Everything builds so, but nine tests expect what GCC
-# makes of their test programs (the resolver's names and lines of optimised code, ASan's shadow
-# under a small address-space limit), so the default sanitizer build is GCC's.
+# The ASan+UBSan build is clang's, so that it also holds the fuzz targets (RTRACE_BUILD_FUZZERS:
+# libFuzzer is clang's, and its coverage instrumentation costs the tests little): `make fuzz
+# FUZZ_BUILD=build-sanitize` links them from its libraries instead of building all of src/ again.
+# SANITIZE_COMPILER= (empty) makes it GCC's, without the fuzz targets.
 CLANG = -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
-SANITIZE_COMPILER ?=
+SANITIZE_COMPILER ?= $(CLANG)
 
 # What `make demo` runs: the recorder, the tracer with its memory module and the example program.
 # What ships is the CMake target rtrace_shipped (the commands, every tracer library that
@@ -107,8 +107,10 @@ fuzz:
 # The sanitizers' runtime must come first in a process: the tracer libraries and the programs the
 # tests trace stay uninstrumented (cmake/Sanitize.cmake). The exhaustive tests run their sample.
 check-sanitize: deps
+	@scripts/install-deps.sh --fuzz
 	cmake -S . -B $(SANITIZE_BUILD) -G Ninja $(SANITIZE_COMPILER) $(LAUNCHER) -DRTRACE_SANITIZE=ON \
-	      -DRTRACE_BUILD_BENCH=OFF $(SANITIZE_FLAGS)
+	      -DRTRACE_BUILD_BENCH=OFF $(if $(SANITIZE_COMPILER),-DRTRACE_BUILD_FUZZERS=ON) \
+	      $(SANITIZE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -123,8 +123,9 @@ bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, const std::s
     PidSniffer sniffer;
     PacketStream packets(false);
     read_head(out.fd(), size, sniffer, packets);
-    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
-                  packets.has_command_line() && !closed);
+    // Only rtrace's tracer asks for its file, and it says when it closed the trace in order:
+    // without that word the trace broke off, in whatever format it is written.
+    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0), !closed);
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());

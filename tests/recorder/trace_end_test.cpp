@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/test_paths.h"
@@ -77,11 +78,12 @@ struct Recorded {
   fs::path trace;
 };
 
-// Records the program in `mode` (with a quoted argument after it) from the start.
-Recorded record(const ScratchDir& out, const std::string& mode, const std::string& extra = "") {
-  const auto r = run_command(bin("rtrace") + " record --format sp-rtrace -s -e memory " + extra +
-                             " -o " + quote(out.path()) + " -x " + quote(RTRACE_TRACE_END_PROGRAM) +
-                             " " + mode + " 'two words'");
+// Records the program in `mode` (with a quoted argument after it) from the start, in `format`.
+Recorded record(const ScratchDir& out, const std::string& mode, const std::string& extra = "",
+                const std::string& format = "sp-rtrace") {
+  const auto r = run_command(bin("rtrace") + " record --format " + format + " -s -e memory " +
+                             extra + " -o " + quote(out.path()) + " -x " +
+                             quote(RTRACE_TRACE_END_PROGRAM) + " " + mode + " 'two words'");
   const std::vector<fs::path> files = files_in(out.path());
   EXPECT_EQ(files.size(), 1U) << r.err;
   return {r.status, r.err, files.empty() ? fs::path() : files[0]};
@@ -227,11 +229,16 @@ TEST(TraceEnd, LongCommandLineIsCutAfterAWholeArgument) {
 
 // SIGKILL once the control thread has written out after the allocations (two passes of its
 // loop, every 10 ms or so): the trace holds them all, and everything that reads it says it broke
-// off. Through the recorder and in managed mode (-m, the process writes its own file).
+// off. Through the recorder and in managed mode (-m, the process writes its own file), in both
+// formats.
 TEST(TraceEnd, KilledProgramLeavesATraceThatSaysItIsIncomplete) {
-  for (const std::string extra : {"", "-m"}) {
+  for (const auto& [format, extra] : {std::pair<std::string, std::string>{"sp-rtrace", ""},
+                                      {"sp-rtrace", "-m"},
+                                      {"compact", ""},
+                                      {"compact", "-m"}}) {
+    SCOPED_TRACE(format + " " + extra);
     const ScratchDir out;
-    const Recorded r = record(out, "kill", extra);
+    const Recorded r = record(out, "kill", extra, format);
     EXPECT_EQ(r.status, 128 + 9) << extra << r.err;
     if (extra.empty()) {
       EXPECT_NE(r.err.find("rtrace: " + r.trace.string() + ": warning: " + kIncomplete + "\n"),
