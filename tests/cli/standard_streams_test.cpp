@@ -59,12 +59,15 @@ TEST(StandardStreams, ProcessRefusesToReadStandardInputTwice) {
   RTRACE_NEEDS_FIXTURES();
   const std::string raw = quoted(fixture("sp-rtrace/memory/memory.raw"));
   // Without -i the trace is standard input already.
-  const auto r = run_in_empty_directory(rtrace() + " process --include - < " + raw);
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err,
-            "rtrace: standard input ('-') can be read only once, and both the trace (-i) and "
-            "--include name it\n");
+  for (const std::string option : {"--include", "--suppressions"}) {
+    const auto r = run_in_empty_directory(rtrace() + " process -l " + option + " - < " + raw);
+    EXPECT_EQ(r.status, 2) << option;
+    EXPECT_EQ(r.out, "") << option;
+    EXPECT_EQ(r.err,
+              "rtrace: standard input ('-') can be read only once, and both the trace "
+              "(-i) and " +
+                  option + " name it\n");
+  }
 }
 
 TEST(StandardStreams, CompatiblePostprocAndResolve) {
@@ -123,17 +126,6 @@ TEST(StandardStreams, ReportRefusesToReadStandardInputTwice) {
     EXPECT_EQ(r.out, "") << c.arguments;
     EXPECT_EQ(r.err, c.error) << c.arguments;
   }
-}
-
-TEST(StandardStreams, ProcessRefusesToReadSuppressionsFromTheTracesInput) {
-  RTRACE_NEEDS_FIXTURES();
-  const std::string raw = quoted(fixture("sp-rtrace/memory/memory.raw"));
-  const auto r = run_in_empty_directory(rtrace() + " process -l --suppressions - < " + raw);
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err,
-            "rtrace: standard input ('-') can be read only once, and both the trace (-i) and "
-            "--suppressions name it\n");
 }
 
 TEST(StandardStreams, Export) {
