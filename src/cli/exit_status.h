@@ -7,10 +7,14 @@
 #include <cstdio>
 #include <exception>
 
+#include "io/terminal_text.h"
+
 namespace rtrace::cli {
 
 inline int report_error(const std::exception& error, int status = 1) {
-  fmt::print(stderr, "rtrace: {}\n", error.what());
+  // Errors may quote the input (a name, a damaged string): no control character reaches the
+  // terminal.
+  fmt::print(stderr, "rtrace: {}\n", terminal_safe_lines(error.what()));
   return status;
 }
 

@@ -131,7 +131,10 @@ int process(const ProcessOptions& o) {
     damage = error;
   } catch (const TooManyProcesses& error) {
     // Like damage: the processes met so far are written, then the input is named where it was.
+    // The reader did not end the stream (the split threw inside it): end their branches, so
+    // that the stages that write only at the end (-l, -c) write them too.
     damage = InputError(input->name(), position(*input), error.what());
+    split.finish();
   }
 
   // Damaged input: what came before the damage is written first, then the damage reported.

@@ -11,15 +11,16 @@
 
 #include "exports/allocation_profile.h"
 #include "exports/stack_exports.h"
+#include "io/terminal_text.h"
 
 namespace rtrace::exporters {
 namespace {
 
 // dot's quoted strings: backslash and double quote escaped, a newline as dot's centred line
-// break "\n".
+// break "\n", other control characters (from names in the trace) as `\xHH`.
 std::string dot_string(std::string_view text) {
   std::string quoted = "\"";
-  for (const char c : text) {
+  for (const char c : terminal_safe_lines(text)) {
     if (c == '\n') {
       quoted += "\\n";
       continue;

@@ -6,18 +6,20 @@
 
 #include "exports/allocation_profile.h"
 #include "exports/stack_exports.h"
+#include "io/terminal_text.h"
 
 namespace rtrace::exporters {
 namespace {
 
-// The folded format splits frames on ';' and the value on the last space, line by line.
+// The folded format splits frames on ';' and the value on the last space, line by line; other
+// control characters (terminal escapes in a name from the trace) print as `\xHH`.
 std::string folded_frame(std::string name) {
   for (char& c : name) {
     if (c == ';' || c == '\n' || c == '\r') {
       c = '_';
     }
   }
-  return name;
+  return terminal_safe(name);
 }
 
 class FoldedExport final : public AllocationProfile {

@@ -8,6 +8,7 @@
 #include "exports/allocation_profile.h"
 #include "exports/call_tree.h"
 #include "exports/stack_exports.h"
+#include "io/terminal_text.h"
 
 namespace rtrace::exporters {
 namespace {
@@ -31,10 +32,10 @@ class MassifExport final : public AllocationProfile {
     }
     // Without a clock that moves the calls are the clock (time_unit "i").
     const bool timed = !points.empty() && points.back().time_ns > points.front().time_ns;
-    out_.buffer() +=
-        fmt::format("desc: rtrace export massif{}\ncmd: {}\ntime_unit: {}\n",
-                    type == nullptr ? "" : " (" + type->type.type + ")",
-                    process_name().empty() ? "(unknown)" : process_name(), timed ? "ms" : "i");
+    out_.buffer() += fmt::format(
+        "desc: rtrace export massif{}\ncmd: {}\ntime_unit: {}\n",
+        type == nullptr ? "" : " (" + terminal_safe(type->type.type) + ")",
+        process_name().empty() ? "(unknown)" : terminal_safe(process_name()), timed ? "ms" : "i");
     // The peak goes in at its place in time, replacing a plain snapshot of the same call.
     std::size_t number = 0;
     bool peak_written = false;
@@ -90,7 +91,9 @@ class MassifExport final : public AllocationProfile {
       }
       std::vector<std::string> labels;
       for (const Frame& frame : frames(site)) {
-        labels.push_back(massif_label(frame));
+        // A name's control characters (a line break forging an entry, terminal escapes)
+        // print escaped.
+        labels.push_back(terminal_safe(massif_label(frame)));
       }
       if (labels.empty()) {
         labels.emplace_back("0x0: ???");

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "io/terminal_text.h"
+
 namespace rtrace {
 
 InputError::InputError(std::string_view file, std::uint64_t position, std::string_view message)
@@ -21,7 +23,10 @@ void StderrDiagnostics::report(std::string_view file, std::uint64_t position,
   if (quiet_) {
     return;
   }
-  fmt::print(stderr, "rtrace: {}:{}: warning: {}\n", file, position, message);
+  // Messages quote the trace (a writer's note, a name): no control character of it reaches the
+  // terminal, and no line break forges another message.
+  fmt::print(stderr, "rtrace: {}:{}: warning: {}\n", terminal_safe(file), position,
+             terminal_safe(message));
 }
 
 void CollectingDiagnostics::report(std::string_view file, std::uint64_t position,

@@ -80,7 +80,12 @@ bool InputStream::fill(std::size_t wanted) {
   if (!source_) {  // bytes in memory: all of them are there from the start
     return end_ - begin_ >= wanted;
   }
-  if (begin_ > 0 && (buffer_.size() - begin_ < wanted || begin_ == end_)) {
+  // The bytes left are moved to the front when they do not fit behind, and whenever that moves
+  // fewer bytes than were consumed (so each byte is moved at most about once): the buffer
+  // then grows only for a peek or a line longer than half of it, never with the input.
+  const std::size_t left = end_ - begin_;
+  if (begin_ > 0 &&
+      (buffer_.size() - begin_ < wanted || (!eof_ && left < wanted && left <= begin_))) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
@@ -103,6 +108,9 @@ bool InputStream::fill(std::size_t wanted) {
 // begin_ and end_ are offsets in the file. A truncation found may leave less than was handed out
 // before: what lies beyond it is not the file's any more.
 bool InputStream::fill_mapped(std::size_t wanted) {
+  if (begin_ - released_ >= kMappedWindow) {
+    released_ = mapped_->release(released_, begin_);
+  }
   if (!eof_) {
     const std::size_t asked = std::max(wanted, kMappedWindow);
     const std::size_t got = mapped_->readable(begin_, asked);

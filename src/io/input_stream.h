@@ -5,9 +5,10 @@
 // a reader accepts, never by the size of the input or by a size field read from it.
 //
 // A regular file that is not compressed is not read but mapped (io/mapped_file.h): peeks point
-// into the mapping, which saves copying every byte into the buffer. It is read as long as it was
-// when opened; a truncation found while reading ends the input there, and report_damage() makes
-// it an error at that offset.
+// into the mapping, which saves copying every byte into the buffer; the pages left behind are
+// given back as reading goes on, so a file costs a window of memory, not its size. It is read as
+// long as it was when opened; a truncation found while reading ends the input there, and
+// report_damage() makes it an error at that offset.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +94,7 @@ class InputStream {
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
+  std::size_t released_ = 0;  // of the mapped file: pages before this were given back
   std::uint64_t consumed_ = 0;
   std::uint64_t lines_ = 0;
 };

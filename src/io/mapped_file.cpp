@@ -193,6 +193,17 @@ std::size_t MappedFile::readable(std::uint64_t offset, std::size_t length) {
   return static_cast<std::size_t>(std::min<std::uint64_t>(length, end - offset));
 }
 
+std::uint64_t MappedFile::release(std::uint64_t from, std::uint64_t to) const {
+  const std::uint64_t first = (from + g_page_size - 1) & ~std::uint64_t{g_page_size - 1};
+  const std::uint64_t last = std::min<std::uint64_t>(to, size_) & ~std::uint64_t{g_page_size - 1};
+  if (first < last) {
+    // Only read, never written: the pages come back from the file (or as the zeros mapped over
+    // a cut-off part), so this changes no byte the reader sees. A failure only keeps the memory.
+    ::madvise(const_cast<std::uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
+  }
+  return std::max(from, last);
+}
+
 void MappedFile::note_truncation(std::uint64_t at) {
   truncated_at_ = std::min(truncated_at_.value_or(at), at);
 }

@@ -46,6 +46,12 @@ class MappedFile {
   // them, or fewer when the file was found truncated (then truncated_at() says where).
   std::size_t readable(std::uint64_t offset, std::size_t length);
 
+  // Gives back the memory of the whole pages between `from` and `to` (offsets within bytes()):
+  // reading them again reads them from the file again. A reader that walks the file calls it
+  // behind itself, so that its memory is a window of the file, not all of it. Returns where the
+  // pages given back end (`to` rounded down to a page), where the next call may start.
+  std::uint64_t release(std::uint64_t from, std::uint64_t to) const;
+
   // The byte offset where the file was found cut short, once it was.
   std::optional<std::uint64_t> truncated_at() const { return truncated_at_; }
 

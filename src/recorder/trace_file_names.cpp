@@ -119,6 +119,14 @@ TraceFileNames::TraceFileNames(const std::optional<std::string>& output, TraceNa
           path, kind_of(st.st_mode)));
     }
   } else if (path.ends_with('/')) {
+    // "fifo/" does not stat (ENOTDIR): say what is there, when something is.
+    struct stat named {};
+    const std::string without_slash = path.substr(0, path.find_last_not_of('/') + 1);
+    if (!without_slash.empty() && ::stat(without_slash.c_str(), &named) == 0) {
+      throw std::invalid_argument(
+          fmt::format("{}: {} is {}, not a directory", path, without_slash,
+                      S_ISREG(named.st_mode) ? "a regular file" : kind_of(named.st_mode)));
+    }
     throw std::invalid_argument(path + ": no such directory");
   }
   auto [directory, name] = split(path);

@@ -1,5 +1,6 @@
 #include "reports/text_report.h"
 
+#include "io/terminal_text.h"
 #include "reports/section_table.h"
 
 namespace rtrace::reports {
@@ -13,7 +14,8 @@ std::string render_text(const ReportData& data, const ReportDiff* diff,
       section.text(input, out);
     }
   }
-  return out;
+  // Names from the trace must not reach a terminal as control sequences.
+  return terminal_safe_lines(out);
 }
 
 }  // namespace rtrace::reports

@@ -21,21 +21,34 @@ AddressResolver::AddressResolver(ResolveOptions options)
 AddressResolver::~AddressResolver() = default;
 
 AddressResolver::Module& AddressResolver::module(const std::string& path) {
-  std::unique_ptr<Module>& slot = modules_[path];
-  if (!slot) {
-    slot = std::make_unique<Module>();
-    // Pseudo files such as [vdso] are not on disk; only absolute paths are looked up, and only
-    // regular files (a trace naming a FIFO or a device must not make us block or read forever).
-    struct stat file {};
-    const std::string on_disk = options_.root + path;
-    if (path.starts_with('/') && ::stat(on_disk.c_str(), &file) == 0 && S_ISREG(file.st_mode)) {
-      slot->symbols = ModuleSymbols::open(on_disk, path, search_, options_);
-    }
-    slot->unreadable.module = path;
-    slot->on_disk = on_disk;
-    slot->number = modules_.size() - 1;
+  Module*& slot = by_path_[path];
+  if (slot != nullptr) {
+    return *slot;
   }
+  // Pseudo files such as [vdso] are not on disk; only absolute paths are looked up, and only
+  // regular files (a trace naming a FIFO or a device must not make us block or read forever).
+  struct stat file {};
+  const std::string on_disk = options_.root + path;
+  if (!path.starts_with('/') || ::stat(on_disk.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) {
+    slot = &new_module(path);
+    return *slot;
+  }
+  Module*& same_file = by_file_[{file.st_dev, file.st_ino}];
+  if (same_file == nullptr) {
+    same_file = &new_module(path);
+    same_file->symbols = ModuleSymbols::open(on_disk, path, search_, options_);
+  }
+  slot = same_file;
   return *slot;
+}
+
+AddressResolver::Module& AddressResolver::new_module(const std::string& path) {
+  auto module = std::make_unique<Module>();
+  module->unreadable.module = path;
+  module->on_disk = options_.root + path;
+  module->number = modules_.size();
+  modules_.push_back(std::move(module));
+  return *modules_.back();
 }
 
 void AddressResolver::add_mapping(const Mapping& mapping) {

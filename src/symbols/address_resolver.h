@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/records.h"
@@ -83,7 +84,11 @@ class AddressResolver {
     std::uint64_t bias = 0;
   };
 
+  // The module the trace names `path`: one per distinct file (by device and inode), however many
+  // spellings name it (`/lib/../lib/libc.so.6`, a symlink), so that its debug information is
+  // read and its descriptors are opened once; one per path for what is not a regular file.
   Module& module(const std::string& path);
+  Module& new_module(const std::string& path);
   // The region mapping `call_address`, or null.
   const Region* region_at(Address call_address) const;
   // The distinct addresses among `return_addresses` in readable modules that no lookup has seen,
@@ -116,7 +121,10 @@ class AddressResolver {
 
   ResolveOptions options_;
   DebugSearch search_;
-  std::unordered_map<std::string, std::unique_ptr<Module>> modules_;
+  std::vector<std::unique_ptr<Module>> modules_;  // by Module::number
+  std::unordered_map<std::string, Module*> by_path_;
+  // A regular file's (device, inode) -> its module.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Module*> by_file_;
   std::map<Address, Region> regions_;  // by start address, never overlapping
   Symbol unknown_;                     // outside every mapping: nothing known
   Symbol described_;                   // what describe() returns for answers from a file

@@ -594,6 +594,7 @@ TEST(RecordCli, AnOutputThatCannotBeIsRefusedClearly) {
                                         "/missing does not exist (No such file or directory)"},
       {"-o " + dir + "/fifo/x", dir + "/fifo/x: " + dir + "/fifo is not a directory"},
       {"-o " + dir + "/missing/", dir + "/missing/: no such directory"},
+      {"-o " + dir + "/fifo/", dir + "/fifo/: " + dir + "/fifo is a FIFO, not a directory"},
       {"-o " + dir + "/%q",
        "-o " + dir + "/%q: unknown field %q (the fields are %p, %n, %h, %t and %%)"},
       {"-o " + dir + "/x%", "-o " + dir + "/x%: a '%' ends the pattern (%% is a percent sign)"},

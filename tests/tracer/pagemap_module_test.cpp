@@ -113,6 +113,14 @@ bool kpageflags_readable() {
 
 // The files beside the trace, each checked against the layout for the block's mapping.
 void expect_snapshot_files(const ScratchDir& out, const Recorded& r) {
+  // Readable by their owner only (the page map holds physical frame numbers).
+  for (const char* suffix : {".maps", ".pagemap", ".zeropages", ".kpageflags"}) {
+    if (suffix != std::string(".kpageflags") || kpageflags_readable()) {
+      EXPECT_EQ(fs::status(out / r.stem(suffix)).permissions(),
+                fs::perms::owner_read | fs::perms::owner_write)
+          << suffix;
+    }
+  }
   EXPECT_NE(read_file(out / r.stem(".maps")).find(fmt_range(r.start, r.end) + " rw-p "),
             std::string::npos);
 

@@ -6,6 +6,7 @@
 
 #include "formats/apitrace/container.h"
 #include "formats/apitrace/stream_sniffer.h"
+#include "io/decompression_limit.h"
 #include "io/diagnostics.h"
 
 namespace rtrace::apitrace {
@@ -58,6 +59,12 @@ class BrotliSource final : public ByteSource {
     }
     const std::size_t n = buffer.size() - available_out;
     produced_ += n;
+    // Brotli reaches ratios of millions to one: the same bound as for gzip and zstd. The stream
+    // ends here and the damage is reported after the calls decoded before it.
+    if (!done_ && limit_.exceeded(consumed_, produced_)) {
+      set_damage(consumed_, limit_.describe("Brotli"), true);
+      done_ = true;
+    }
     return n;
   }
 
@@ -71,6 +78,7 @@ class BrotliSource final : public ByteSource {
   std::size_t available_in_ = 0;
   std::uint64_t consumed_ = 0;
   std::uint64_t produced_ = 0;
+  DecompressionLimit limit_;
   bool file_ended_ = false;
   bool done_ = false;
 };

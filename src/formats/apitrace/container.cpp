@@ -105,8 +105,8 @@ OpenedTrace open_trace(const std::string& path, Diagnostics& diagnostics) {
 
 namespace {
 
-// A cut gzip/zstd stream is a warning (as a cut plain file is), corrupt data an error; both at
-// the compressed offset.
+// A cut gzip or zstd stream is a warning (as a cut plain file is), corrupt data or a decompression
+// bomb (also Brotli's) an error; both at the compressed offset.
 void report_decompressor_damage(const ByteSource* decompressor, const std::string& name,
                                 Diagnostics& diagnostics) {
   if (decompressor == nullptr || !decompressor->damage()) {
@@ -142,8 +142,9 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
   }
   opened.container = sniff(head);
   file = std::make_unique<PrefixedSource>(std::move(head), std::move(file));
-  // The project's gzip and zstd sources end the stream at damage and describe it afterwards
-  // (ByteSource::damage); check_end reports it, after every call decoded before it.
+  // The project's gzip and zstd sources, and the Brotli one at its limit, end the stream at damage
+  // and describe it afterwards (ByteSource::damage); check_end reports it, after every call decoded
+  // before it.
   const ByteSource* decompressor = nullptr;
   switch (opened.container) {
     case Container::Snappy:
@@ -159,6 +160,7 @@ OpenedTrace open_trace(std::unique_ptr<ByteSource> file, const std::string& name
       break;
     case Container::Brotli:
       file = make_brotli_source(std::move(file), name, diagnostics);
+      decompressor = file.get();
       break;
     case Container::Plain:
       break;

@@ -15,6 +15,8 @@ namespace rtrace::apitrace {
 namespace {
 
 // apitrace writes 1 MiB chunks; allow more for other writers, but bound what one chunk may cost.
+// No decompression limit is needed beside it: Snappy's densest element, a 3-byte copy of 64
+// bytes, expands data at most about 21 times.
 constexpr std::size_t kMaxChunk = std::size_t{16} << 20;
 constexpr std::size_t kReadStep = std::size_t{64} << 10;
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "formats/mpatrol/text_columns.h"
+#include "io/terminal_text.h"
 
 // Layout and rules of mptrace 1.5.1's output (fixtures/mpatrol/MANIFEST.md, and its outputs
 // there): an event number counts A, R and F records only; "life" of a free is its event number
@@ -39,6 +40,21 @@ std::uint64_t round_divide(std::uint64_t n, std::uint64_t d) {
   return q + 1;
 }
 
+// `text` as it may stand inside a C comment: a `*/` in it, which would end the comment and make
+// the rest of a file name code of the simulation program, is written `*\/`; control characters
+// as `\xHH` (so that no backslash-newline can join a `*` and a `/` either).
+std::string c_comment_text(std::string_view name) {
+  const std::string text = terminal_safe(name);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '*' && i + 1 < text.size() && text[i + 1] == '/') {
+      out += '\\';
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 MptraceReport::MptraceReport(MptraceOptions options, OutputStream& out, OutputStream* hatf,
@@ -51,7 +67,7 @@ MptraceReport::MptraceReport(MptraceOptions options, OutputStream& out, OutputSt
       input_name_(std::move(input_name)) {
   if (sim_ != nullptr) {
     sim_->write(fmt::format("/* produced by {} {} from {} */\n\n\n", options_.tool_name,
-                            kMptraceVersion, options_.trace_name));
+                            kMptraceVersion, c_comment_text(options_.trace_name)));
     sim_->write(
         "#include <stdio.h>\n#include <stdlib.h>\n\n\n"
         "typedef struct event\n{\n"

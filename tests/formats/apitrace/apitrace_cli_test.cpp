@@ -268,6 +268,40 @@ TEST(ApitracePipeline, DamagedAndForeignCompressedInput) {
   EXPECT_NE(r.err.find("(corrupt or truncated trace)\n"), std::string::npos) << r.err;
 }
 
+// A few kilobytes of Brotli that expand to 120 MB of valid calls (each with a 40 MB blob) stop
+// at the same 1000-to-1 limit as gzip and zstd, after the calls decoded before it.
+TEST(ApitracePipeline, BrotliDecompressionBombIsStoppedUnlessTheLimitIsRaised) {
+  const FunctionDef upload{1, "upload", {"data"}};
+  TraceEncoder t(6);
+  for (int i = 0; i < 3; ++i) {
+    const auto call = t.enter(upload);
+    t.arg(0), t.blob(std::string(std::size_t{40} << 20, '\0')), t.end();
+    t.leave(call), t.end();
+  }
+  const std::string bomb = brotli_container(t.stream(), 1);
+  ASSERT_LT(bomb.size(), std::size_t{100} << 10);
+  const ScratchDir work;
+  const auto path = work / "bomb.brotli";
+  write_file(path, bomb);
+
+  const auto stopped = run_command(rtrace_bin() + " apitrace dump --color=never " + quote(path));
+  EXPECT_EQ(stopped.status, 1);
+  EXPECT_EQ(stopped.out, "0 upload(data = blob(41943040))\n") << stopped.out;
+  EXPECT_NE(stopped.err.find("rtrace: " + path.string() + ":"), std::string::npos) << stopped.err;
+  EXPECT_NE(stopped.err.find(": Brotli data expands to more than 1000 times its compressed size (a "
+                             "decompression bomb?); stopped there. Set RTRACE_MAX_RATIO to raise "
+                             "the limit (0: no limit)\n"),
+            std::string::npos)
+      << stopped.err;
+
+  const auto allowed = run_command("RTRACE_MAX_RATIO=0 " + rtrace_bin() +
+                                   " apitrace dump --color=never " + quote(path));
+  EXPECT_EQ(allowed.status, 0) << allowed.err;
+  EXPECT_EQ(allowed.out,
+            "0 upload(data = blob(41943040))\n1 upload(data = blob(41943040))\n"
+            "2 upload(data = blob(41943040))\n");
+}
+
 TEST(ApitraceCli, TruncatedTraceKeepsWhatCameBeforeAndWarns) {
   const std::filesystem::path dir = fixture("apitrace/glx_calls");
   const std::string whole = read_file(dir / "glx_calls.trace");

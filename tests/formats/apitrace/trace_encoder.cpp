@@ -207,12 +207,12 @@ std::string zstd_container(std::string_view stream) {
   return out;
 }
 
-std::string brotli_container(std::string_view stream) {
+std::string brotli_container(std::string_view stream, int quality) {
   std::size_t size = BrotliEncoderMaxCompressedSize(stream.size()) + 64;
   std::string out(size, '\0');
-  if (BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC,
-                            stream.size(), reinterpret_cast<const std::uint8_t*>(stream.data()),
-                            &size, reinterpret_cast<std::uint8_t*>(out.data())) == 0) {
+  if (BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, stream.size(),
+                            reinterpret_cast<const std::uint8_t*>(stream.data()), &size,
+                            reinterpret_cast<std::uint8_t*>(out.data())) == 0) {
     throw std::runtime_error("BrotliEncoderCompress");
   }
   out.resize(size);

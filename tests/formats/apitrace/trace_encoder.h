@@ -93,6 +93,7 @@ std::string snappy_container(std::string_view stream, std::size_t chunk_size = 1
 std::string snappy_chunk(std::string_view data);
 std::string gzip_container(std::string_view stream);
 std::string zstd_container(std::string_view stream);
-std::string brotli_container(std::string_view stream);
+// `quality` as Brotli's (0 to 11): the fastest is enough for streams of many megabytes.
+std::string brotli_container(std::string_view stream, int quality = 11);
 
 }  // namespace rtrace::apitrace::test

@@ -66,8 +66,7 @@ ToolRun run_library(const std::filesystem::path& trace, Mode mode) {
                                     .trace_name = trace.filename().string(),
                                     .hatf_name = "mptrace-fixed.hatf"};
     const std::string name = trace.filename().string();
-    const auto input =
-        open_input(std::make_unique<MemorySource>(read_file(trace)), name);
+    const auto input = open_input(std::make_unique<MemorySource>(read_file(trace)), name);
     mpatrol::MptraceReport report(options, out, side ? &hatf : nullptr, side ? &sim : nullptr,
                                   diagnostics, trace.filename().string());
     try {
@@ -373,6 +372,22 @@ TEST(MptraceCli, SideFilesNeverReplaceTheTrace) {
                              " mptrace --sim-file basic.trace basic.trace");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(read_file(dir / "basic.trace"), read_file(fixture("mpatrol/basic/basic.trace")));
+}
+
+// The simulation program names the trace in a comment: a name holding `*/` must not end it and
+// make the rest of the name code.
+TEST(MptraceCli, TheTracesNameCannotEndTheSimulationsComment) {
+  const ScratchDir dir;
+  const std::string injected = "x*/ int injected = 1; /*";
+  std::filesystem::create_directories(dir / injected);
+  std::filesystem::copy_file(fixture("mpatrol/basic/basic.trace"), dir / "basic.trace");
+  const auto r = run_command("cd " + quote(dir.path()) + " && " + rtrace_bin() +
+                             " mptrace --sim-file=sim.c '" + injected + "/../../basic.trace'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string sim = read_file(dir / "sim.c");
+  EXPECT_EQ(
+      sim.substr(0, sim.find('\n')),
+      "/* produced by rtrace mptrace 1.4 from x*\\/ int injected = 1; /*/../../basic.trace */");
 }
 
 }  // namespace

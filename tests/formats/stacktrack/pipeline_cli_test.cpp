@@ -224,19 +224,28 @@ TEST(StackTrackPipeline, ProcessesPastTheLimitAreAClearError) {
   }
   const ScratchDir dir;
   write_file(dir / "many.raw", e.bytes());
-  std::filesystem::create_directory(dir / "out");
-  const auto r = run_command(
-      process_command("-q -i " + quote(dir / "many.raw") + " -o " + quote(dir / "out")));
-  EXPECT_NE(r.status, 0);
-  EXPECT_NE(r.err.find(fmt::format("rtrace: {}:", (dir / "many.raw").string())), std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("more than 512 processes in one trace"), std::string::npos) << r.err;
-  std::size_t written = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir / "out")) {
-    EXPECT_NE(read_file(entry.path()).find("step("), std::string::npos) << entry.path();
-    ++written;
+  // Also with the filters that write only at the end of the input.
+  for (const std::string options : {"", " -l", " -c"}) {
+    const std::filesystem::path out = dir / ("out" + options);
+    std::filesystem::create_directory(out);
+    const auto r = run_command(
+        process_command("-q" + options + " -i " + quote(dir / "many.raw") + " -o " + quote(out)));
+    EXPECT_NE(r.status, 0) << options;
+    EXPECT_NE(r.err.find(fmt::format("rtrace: {}:", (dir / "many.raw").string())),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("more than 512 processes in one trace"), std::string::npos) << r.err;
+    std::size_t written = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(out)) {
+      const std::string trace = read_file(entry.path());
+      // The checkpoint hit is a call; -l keeps none of them (no leak), only the header.
+      EXPECT_NE(trace.find(options == " -l" ? "filter=leaks" : "step("), std::string::npos)
+          << options << " " << entry.path() << "\n"
+          << trace;
+      ++written;
+    }
+    EXPECT_EQ(written, 512U) << options;
   }
-  EXPECT_EQ(written, 512U);
 }
 
 TEST(StackTrackPipeline, ReportProfilesCheckpoints) {

@@ -116,7 +116,9 @@ struct OutputFile {
     *out++ = '-';
     out = write_decimal(out, stem);
     std::memcpy(out, suffix, suffix_length + 1);
-    fd = open_file(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    // Owner only: the page map names physical frames (which the kernel shows only to root), and
+    // the maps where the libraries are (what address randomisation hides from others).
+    fd = open_file(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     ok = fd >= 0;
     return ok;
   }
