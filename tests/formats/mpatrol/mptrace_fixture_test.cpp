@@ -382,12 +382,12 @@ TEST(MptraceCli, TheTracesNameCannotEndTheSimulationsComment) {
   std::filesystem::create_directories(dir / injected);
   std::filesystem::copy_file(fixture("mpatrol/basic/basic.trace"), dir / "basic.trace");
   const auto r = run_command("cd " + quote(dir.path()) + " && " + rtrace_bin() +
-                             " mptrace --sim-file=sim.c '" + injected + "/../../basic.trace'");
+                             " mptrace --sim-file=sim.c '" + injected + "/../../../basic.trace'");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string sim = read_file(dir / "sim.c");
-  EXPECT_EQ(
-      sim.substr(0, sim.find('\n')),
-      "/* produced by rtrace mptrace 1.4 from x*\\/ int injected = 1; /*/../../basic.trace */");
+  EXPECT_EQ(sim.substr(0, sim.find('\n')),
+            "/* produced by rtrace mptrace 1.4 from x*\\/ int injected = 1; "
+            "/*\\/../../../basic.trace */");
 }
 
 }  // namespace
