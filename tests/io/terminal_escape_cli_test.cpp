@@ -62,7 +62,7 @@ TEST(TerminalEscapeCli, NoControlCharacterOfATraceReachesTheTerminal) {
   const ScratchDir dir;
   test::write_file(dir / "hostile.rtrace", hostile_trace());
   const std::string input = test::quoted(dir / "hostile.rtrace");
-  for (const std::string command : {"report " + input, "export folded " + input,
+  for (const std::string& command : {"report " + input, "export folded " + input,
                                     "export callgraph " + input, "export massif " + input}) {
     const auto r = run_command(test::built_tool("rtrace") + " " + command);
     ASSERT_EQ(r.status, 0) << command << "\n" << r.err;
