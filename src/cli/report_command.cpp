@@ -79,7 +79,10 @@ class Reporter {
   Reporter(const ReportOptions& o, std::optional<std::string> baseline)
       : o_(o), baseline_(std::move(baseline)), diagnostics_(o.quiet) {
     suppressions_ = load_suppressions(o.suppressions, o.quiet);
-    render_ = {.top = o.top, .wrappers = o.wrappers, .short_templates = o.short_templates};
+    render_ = {.top = o.top,
+               .wrappers = o.wrappers,
+               .short_templates = o.short_templates,
+               .callers_min_share = o.callers_min_share.value_or(reports::kDefaultCallersMinShare)};
   }
 
   // The report of `path` (with the diff against the baseline, if any), rendered; the damage of
@@ -115,7 +118,11 @@ class Reporter {
           reports::diff_reports(data, build(*baseline_, o_, suppressions_, diagnostics_, damage));
     }
     return exporters::render_html_report(
-        {.data = data, .profile = profile, .diff = diff ? &*diff : nullptr, .top = o_.top});
+        {.data = data,
+         .profile = profile,
+         .diff = diff ? &*diff : nullptr,
+         .top = o_.top,
+         .min_share = o_.html_min_share.value_or(exporters::HtmlProfile::kDefaultMinShare)});
   }
 
  private:
@@ -278,12 +285,24 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
   app.add_flag("--short-templates", o.short_templates,
                "Leave C++ template arguments out of names (std::vector<>::push_back)");
   app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
+  app.add_option("--callers-min-share", o.callers_min_share,
+                 "Leave out of the allocation sites' caller trees the callers under this share of "
+                 "every amount of their site (default 0.01 = 1 %; 0 shows them all); they count "
+                 "in '... N more caller(s)'")
+      ->option_text("SHARE")
+      ->check(CLI::Range(0.0, 1.0));
   auto* json = app.add_flag("--json", o.json, "JSON output for scripts");
   app.add_option("--html", o.html,
                  "Write a self-contained HTML report (timeline, flame graph, sortable tables) "
                  "to FILE instead; - = standard output")
       ->option_text("FILE")
       ->excludes(json);
+  app.add_option("--html-min-share", o.html_min_share,
+                 "With --html: leave out of the flame graph the frames under this share of every "
+                 "weight of their type (default 0.001 = 0.1 %; 0 keeps them all); the page says "
+                 "how many it left out")
+      ->option_text("SHARE")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_flag("-q,--quiet", o.quiet,
                "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Show backtraces as raw addresses (faster)");

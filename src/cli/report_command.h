@@ -21,8 +21,12 @@ struct ReportOptions {
   SuppressionOptions suppressions;    // the shipped rules and the user's
   std::vector<std::string> wrappers;  // the program's allocation wrappers (globs)
   std::size_t top = 10;
+  // The text's caller trees leave out callers under this share of their site (none: default).
+  std::optional<double> callers_min_share;
   bool json = false;
   std::optional<std::string> html;  // write the HTML report to this file instead
+  // The page's flame graph leaves out nodes under this share of every weight (none: the default).
+  std::optional<double> html_min_share;
   bool quiet = false;
   bool short_templates = false;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.

@@ -96,6 +96,11 @@ void AllocationProfile::change_live(Site& site, std::int64_t blocks, std::int64_
   }
   site.live_blocks += static_cast<std::uint64_t>(blocks);
   site.live_bytes += static_cast<std::uint64_t>(bytes);
+  change_type_live(type, blocks, bytes, call, time_ns);
+}
+
+void AllocationProfile::change_type_live(TypeProfile& type, std::int64_t blocks, std::int64_t bytes,
+                                         const Call& call, std::uint64_t time_ns) {
   type.live_bytes += static_cast<std::uint64_t>(bytes);
   type.live_blocks += static_cast<std::uint64_t>(blocks);
   if (type.live_bytes > type.peak_bytes) {
@@ -121,6 +126,11 @@ void AllocationProfile::call(const CallRecord& record) {
     if (block == nullptr) {
       return;  // one more reference to a live block of a refcounted type
     }
+    if (!with_sites_) {
+      *block = LiveBlock{.site = kNoSite, .size = record.call.size};
+      change_type_live(type, 1, static_cast<std::int64_t>(record.call.size), record.call, time_ns);
+      return;
+    }
     const std::uint32_t index = site_for(key.type, record.frames);
     *block = LiveBlock{.site = index, .size = record.call.size};
     Site& site = sites_[index];
@@ -129,6 +139,11 @@ void AllocationProfile::call(const CallRecord& record) {
     change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call, time_ns);
   } else if (record.call.kind == CallKind::Free) {
     if (const std::optional<LiveBlock> block = live_.release(key)) {
+      if (block->site == kNoSite) {
+        change_type_live(types_[key.type], -1, -static_cast<std::int64_t>(block->size), record.call,
+                         time_ns);
+        return;
+      }
       change_live(sites_[block->site], -1, -static_cast<std::int64_t>(block->size), record.call,
                   time_ns);
     }

@@ -58,6 +58,10 @@ struct TypeProfile {
 
 class AllocationProfile : public TraceSink {
  public:
+  // `with_sites` false: each type's figures and timeline only, no sites nor backtraces (for an
+  // export that takes its backtraces from elsewhere: the HTML page, from the report's tree).
+  explicit AllocationProfile(bool with_sites = true) : with_sites_(with_sites) {}
+
   void process(const ProcessInfo& info) override;
   void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
   void resource_type(const ResourceType& type) override;
@@ -95,12 +99,16 @@ class AllocationProfile : public TraceSink {
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call,
                    std::uint64_t time_ns);
+  void change_type_live(TypeProfile& type, std::int64_t blocks, std::int64_t bytes,
+                        const Call& call, std::uint64_t time_ns);
 
   struct LiveBlock {
     std::uint32_t site = 0;
     std::uint64_t size = 0;
   };
 
+  static constexpr std::uint32_t kNoSite = UINT32_MAX;
+  bool with_sites_ = true;
   std::string process_name_;
   std::uint32_t pid_ = 0;
   std::uint64_t first_time_ns_ = 0;

@@ -4,20 +4,29 @@
 // allocated and allocation counts at once (the page switches between them without a reload).
 //
 // Both are aggregated here, in C++, so that the page stays small and fast whatever the trace:
-// the timeline has at most kTimelinePoints points per type (the peak always among them) and the
-// tree one node per distinct frame path.
+// the timeline has at most kTimelinePoints points per type (the peak always among them), and the
+// tree is made from the report's calling-context tree (one node per distinct path of frame
+// names) and leaves out the nodes that hold less than a share of every weight of their type.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include "exports/allocation_profile.h"
+#include "reports/report_data.h"
 
 namespace rtrace::exporters {
 
 class HtmlProfile final : public AllocationProfile {
  public:
   static constexpr std::size_t kTimelinePoints = 2000;
+  // The share of every weight of its type under which a node of the flame graph is left out by
+  // default (--html-min-share): the page of a trace of a million distinct backtraces stays a
+  // few megabytes.
+  static constexpr double kDefaultMinShare = 0.001;
+
+  // The timelines only: the flame graph comes from the report's tree.
+  HtmlProfile() : AllocationProfile(false) {}
 
   void finish() override { settle(); }
 
@@ -29,8 +38,11 @@ class HtmlProfile final : public AllocationProfile {
   void append_timelines_json(std::string& out) const;
   // A JSON object {"names": [...], "trees": [{"type", "nodes": [depth, name, allocated, leaked,
   // peak, count, depth, ...]}]}: each tree's nodes in depth-first order from its root ("all",
-  // depth 0), `name` an index into "names", the weights in the order of the Weight enumeration.
-  void append_flame_json(std::string& out) const;
+  // depth 0), `name` an index into "names", the weights in the order of the Weight enumeration;
+  // the trees of `data` (the report of the same trace), without the nodes that hold less than
+  // `min_share` of each weight of their type (and those beneath them). When nodes were left out,
+  // "pruned": {"nodes": how many, "min_share"} follows the trees.
+  void append_flame_json(std::string& out, const reports::ReportData& data, double min_share) const;
 };
 
 }  // namespace rtrace::exporters

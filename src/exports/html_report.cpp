@@ -37,7 +37,7 @@ std::string render_html_report(const HtmlReportInput& input) {
   json += ",\n\"timelines\":";
   input.profile.append_timelines_json(json);
   json += ",\n\"flame\":";
-  input.profile.append_flame_json(json);
+  input.profile.append_flame_json(json, input.data, input.min_share);
   json += '}';
   const std::string title =
       fmt::format("rtrace report: {}", input.data.process.empty() ? "trace" : input.data.process);

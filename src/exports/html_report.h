@@ -28,6 +28,8 @@ struct HtmlReportInput {
   const HtmlProfile& profile;       // of the same trace, after finish()
   const reports::ReportDiff* diff;  // may be null (no --diff)
   std::size_t top = 10;             // sites per table
+  // Flame graph nodes under this share of every weight of their type are left out.
+  double min_share = HtmlProfile::kDefaultMinShare;
 };
 
 // The whole page.

@@ -624,11 +624,23 @@ function colourOf(name) {
 function flameSection(data) {
   const root = element("div", { id: "flame-graph" });
   const graph = new FlameGraph(data, root);
-  const node = section("flame-section", "Flame graph", element("p", {
+  const parts = [element("p", {
     class: "note",
     text: "Callers on top, what they call below; a frame is as wide as what was allocated " +
       "under it. Click a frame to zoom, Escape or Reset zoom to go back.",
-  }), root);
+  })];
+  const pruned = data.flame.pruned;
+  if (pruned) {
+    // The page leaves out the frames too small to see (rtrace report --html-min-share).
+    parts.push(element("p", {
+      id: "flame-pruned",
+      class: "note",
+      text: `${pruned.nodes} frame(s) holding less than ${100 * pruned.min_share} % of every ` +
+        "weight of their type are left out (rtrace report --html-min-share SHARE; 0 keeps " +
+        "them all).",
+    }));
+  }
+  const node = section("flame-section", "Flame graph", ...parts, root);
   return { node, graph };
 }
 

@@ -33,6 +33,7 @@ struct CallerNode {
   std::shared_ptr<const LogicalFrame> frame{};
   SiteAmounts amounts{};
   std::vector<CallerNode> callers{};  // most first (see allocation_sites)
+  std::size_t hidden = 0;             // callers left out, too small (see allocation_sites)
 };
 
 struct AllocationSite {
@@ -40,6 +41,7 @@ struct AllocationSite {
   LogicalFrame frame{};    // label "(allocator only)" when no frame lies outside the allocator
   SiteAmounts amounts{};
   std::vector<CallerNode> callers{};  // most first
+  std::size_t hidden = 0;             // callers left out, too small
 };
 
 // The functions that count as the allocator itself, as glob patterns over function names:
@@ -54,9 +56,13 @@ bool allocator_frame(const LogicalFrame& frame, const std::vector<std::string>& 
 // Every allocation site of the report, sorted by peak bytes, then leaked bytes, bytes
 // allocated and allocations, most first (ties in order of first allocation); caller trees the
 // same way, made for the first `with_callers` sites of each resource type (what a report shows):
-// the others have no callers.
+// the others have no callers. A caller that holds less than `min_share` of each of its site's
+// amounts (allocations, bytes allocated, peak and leaked bytes) is left out, with its own
+// callers, and counted in its callee's `hidden`: a site called from a million distinct paths
+// shows the ones that matter.
 std::vector<AllocationSite> allocation_sites(const ReportData& data,
                                              const std::vector<std::string>& wrappers,
-                                             std::size_t with_callers = SIZE_MAX);
+                                             std::size_t with_callers = SIZE_MAX,
+                                             double min_share = 0);
 
 }  // namespace rtrace::reports

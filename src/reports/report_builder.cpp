@@ -69,18 +69,19 @@ void ReportBuilder::symbol(SymbolId id, const Symbol& symbol) {
 
 std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame> frames,
                                       std::uint64_t index) {
-  const BacktraceId backtrace = backtraces_.intern(frames);
-  if (backtrace >= first_site_.size()) {
-    first_site_.resize(backtrace + std::size_t{1}, kNoSite);
+  const CallingContextTree::NodeId node = tree_->intern(frames);
+  if (node >= first_site_.size()) {
+    first_site_.resize(std::max<std::size_t>(node + std::size_t{1}, first_site_.size() * 2),
+                       kNoSite);
   }
   const auto add_site = [&] {
     sites_.push_back(Site{.type = type,
-                          .backtrace = backtrace,
+                          .node = node,
                           .first_index = index,
                           .at_peak_generation = state_of(type).generation});
     return static_cast<std::uint32_t>(sites_.size() - 1);
   };
-  std::uint32_t& first = first_site_[backtrace];
+  std::uint32_t& first = first_site_[node];
   if (first == kNoSite) {
     first = add_site();
     return first;
@@ -89,7 +90,7 @@ std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame>
     return first;
   }
   // The backtrace allocated another type before: the sites of its other types are hashed.
-  const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | backtrace;
+  const std::uint64_t key = static_cast<std::uint64_t>(type) << 32 | node;
   const auto [found, added] = other_sites_.try_emplace(key, 0);
   if (added) {
     found->second = add_site();
@@ -171,7 +172,7 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
   if (mismatched(function_families_[block->allocator], release_family(record.function))) {
     MismatchCount& count = mismatches_[{block->site, block->allocator, function_id(record.function),
-                                        backtraces_.intern(record.frames)}];
+                                        tree_->intern(record.frames)}];
     ++count.blocks;
     count.bytes += block->size;
   }
@@ -301,32 +302,23 @@ std::string ReportBuilder::frame_name(const Frame& frame) const {
   return std::string(address.view());
 }
 
-const FrameDescription& ReportBuilder::describe(const Frame& frame) {
-  const std::size_t index = described_.intern(std::span(&frame, 1)) - 1;
-  if (index == descriptions_->size()) {
+void ReportBuilder::describe_frames() {
+  for (std::uint32_t index = 0; index < tree_->frame_count(); ++index) {
+    const Frame& frame = tree_->frame(index);
     FrameDescription& description = descriptions_->emplace_back();
     description.name = frame_name(frame);
     fill_detail(frame, description.detail);
   }
-  return (*descriptions_)[index];
-}
-
-FrameNames ReportBuilder::names_of(std::span<const Frame> frames) {
-  FrameNames names;
-  names.reserve(frames.size());
-  for (const Frame& frame : frames) {
-    names.emplace_back(describe(frame).name);
-  }
-  return names;
 }
 
 // The first rule a frame matches, innermost frame first (as LSan credits its rules): by what
 // the frame's symbol says, else by the module the memory maps put it in.
-std::optional<std::size_t> ReportBuilder::suppressing_rule(std::span<const Frame> frames) const {
+std::optional<std::size_t> ReportBuilder::suppressing_rule(CallingContextTree::NodeId node) const {
   if (suppressions_ == nullptr || suppressions_->empty()) {
     return std::nullopt;
   }
-  for (const Frame& frame : frames) {
+  for (; node != CallingContextTree::kRoot; node = tree_->parent(node)) {
+    const Frame& frame = tree_->frame(tree_->frame_index(node));
     if (const Symbol* s = symbol_of(frame)) {
       if (const std::optional<std::size_t> rule = suppressions_->match_symbol(*s)) {
         return rule;
@@ -363,8 +355,10 @@ void ReportBuilder::finish() {
     TypeState& state = types_[id];
     data_.types.push_back(state.totals);
   }
+  describe_frames();
   for (Site& site : sites_) {
     SiteStats stats{.type = site.type,
+                    .node = site.node,
                     .allocations = site.allocations,
                     .bytes_allocated = site.bytes_allocated,
                     .temporary = site.temporary,
@@ -374,18 +368,8 @@ void ReportBuilder::finish() {
                                       ? site.at_peak
                                       : site.live_bytes,
                     .first_index = site.first_index};
-    const std::span<const Frame> frames = backtraces_.frames(site.backtrace);
-    stats.frames.reserve(frames.size());
-    stats.frame_details.reserve(frames.size());
-    stats.frame_names.reserve(frames.size());
-    for (const Frame& frame : frames) {
-      const FrameDescription& description = describe(frame);
-      stats.frames.push_back(frame.address);
-      stats.frame_details.push_back(&description.detail);
-      stats.frame_names.emplace_back(description.name);
-    }
     const std::optional<std::size_t> rule =
-        stats.leaked_blocks > 0 ? suppressing_rule(frames) : std::nullopt;
+        stats.leaked_blocks > 0 ? suppressing_rule(site.node) : std::nullopt;
     stats.suppressed = rule.has_value();
     auto totals = std::ranges::find_if(data_.types, [&](const TypeTotals& t) {
       return effective_resource_type(t.type.id) == site.type;
@@ -405,14 +389,14 @@ void ReportBuilder::finish() {
                            [](const SuppressionHit& a, const SuppressionHit& b) {
                              return a.bytes != b.bytes ? a.bytes > b.bytes : a.rule < b.rule;
                            });
+  data_.tree = tree_;
   data_.frame_descriptions = descriptions_;
   data_.module_paths = module_paths_;
-  // The builder's per-call state is no longer needed; the report keeps the descriptions (and
-  // described_ stays, as it numbers them).
+  // The builder's per-call state is no longer needed; the report keeps the tree and the
+  // descriptions.
   first_site_ = {};
   other_sites_ = {};
   sites_ = {};
-  backtraces_ = {};
 }
 
 void ReportBuilder::finish_mismatches() {
@@ -423,7 +407,9 @@ void ReportBuilder::finish_mismatches() {
                                .released_by = functions_[releaser],
                                .blocks = count.blocks,
                                .bytes = count.bytes};
-    mismatch.release_frame_names = names_of(backtraces_.frames(backtrace));
+    tree_->for_each_frame(backtrace, [&](std::uint32_t frame) {
+      mismatch.release_frame_names.emplace_back((*descriptions_)[frame].name);
+    });
     data_.mismatched_releases.push_back(std::move(mismatch));
   }
   // Most blocks first; equal counts in order of the allocating site's first allocation.

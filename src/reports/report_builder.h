@@ -1,6 +1,7 @@
 // The sink behind `rtrace report`: reads a whole trace (any format) and keeps only what the
-// report needs: the resources alive at each moment and one aggregate per (resource type,
-// backtrace). Memory follows live resources plus distinct backtraces, never the call count.
+// report needs: the resources alive at each moment, the backtraces as one calling-context tree
+// (calling_context_tree.h) and one aggregate per (resource type, backtrace). Memory follows live
+// resources plus the tree's nodes, never the call count.
 //
 // Peak: for each resource type the most bytes alive at once, and how much of it each backtrace
 // held at that moment. Every site remembers its value at the latest peak lazily (when it next
@@ -20,7 +21,6 @@
 
 #include "filters/live_resources.h"
 #include "filters/suppression_rules.h"
-#include "model/backtrace_table.h"
 #include "model/trace_sink.h"
 #include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
@@ -53,7 +53,7 @@ class ReportBuilder final : public TraceSink {
  private:
   struct Site {
     std::uint32_t type = 0;
-    BacktraceId backtrace = 0;
+    CallingContextTree::NodeId node = CallingContextTree::kRoot;
     std::uint64_t first_index = 0;
     std::uint64_t allocations = 0;
     std::uint64_t bytes_allocated = 0;
@@ -70,7 +70,8 @@ class ReportBuilder final : public TraceSink {
     std::uint32_t allocator = 0;  // interned name of the allocating function
   };
   // A mismatched release: (allocating site, allocator, releaser, release backtrace).
-  using MismatchKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, BacktraceId>;
+  using MismatchKey =
+      std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, CallingContextTree::NodeId>;
   struct MismatchCount {
     std::uint64_t blocks = 0;
     std::uint64_t bytes = 0;
@@ -103,11 +104,10 @@ class ReportBuilder final : public TraceSink {
   const Mapping* mapping_of(Address address) const;
   const Symbol* symbol_of(const Frame& frame) const;
   std::string frame_name(const Frame& frame) const;
-  // The description of `frame`, made at its first use.
-  const FrameDescription& describe(const Frame& frame);
-  FrameNames names_of(std::span<const Frame> frames);
+  // Describes each distinct frame of the tree, in the order of its index there.
+  void describe_frames();
   // The rule that suppresses the leaks of a backtrace, if any.
-  std::optional<std::size_t> suppressing_rule(std::span<const Frame> frames) const;
+  std::optional<std::size_t> suppressing_rule(CallingContextTree::NodeId node) const;
   void count_suppressed(std::size_t rule, const SiteStats& stats);
 
   std::shared_ptr<const SuppressionRules> suppressions_;
@@ -117,12 +117,12 @@ class ReportBuilder final : public TraceSink {
   std::uint32_t last_type_ = 0;
   TypeState* last_state_ = nullptr;  // types_[last_type_]
   std::vector<std::uint32_t> registry_order_;
-  BacktraceTable backtraces_;
-  // The site of each backtrace's first allocating type, by backtrace id (most backtraces
-  // allocate one type: no hash lookup per allocation), and the sites of its other types.
+  std::shared_ptr<CallingContextTree> tree_ = std::make_shared<CallingContextTree>();
+  // The site of each backtrace's first allocating type, by node (most backtraces allocate one
+  // type: no hash lookup per allocation), and the sites of its other types.
   static constexpr std::uint32_t kNoSite = UINT32_MAX;
   std::vector<std::uint32_t> first_site_;
-  std::unordered_map<std::uint64_t, std::uint32_t> other_sites_;  // type << 32 | backtrace -> site
+  std::unordered_map<std::uint64_t, std::uint32_t> other_sites_;  // type << 32 | node -> site
   std::vector<Site> sites_;
   LiveResources<LiveBlock> live_;
   std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
@@ -141,12 +141,8 @@ class ReportBuilder final : public TraceSink {
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> function_ids_;
   std::map<MismatchKey, MismatchCount> mismatches_;
+  // By the tree's frame index.
   std::shared_ptr<FrameDescriptions> descriptions_ = std::make_shared<FrameDescriptions>();
-  // The frames described so far, each interned as a backtrace of one frame: the table numbers
-  // them in order of first use after the empty backtrace (id 0), so id - 1 is the frame's index
-  // in descriptions_. (A flat table: a hash map's node per distinct frame was a third of
-  // describing it.)
-  BacktraceTable described_;
   // The paths of the mappings frames lie in, copied at their first use (a deque: they keep their
   // addresses), and by index in mappings_ the copy made (null: none yet).
   std::shared_ptr<std::deque<std::string>> module_paths_ =

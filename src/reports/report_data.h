@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "reports/calling_context_tree.h"
 #include "reports/checkpoint_profile.h"
 #include "reports/pagemap_report.h"
 
@@ -66,9 +67,10 @@ using FrameNames = std::vector<std::string_view>;
 // Everything allocated from one backtrace, of one resource type.
 struct SiteStats {
   std::uint32_t type = 0;
-  std::vector<Address> frames{};
-  FrameNames frame_names{};                         // as the text protocol would print each frame
-  std::vector<const FrameDetail*> frame_details{};  // parallel to `frames`
+  // The backtrace: its node in ReportData::tree (ReportData::frame_names and frame_details give
+  // its frames). A node, not a copy of the frames: a trace of a million distinct backtraces has
+  // a million sites.
+  CallingContextTree::NodeId node = CallingContextTree::kRoot;
   std::uint64_t allocations = 0;
   std::uint64_t bytes_allocated = 0;
   std::uint64_t temporary = 0;
@@ -112,8 +114,12 @@ struct ReportData {
   std::uint64_t calls = 0;
   std::vector<TypeTotals> types;  // registry order
   std::vector<SiteStats> sites;   // in order of first allocation
-  // What the sites' and mismatched releases' frame names and details point to; shared by copies.
-  std::shared_ptr<const FrameDescriptions> frame_descriptions;
+  // The sites' backtraces; shared by copies.
+  std::shared_ptr<const CallingContextTree> tree = std::make_shared<CallingContextTree>();
+  // Each distinct frame of the tree described once, by its index there (what the frame names
+  // and details point to); shared by copies.
+  std::shared_ptr<const FrameDescriptions> frame_descriptions =
+      std::make_shared<FrameDescriptions>();
   // What the frame details' modules point to; shared by copies.
   std::shared_ptr<const std::deque<std::string>> module_paths;
   std::uint64_t suppressed_blocks = 0;
@@ -126,6 +132,11 @@ struct ReportData {
   // The pagemap module's attachments, read from beside the trace (by whoever knows where the
   // trace is: read_pagemap_attachments); none when the trace has none.
   std::optional<PagemapSummary> pagemap;
+
+  // A site's backtrace as text, innermost frame first.
+  FrameNames frame_names(const SiteStats& site) const;
+  // A site's frames as the report knows them, innermost first.
+  std::vector<const FrameDetail*> frame_details(const SiteStats& site) const;
 };
 
 }  // namespace rtrace::reports

@@ -52,7 +52,7 @@ using SiteKey = std::pair<std::string, std::vector<std::string>>;
 // across runs (module and offset, else resolved names; see frame_key).
 SiteKey site_key(const ReportData& data, const SiteStats& site) {
   SiteKey key{type_name(data, site.type), {}};
-  for (const FrameDetail* frame : site.frame_details) {
+  for (const FrameDetail* frame : data.frame_details(site)) {
     key.second.push_back(frame_key(*frame));
   }
   return key;
@@ -122,7 +122,7 @@ ReportDiff diff_reports(const ReportData& current, const ReportData& baseline) {
     const auto old = before.find(key);
     const Growth growth = old == before.end() ? now.amounts : now.amounts - old->second.amounts;
     if (growth.leaked_bytes > 0 || growth.bytes_allocated > 0 || growth.allocations > 0) {
-      const FrameNames& names = now.first->frame_names;
+      const FrameNames names = current.frame_names(*now.first);
       diff.sites.push_back({key.first, {names.begin(), names.end()}, growth, {}});
     }
   }

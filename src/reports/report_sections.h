@@ -11,12 +11,19 @@
 
 namespace rtrace::reports {
 
+// By default a caller of an allocation site is shown when it holds 1 % of some amount of its
+// site: a site reached by a million distinct paths prints a few hundred lines, not millions.
+inline constexpr double kDefaultCallersMinShare = 0.01;
+
 struct RenderOptions {
   std::size_t top = 10;  // entries per list
   // Glob patterns of the program's own allocation wrappers (xmalloc, g_malloc...): allocation
   // sites are the first frame outside the allocator and these.
   std::vector<std::string> wrappers{};
   bool short_templates = false;  // C++ template arguments left out of names
+  // The text's caller trees leave out the callers that hold less than this share of every
+  // amount of their site (allocation_sites.h).
+  double callers_min_share = kDefaultCallersMinShare;
 };
 
 // A frame or function name as the options want it shown.

@@ -69,7 +69,7 @@ Json mismatched_releases_json(const ReportData& data, const RenderOptions& optio
     entry["released_by"] = json_text(m.released_by);
     entry["blocks"] = m.blocks;
     entry["bytes"] = m.bytes;
-    entry["backtrace"] = frames_json(data.sites[m.site].frame_names, options);
+    entry["backtrace"] = frames_json(data.frame_names(data.sites[m.site]), options);
     entry["release_backtrace"] = frames_json(m.release_frame_names, options);
     list.push_back(std::move(entry));
   }

@@ -40,20 +40,21 @@ std::string amounts_text(const SiteAmounts& a, const TypeTotals* totals, const R
                      unit.count(a.leaked_blocks));
 }
 
-// The callers beneath a site. A path without branches stays at one indentation (as
-// heaptrack_print prints it); the callers of a branch are indented one step further. A caller
-// whose figures are those of the node above it (its only path) shows none.
-void append_callers(std::string& out, const std::vector<CallerNode>& callers,
+// The callers beneath a site (`hidden` more left out as too small). A path without branches
+// stays at one indentation (as heaptrack_print prints it); the callers of a branch are indented
+// one step further. A caller whose figures are those of the node above it (its only path) shows
+// none.
+void append_callers(std::string& out, const std::vector<CallerNode>& callers, std::size_t hidden,
                     const SiteAmounts& above, std::size_t depth, const ResourceUnit& unit,
                     const RenderOptions& options) {
   const std::string indent(6 + 2 * depth, ' ');
+  const std::size_t all = callers.size() + hidden;
   std::size_t shown = 0;
   for (const CallerNode& caller : callers) {
-    if (shown++ == options.top) {
-      fmt::format_to(std::back_inserter(out), "{}... {} more caller(s)\n", indent,
-                     callers.size() - options.top);
+    if (shown == options.top) {
       break;
     }
+    ++shown;
     const std::string label = shown_name(caller.frame->label, options);
     if (caller.amounts == above) {
       fmt::format_to(std::back_inserter(out), "{}{}\n", indent, label);
@@ -61,8 +62,12 @@ void append_callers(std::string& out, const std::vector<CallerNode>& callers,
       fmt::format_to(std::back_inserter(out), "{}{} ({})\n", indent, label,
                      amounts_text(caller.amounts, nullptr, unit));
     }
-    const bool branch = callers.size() > 1 || caller.callers.size() > 1;
-    append_callers(out, caller.callers, caller.amounts, branch ? depth + 1 : depth, unit, options);
+    const bool branch = all > 1 || caller.callers.size() + caller.hidden > 1;
+    append_callers(out, caller.callers, caller.hidden, caller.amounts, branch ? depth + 1 : depth,
+                   unit, options);
+  }
+  if (shown < all) {
+    fmt::format_to(std::back_inserter(out), "{}... {} more caller(s)\n", indent, all - shown);
   }
 }
 
@@ -72,7 +77,8 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
   std::string out =
       "\nALLOCATION SITES (the first frame outside the allocator and wrappers, its callers "
       "beneath)\n";
-  const std::vector<AllocationSite> sites = allocation_sites(data, options.wrappers, options.top);
+  const std::vector<AllocationSite> sites =
+      allocation_sites(data, options.wrappers, options.top, options.callers_min_share);
   for (const TypeTotals& t : data.types) {
     const std::uint32_t type = effective_resource_type(t.type.id);
     std::size_t count = 0;
@@ -95,7 +101,7 @@ std::string render_allocation_sites(const ReportData& data, const RenderOptions&
       }
       fmt::format_to(std::back_inserter(out), "    {}\n      {}\n",
                      shown_name(site.frame.label, options), amounts_text(site.amounts, &t, unit));
-      append_callers(out, site.callers, site.amounts, 1, unit, options);
+      append_callers(out, site.callers, site.hidden, site.amounts, 1, unit, options);
     }
   }
   return out;
@@ -114,7 +120,7 @@ std::string render_mismatched_releases(const ReportData& data, const RenderOptio
     fmt::format_to(std::back_inserter(out),
                    "  {} block(s) of {} from {} released by {}, allocated from:\n", m.blocks,
                    human_bytes(m.bytes), m.allocated_by, m.released_by);
-    for (const std::string_view frame : data.sites[m.site].frame_names) {
+    for (const std::string_view frame : data.frame_names(data.sites[m.site])) {
       fmt::format_to(std::back_inserter(out), "      {}\n", shown_name(frame, options));
     }
     if (!m.release_frame_names.empty()) {

@@ -125,7 +125,7 @@ TEST(BashCompletion, EverySubcommandsOptions) {
 }
 
 TEST(BashCompletion, OptionsByPrefix) {
-  EXPECT_EQ(complete(rtrace({"report", "--h"})), (Words{"--help", "--html"}));
+  EXPECT_EQ(complete(rtrace({"report", "--h"})), (Words{"--help", "--html", "--html-min-share"}));
   EXPECT_EQ(complete({tool("sp-rtrace-postproc"), "--s"}), (Words{"--strict", "--sort"}));
 }
 

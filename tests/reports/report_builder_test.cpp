@@ -52,7 +52,7 @@ TEST(ReportBuilder, TotalsPeakLeaksAndTemporaries) {
 
   ASSERT_EQ(data.sites.size(), 2U);
   const SiteStats& a = data.sites[0];
-  EXPECT_EQ(a.frame_names, (FrameNames{"0x401000 in /bin/prog"}));
+  EXPECT_EQ(data.frame_names(a), (FrameNames{"0x401000 in /bin/prog"}));
   EXPECT_EQ(a.allocations, 2U);
   EXPECT_EQ(a.temporary, 1U);
   EXPECT_EQ(a.leaked_blocks, 0U);

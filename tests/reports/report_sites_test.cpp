@@ -111,6 +111,53 @@ TEST_F(ReportSites, WrappedSiteWithItsTwoCallerPathsAndPercentages) {
   EXPECT_EQ(r.out.find("    xmalloc() at"), std::string::npos) << "xmalloc is a wrapper";
 }
 
+// The lines of `text` beneath the line that starts at `start`: those indented deeper than four.
+std::string site_block(const std::string& text, std::size_t start) {
+  std::size_t end = text.find('\n', start) + 1;
+  while (end < text.size() && text.compare(end, 6, "      ") == 0) {
+    end = text.find('\n', end) + 1;
+  }
+  return text.substr(start, end - start);
+}
+
+TEST_F(ReportSites, CallersUnderTheShareAreLeftOutAndCounted) {
+  // make_record's callers: main():43 with 1 of its 2 allocations and 3 of its 4 KB, main():42
+  // with the other (half the allocations, a quarter of the bytes and of the peak).
+  const auto r = report("-n 10 --wrapper xmalloc --callers-min-share 0.6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t site = r.out.find("    make_record(unsigned long) at sites_program.cpp:17\n");
+  ASSERT_NE(site, std::string::npos) << r.out;
+  const std::string block = site_block(r.out, site);
+  EXPECT_NE(block.find("\n        main() at sites_program.cpp:43 (1 allocation(s), 3.0 KB "
+                       "allocated, peak 3.0 KB, leaked 0 B in 0 block(s))\n"
+                       "          __libc_start_call_main() at libc_start_call_main.h:58\n"),
+            std::string::npos)
+      << block;
+  EXPECT_EQ(block.find("sites_program.cpp:42"), std::string::npos) << block;
+  EXPECT_TRUE(block.ends_with("\n        ... 1 more caller(s)\n")) << block;
+
+  // 0 shows every caller; so does the default share on a trace this small.
+  const auto all = report("-n 10 --wrapper xmalloc --callers-min-share 0");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(all.out.find("        main() at sites_program.cpp:42 (1 allocation(s)"),
+            std::string::npos);
+  EXPECT_EQ(report("-n 10 --wrapper xmalloc").out, all.out);
+  EXPECT_EQ(report("--callers-min-share 2").status, 2);
+}
+
+TEST_F(ReportSites, HtmlFlameGraphLeavesOutSmallFramesAndSaysSo) {
+  const fs::path page = scratch_->path() / "pruned.html";
+  const auto pruned = report("--html " + quoted(page) + " --html-min-share 0.9");
+  ASSERT_EQ(pruned.status, 0) << pruned.err;
+  const std::string text = test::read_file(page);
+  EXPECT_TRUE(
+      std::regex_search(text, std::regex(R"("pruned":\{"nodes":[1-9]\d*,"min_share":0\.9\})")))
+      << text.substr(0, 4000);
+  const auto whole = report("--html " + quoted(page) + " --html-min-share 0");
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(test::read_file(page).find("\"pruned\""), std::string::npos);
+}
+
 TEST_F(ReportSites, WithoutTheWrapperOptionTheWrapperIsTheSite) {
   const auto r = report("-n 10");
   ASSERT_EQ(r.status, 0) << r.err;

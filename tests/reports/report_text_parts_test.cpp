@@ -61,24 +61,32 @@ FrameDetail named(Address address, const std::string& function, std::uint32_t li
                  .inlined_by = std::move(inlined_by)}};
 }
 
-// The frames the sites of a test point to (a report's frame descriptions hold them).
-FrameDescriptions& described() {
-  static FrameDescriptions descriptions;
-  return descriptions;
-}
-
-SiteStats stats(const std::vector<FrameDetail>& frames, std::uint64_t allocations,
+// A site of `data` allocating from `frames` (innermost first): the frames go into the report's
+// tree, each distinct one described once, as the report builder does.
+SiteStats stats(ReportData& data, const std::vector<FrameDetail>& frames, std::uint64_t allocations,
                 std::uint64_t bytes, std::uint64_t leaked) {
-  SiteStats site{.type = 1,
-                 .allocations = allocations,
-                 .bytes_allocated = bytes,
-                 .leaked_blocks = leaked == 0 ? 0U : 1U,
-                 .leaked_bytes = leaked};
+  auto tree = std::make_shared<CallingContextTree>(*data.tree);
+  auto descriptions = std::make_shared<FrameDescriptions>(*data.frame_descriptions);
+  std::vector<Frame> backtrace;
   for (const FrameDetail& frame : frames) {
-    site.frame_details.push_back(
-        &described().emplace_back(FrameDescription{.detail = frame}).detail);
+    backtrace.push_back(Frame{.address = frame.address});
   }
-  return site;
+  const CallingContextTree::NodeId node = tree->intern(backtrace);
+  // Frames new to the tree take the next indices, outermost first.
+  for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
+    if (descriptions->size() < tree->frame_count() &&
+        tree->frame(static_cast<std::uint32_t>(descriptions->size())).address == frame->address) {
+      descriptions->push_back(FrameDescription{.detail = *frame});
+    }
+  }
+  data.tree = tree;
+  data.frame_descriptions = descriptions;
+  return SiteStats{.type = 1,
+                   .node = node,
+                   .allocations = allocations,
+                   .bytes_allocated = bytes,
+                   .leaked_blocks = leaked == 0 ? 0U : 1U,
+                   .leaked_bytes = leaked};
 }
 
 TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
@@ -87,9 +95,9 @@ TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
   const FrameDetail wrapper =
       named(0x401000, "g_malloc", 5,
             {{.function = "load", .parameters = "", .file = "prog.c", .line = 12}});
-  data.sites.push_back(stats({wrapper, named(0x402000, "main", 30)}, 2, 200, 100));
-  data.sites.push_back(stats({wrapper, named(0x402100, "main", 31)}, 1, 50, 0));
-  data.sites.push_back(stats({named(0x403000, "other", 7)}, 1, 10, 0));
+  data.sites.push_back(stats(data, {wrapper, named(0x402000, "main", 30)}, 2, 200, 100));
+  data.sites.push_back(stats(data, {wrapper, named(0x402100, "main", 31)}, 1, 50, 0));
+  data.sites.push_back(stats(data, {named(0x403000, "other", 7)}, 1, 10, 0));
 
   std::vector<AllocationSite> sites = allocation_sites(data, {"g_*"});
   ASSERT_EQ(sites.size(), 2U);
@@ -115,9 +123,12 @@ TEST(AllocationSites, WrappersSkippedCallersMergedIntoATree) {
 
 TEST(AllocationSites, CallerTreesOnlyForTheSitesShown) {
   ReportData data;
-  data.sites.push_back(stats({named(0x403000, "small", 7), named(0x402000, "main", 30)}, 1, 10, 0));
-  data.sites.push_back(stats({named(0x401000, "big", 5), named(0x402000, "main", 31)}, 1, 90, 0));
-  data.sites.push_back(stats({named(0x401000, "big", 5), named(0x402100, "main", 32)}, 1, 80, 0));
+  data.sites.push_back(
+      stats(data, {named(0x403000, "small", 7), named(0x402000, "main", 30)}, 1, 10, 0));
+  data.sites.push_back(
+      stats(data, {named(0x401000, "big", 5), named(0x402100, "main", 31)}, 1, 90, 0));
+  data.sites.push_back(
+      stats(data, {named(0x401000, "big", 5), named(0x402200, "main", 32)}, 1, 80, 0));
 
   const std::vector<AllocationSite> all = allocation_sites(data, {});
   const std::vector<AllocationSite> first = allocation_sites(data, {}, 1);

@@ -46,7 +46,7 @@ void text(const SectionInput& input, std::string& out) {
     fmt::format_to(std::back_inserter(out), "    {}{} of {} from:\n",
                    unit.sized ? fmt::format("{} bytes in ", site->leaked_bytes) : "",
                    unit.count(site->leaked_blocks), site_type_name(data, *site));
-    append_frames(out, site->frame_names, input.options);
+    append_frames(out, input.data.frame_names(*site), input.options);
   }
 }
 

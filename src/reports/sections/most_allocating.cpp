@@ -18,7 +18,7 @@ void text(const SectionInput& input, std::string& out) {
     fmt::format_to(std::back_inserter(out), "    {} {}{} ({}) from:\n", site->allocations,
                    unit.transfers ? "transfers" : "allocations", weight,
                    site_type_name(input.data, *site));
-    append_frames(out, site->frame_names, input.options);
+    append_frames(out, input.data.frame_names(*site), input.options);
   }
 }
 

@@ -37,7 +37,7 @@ void append_type(std::string& out, const SectionInput& input, const TypeTotals& 
                  t.peak_timestamp_ms == 0 ? "" : clock_text(t.peak_timestamp_ms));
   for (const SiteStats* site : peak_sites(input.data, sites_type(t), input.options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} held from:\n", amount(site->peak_bytes));
-    append_frames(out, site->frame_names, input.options);
+    append_frames(out, input.data.frame_names(*site), input.options);
   }
 }
 

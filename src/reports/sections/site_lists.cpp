@@ -41,7 +41,7 @@ Json site_json(const ReportData& data, const SiteStats& s, const RenderOptions& 
   if (with_suppressed) {
     site["suppressed"] = s.suppressed;
   }
-  site["backtrace"] = frames_json(s.frame_names, options);
+  site["backtrace"] = frames_json(data.frame_names(s), options);
   return site;
 }
 

@@ -14,7 +14,7 @@ void text(const SectionInput& input, std::string& out) {
   for (const SiteStats* site : temporary_sites(input.data, input.options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} of {} allocations ({}) from:\n",
                    site->temporary, site->allocations, site_type_name(input.data, *site));
-    append_frames(out, site->frame_names, input.options);
+    append_frames(out, input.data.frame_names(*site), input.options);
   }
 }
 
