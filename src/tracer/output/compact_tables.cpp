@@ -27,6 +27,12 @@ struct NameSlot {
   std::uint32_t id;
 };
 
+// Where a stack's frames are in the pool.
+struct StackFrames {
+  std::uint32_t first;
+  std::uint32_t count;
+};
+
 // A run of outer frames of a written stack (compact_encoder.h, shared_outer_frames): its key
 // and the first stack that had it. 16 bytes: four to a cache line, one line a lookup.
 struct OuterSlot {
@@ -62,8 +68,7 @@ constexpr std::size_t kMaxResources = kResourceSlots / 4 * 3;
 struct StackTable {
   StackSlot* slots = nullptr;
   std::uint64_t* pool = nullptr;
-  std::uint32_t* firsts = nullptr;  // [id - 1]: where the stack's frames start in the pool
-  std::uint32_t* counts = nullptr;  // [id - 1]: how many
+  StackFrames* frames = nullptr;  // [id - 1]: the stack's frames in the pool (one load, not two)
   OuterSlot* outers = nullptr;
   std::uint32_t outer_count = 0;
   std::uint32_t generation = 1;
@@ -121,12 +126,11 @@ bool stacks_ready() {
   if (g_stacks.slots == nullptr) {
     g_stacks.slots = static_cast<StackSlot*>(map_zeroed(kStackSlots * sizeof(StackSlot)));
     g_stacks.pool = static_cast<std::uint64_t*>(map_zeroed(kPoolFrames * sizeof(std::uint64_t)));
-    g_stacks.firsts = static_cast<std::uint32_t*>(map_zeroed(kMaxStacks * sizeof(std::uint32_t)));
-    g_stacks.counts = static_cast<std::uint32_t*>(map_zeroed(kMaxStacks * sizeof(std::uint32_t)));
+    g_stacks.frames = static_cast<StackFrames*>(map_zeroed(kMaxStacks * sizeof(StackFrames)));
     g_stacks.outers = static_cast<OuterSlot*>(map_zeroed(kOuterSlots * sizeof(OuterSlot)));
   }
-  return g_stacks.slots != nullptr && g_stacks.pool != nullptr && g_stacks.firsts != nullptr &&
-         g_stacks.counts != nullptr && g_stacks.outers != nullptr;
+  return g_stacks.slots != nullptr && g_stacks.pool != nullptr && g_stacks.frames != nullptr &&
+         g_stacks.outers != nullptr;
 }
 
 bool names_ready() {
@@ -309,8 +313,7 @@ std::size_t look_up_stack(const std::uint64_t* frames, std::uint32_t count, bool
       std::memcpy(g_stacks.pool + g_stacks.pool_used, frames, count * sizeof *frames);
       slot = StackSlot{hash, g_stacks.generation, static_cast<std::uint32_t>(g_stacks.pool_used),
                        count, ++g_stacks.count};
-      g_stacks.firsts[slot.id - 1] = slot.first;
-      g_stacks.counts[slot.id - 1] = count;
+      g_stacks.frames[slot.id - 1] = {slot.first, count};
       g_stacks.pool_used += count;
       fresh = true;
       return i;
@@ -374,8 +377,9 @@ const std::uint64_t* CompactTables::stack_frames(std::uint64_t stack, std::uint3
   if (stack == 0 || stack > g_stacks.count) {
     return nullptr;
   }
-  count = g_stacks.counts[stack - 1];
-  return g_stacks.pool + g_stacks.firsts[stack - 1];
+  const StackFrames& frames = g_stacks.frames[stack - 1];
+  count = frames.count;
+  return g_stacks.pool + frames.first;
 }
 
 namespace {

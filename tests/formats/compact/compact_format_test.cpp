@@ -1002,6 +1002,35 @@ TEST(CompactFormat, WriterSharesTheOuterFramesOfTheStacksWrittenBefore) {
             call_lines(read_any(input.bytes())->sink.lines()));
 }
 
+// A trace the tracer wrote in version 5 (two threads of bench/churn/churn.c, 64 frames deep,
+// recorded before version 6) reads as the text kept beside it, written from it when it was
+// recorded; rewritten by rtrace's writer in the current version, with its stacks sharing their
+// outer frames, it reads the same.
+TEST(CompactFormat, ATracerTraceOfVersion5ReadsAsItDidAndSoAfterARewrite) {
+  const auto data = source_dir() / "tests" / "formats" / "compact" / "data";
+  const std::string version5 = read_file(data / "churn-2-threads-v5.rtrace");
+  ASSERT_EQ(version5[compact::kMagicSize], 5);
+  const std::string printed = read_file(data / "churn-2-threads-v5.txt");
+  EXPECT_EQ(convert_to(version5, "text"), printed);
+  const std::string rewritten = convert_to(version5, "compact");
+  EXPECT_EQ(rewritten[compact::kMagicSize], compact::kMajor);
+  std::vector<std::uint64_t> shared;  // of each STACK record
+  for_each_record(rewritten, [&](Tag tag, std::string_view payload) {
+    if (tag != Tag::Stack) {
+      return;
+    }
+    const std::string stack(payload);
+    std::size_t at = 0;
+    next_varint(stack, at);  // the frame count
+    shared.push_back(next_varint(stack, at));
+  });
+  // The start-up's calloc, the threads' first churn stack (nothing in common with it), three
+  // more of the churn's recursion sharing 16 to 18 outer frames with it, main's own malloc
+  // sharing the start-up's 3 outermost (_start and libc's start of main).
+  EXPECT_EQ(shared, (std::vector<std::uint64_t>{0, 0, 16, 17, 18, 3}));
+  EXPECT_EQ(convert_to(rewritten, "text"), printed);
+}
+
 // A version 5 CALL's size fields, in file order (every call without arguments).
 std::vector<std::uint64_t> size_fields(const std::string& compact) {
   std::vector<std::uint64_t> fields;
