@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where the bytes of a compact rtrace trace go (docs/format.md, versions 1 to 5): bytes and
+"""Where the bytes of a compact rtrace trace go (docs/format.md, versions 1 to 6): bytes and
 counts per record tag, and for CALL records per call kind and per field. Reads a plain or
 zstd-compressed trace (the `zstd` command decompresses).
 

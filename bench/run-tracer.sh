@@ -67,7 +67,7 @@ for variant in "${variants[@]}"; do
   [[ $program == stacks ]] && churn=$bin/rtrace-stacks-churn
   per_thread=$((iterations / threads))
   for depth in $depths; do
-    rm -f "$work"/*.times
+    rm -f "$work"/*.times "$work"/*.cpu  # each variant's own rounds only
     for _ in $(seq "$runs"); do
       timed plain "$churn" "$per_thread" "$threads"
       timed heaptrack heaptrack -o "$work/out-heaptrack/heaptrack" "$churn" "$per_thread" "$threads"

@@ -10,6 +10,15 @@
 //                         ids count 1, 2, 3... in order of first use (`fresh` then); 0 when the
 //                         table is full: the encoder then writes RESET and calls clear()
 //           void clear(Table table)  forget every id of that table
+//           std::uint64_t stack_with_outer(std::uint64_t key)
+//                         the id of a stack written since the stacks were last cleared whose
+//                         outer frames have `key` (added with add_outer), 0 when none
+//           void add_outer(std::uint64_t key, std::uint64_t stack)
+//                         stack `stack` has outer frames of `key` (kept unless another stack
+//                         has them already or the table has no room)
+//           const std::uint64_t* stack_frames(std::uint64_t stack, std::uint32_t& count)
+//                         the frames of a stack written since the stacks were last cleared,
+//                         null when it is not known
 //           std::uint64_t* resource_slot(std::uint64_t resource_id)
 //                         the value the encoder keeps for a resource id (0 for a new one), or
 //                         null when the table has no room: the call is then written without a
@@ -267,7 +276,7 @@ class CompactEncoder {
       stack =
           with_room(Table::Stacks, [&] { return tables_.stack_id(f.frames, frame_count, fresh); });
       if (fresh) {
-        write_stack(f.frames, frame_count);
+        write_stack(stack, f.frames, frame_count);
       }
     }
     const std::uint32_t argument_count = fitting_arguments(f);
@@ -412,17 +421,25 @@ class CompactEncoder {
     if (stack == 0) {
       return 0;
     }
+    const std::uint32_t place = make_latest(stack);
+    return place < kRecentStacks ? place + 1 : stack + kRecentStacks;
+  }
+
+  // `stack` becomes the current slot's latest stack; returns where it was among them
+  // (kRecentStacks: not there, the oldest goes). A STACK record does it too (version 6): the
+  // call that follows it names the new stack as the latest, one byte instead of an id's three
+  // when a program has many stacks.
+  std::uint32_t make_latest(std::uint64_t stack) {
     std::uint64_t* recent = threads_[slot_].recent_stacks;
     std::uint32_t place = 0;
     while (place < kRecentStacks && recent[place] != stack) {
       ++place;
     }
-    const std::uint64_t field = place < kRecentStacks ? place + 1 : stack + kRecentStacks;
     for (std::uint32_t k = place < kRecentStacks ? place : kRecentStacks - 1; k > 0; --k) {
       recent[k] = recent[k - 1];
     }
     recent[0] = stack;
-    return field;
+    return place;
   }
 
   // A CALL's `size` field (version 5): the slot's size base (its last nonzero size) is 0, a
@@ -473,15 +490,78 @@ class CompactEncoder {
     return back <= kResourceWindow ? back : 0;
   }
 
-  // Frame addresses as zigzag deltas from the frame before (across stacks): the frames of one
-  // program lie close together.
-  void write_stack(const std::uint64_t* frames, std::uint32_t count) {
-    Record r(*this, Tag::Stack, kMaxVarint + std::size_t{count} * kMaxVarint);
+  // STACK `stack` (version 6): its frame count, how many of its outer frames are those of an
+  // earlier stack and which one (as how many ids before it), then its other frames as zigzag
+  // deltas from the frame written before (across stacks: the frames of one program lie close
+  // together). The new stack becomes the slot's latest.
+  void write_stack(std::uint64_t stack, const std::uint64_t* frames, std::uint32_t count) {
+    const OuterFrames outer = shared_outer_frames(stack, frames, count);
+    Record r(*this, Tag::Stack, (3 + std::size_t{count}) * kMaxVarint);
     r.varint(count);
-    for (std::uint32_t i = 0; i < count; ++i) {
+    r.varint(outer.count);
+    if (outer.count > 0) {
+      r.varint(stack - outer.stack);
+    }
+    for (std::uint32_t i = 0; i < count - outer.count; ++i) {
       r.varint(delta(frames[i], previous_frame_));
       previous_frame_ = frames[i];
     }
+    make_latest(stack);
+  }
+
+  // The earlier stack that shares the most outer frames with the new stack `stack`, and how
+  // many (of its outermost kMaxSharedFrames); then the new stack's outer frames that no stack
+  // had before are its own for the stacks after it. Each run of outer frames of a written stack
+  // is in the tables under a key that hashes them from the outermost in: when k outer frames are
+  // there, so are fewer (those of the same stack, or of the stack it shared them with), so a
+  // binary search over k finds the longest (a handful of lookups, not one per frame). The found
+  // stack's frames are compared before they are used: a key is only a hash.
+  struct OuterFrames {
+    std::uint64_t stack = 0;
+    std::uint32_t count = 0;
+  };
+  OuterFrames shared_outer_frames(std::uint64_t stack, const std::uint64_t* frames,
+                                  std::uint32_t count) {
+    const std::uint32_t reach = count < kMaxSharedFrames ? count : kMaxSharedFrames;
+    std::uint64_t key = 0x243F6A8885A308D3ULL;
+    for (std::uint32_t k = 1; k <= reach; ++k) {
+      key = mix(key, frames[count - k]);
+      outer_keys_[k] = key;
+    }
+    OuterFrames found;
+    std::uint32_t low = 0;
+    std::uint32_t high = reach;
+    while (low < high) {
+      const std::uint32_t middle = (low + high + 1) / 2;
+      const std::uint64_t other = tables_.stack_with_outer(outer_keys_[middle]);
+      if (other != 0) {
+        low = middle;
+        found = {other, middle};
+      } else {
+        high = middle - 1;
+      }
+    }
+    if (found.count > 0 && !same_outer_frames(found, frames, count)) {
+      found = {};
+    }
+    for (std::uint32_t k = found.count + 1; k <= reach; ++k) {
+      tables_.add_outer(outer_keys_[k], stack);
+    }
+    return found;
+  }
+
+  // Whether the outer `outer.count` frames of `frames` are those of stack `outer.stack`.
+  bool same_outer_frames(OuterFrames outer, const std::uint64_t* frames, std::uint32_t count) {
+    std::uint32_t other_count = 0;
+    const std::uint64_t* other = tables_.stack_frames(outer.stack, other_count);
+    return other != nullptr && outer.count <= other_count &&
+           std::equal(frames + (count - outer.count), frames + count,
+                      other + (other_count - outer.count));
+  }
+
+  static constexpr std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
+    hash = (hash ^ value) * 0x9E3779B97F4A7C15ULL;
+    return hash ^ (hash >> 29);
   }
 
   // The arguments that keep the record under kMaxPayload.
@@ -519,6 +599,8 @@ class CompactEncoder {
   std::uint32_t previous_context_ = 0;
   std::uint32_t slot_ = 0;  // the current THREAD slot
   ThreadState threads_[kThreadSlots] = {};
+  // shared_outer_frames's keys: [k], that of a new stack's outer k frames.
+  std::uint64_t outer_keys_[kMaxSharedFrames + 1] = {};
 };
 
 }  // namespace rtrace::compact

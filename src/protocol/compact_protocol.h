@@ -24,8 +24,9 @@ inline constexpr std::size_t kMagicSize = sizeof kMagic;
 // Version 2 writes CALL records with optional fields and resource references, version 3 writes
 // them without tag and length, version 4 says which thread made them (THREAD) and counts the
 // resource deltas and references per thread, version 5 writes a size equal to the thread's last
-// one as 0 (docs/format.md); readers read versions 1 to 4 too.
-inline constexpr std::uint8_t kMajor = 5;
+// one as 0, version 6 writes a STACK as the frames it adds to the outer frames of a stack written
+// before (docs/format.md); readers read versions 1 to 5 too.
+inline constexpr std::uint8_t kMajor = 6;
 inline constexpr std::uint8_t kMinor = 0;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
@@ -118,6 +119,18 @@ inline constexpr std::uint8_t kFirstSizeBaseMajor = 5;
 // Version 5: END goes on with the wall clock when the trace ended (seconds since the Epoch as a
 // zigzag varint, microseconds).
 inline constexpr std::uint8_t kFirstWallClockMajor = 5;
+
+// Version 6: a STACK record names a stack written before whose outermost frames it shares
+// (`shared` of them, the callers both stacks come through) and writes only its other, inner
+// frames: a program with many call paths reaches most of them through callers its other paths
+// took (a tree of calls: 2^18 paths 22 frames deep are 2^19 distinct caller/callee pairs), and
+// whole stacks written one after the other were three quarters of such a trace's bytes. A STACK
+// also makes its stack the current slot's latest (as a CALL naming it does), so that the call
+// after it names it in one byte.
+inline constexpr std::uint8_t kFirstSharedStackMajor = 6;
+// The writers look for shared outer frames among the outermost kMaxSharedFrames of a stack (a
+// reader takes any count up to the base stack's).
+inline constexpr std::uint32_t kMaxSharedFrames = 256;
 
 // TRACE: bits of the machine flags and of the applied stages.
 inline constexpr std::uint64_t kBigEndianMachine = 0x1;

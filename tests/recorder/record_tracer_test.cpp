@@ -369,9 +369,9 @@ TEST(RecordTracer, CompactAndSpRtraceFormatsRecordTheSameCalls) {
   const fs::path plain = only_file(plain_out.path(), ".rtrace");
   const fs::path binary = only_file(binary_out.path(), ".rtrace");
   EXPECT_TRUE(read_file(compact).starts_with(kZstdMagic));
-  // Version 3.0 inside the frame, and without compression.
-  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x05"));
-  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x05"));
+  // Version 6.0 inside the frame, and without compression.
+  EXPECT_TRUE(plain_compact(compact).starts_with(std::string(kCompactMagic) + "\x06"));
+  EXPECT_TRUE(read_file(plain).starts_with(std::string(kCompactMagic) + "\x06"));
   EXPECT_TRUE(read_file(binary).starts_with("\xF0"));
   EXPECT_LT(read_file(plain).size() * 2, read_file(binary).size());
   EXPECT_LT(read_file(compact).size(), read_file(plain).size());
@@ -429,7 +429,7 @@ std::pair<int, std::vector<std::uint64_t>> last_compact_record(const std::string
   std::size_t payload = 0;
   std::size_t end = 0;
   EXPECT_GE(bytes.size(), 10U);
-  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x05");
+  EXPECT_EQ(bytes.substr(0, 9), std::string(kCompactMagic) + "\x06");
   for (std::size_t at = 10; at < bytes.size(); at = end) {
     tag = static_cast<std::uint8_t>(bytes[at++]);
     if ((tag & 0x87) == 0x87) {  // a bare thread switch: the slot in bits 3-6, 15: a varint

@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "protocol/compact_encoder.h"
 #include "support/test_paths.h"
 #include "trace_decoder.h"
 #include "tracer/core/environment.h"
@@ -310,6 +312,82 @@ TEST(CompactTables, StacksInTurnKeepTheirOwnIds) {
   fresh = false;
   EXPECT_EQ(tables.stack_id(stacks[1].data(), 4, fresh), 1U);
   EXPECT_FALSE(fresh);
+}
+
+// The compact writer's outer frames (compact_encoder.h): the stack frames by id, and per key
+// the first stack that had it; a new table forgets both.
+TEST(CompactTables, OuterFramesKeepTheFirstStackThatHadThem) {
+  CompactTables tables;
+  tables.clear(compact::Table::Stacks);
+  const std::vector<std::uint64_t> first = {0x10, 0x20, 0x30};
+  const std::vector<std::uint64_t> second = {0x11, 0x20};
+  bool fresh = false;
+  ASSERT_EQ(tables.stack_id(first.data(), 3, fresh), 1U);
+  ASSERT_EQ(tables.stack_id(second.data(), 2, fresh), 2U);
+  std::uint32_t count = 0;
+  const std::uint64_t* frames = tables.stack_frames(2, count);
+  ASSERT_NE(frames, nullptr);
+  EXPECT_EQ(std::vector<std::uint64_t>(frames, frames + count), second);
+  EXPECT_EQ(tables.stack_frames(3, count), nullptr);
+  EXPECT_EQ(tables.stack_frames(0, count), nullptr);
+  EXPECT_EQ(tables.stack_with_outer(42), 0U);
+  tables.add_outer(42, 1);
+  tables.add_outer(42, 2);  // already had
+  tables.add_outer(43, 2);
+  EXPECT_EQ(tables.stack_with_outer(42), 1U);
+  EXPECT_EQ(tables.stack_with_outer(43), 2U);
+  tables.clear(compact::Table::Stacks);
+  EXPECT_EQ(tables.stack_with_outer(42), 0U);
+  EXPECT_EQ(tables.stack_frames(1, count), nullptr);
+}
+
+// The tracer's encoder over its own tables writes each new stack as the frames it adds to the
+// outer frames of the earlier stack sharing the most (the first to have them): the same STACK
+// payloads as rtrace's writer (compact_format_test, WriterSharesTheOuterFramesOfTheStacks...).
+TEST(CompactTables, TheEncoderSharesTheOuterFramesOfTheStacksWrittenBefore) {
+  struct Chunks {  // every record is one commit
+    std::vector<std::string> records;
+    std::string room;
+    char* reserve(std::size_t bytes) {
+      room.assign(bytes, '\0');
+      return room.data();
+    }
+    void commit(std::size_t bytes) { records.push_back(room.substr(0, bytes)); }
+  };
+  Chunks out;
+  CompactTables tables;
+  tables.clear_all();
+  auto encoder = std::make_unique<compact::CompactEncoder<Chunks, CompactTables>>(out, tables);
+  const std::vector<std::vector<std::uint64_t>> stacks = {{0x10, 0x20, 0x30, 0x40},
+                                                          {0x11, 0x20, 0x30, 0x40},
+                                                          {0x12, 0x21, 0x30, 0x40},
+                                                          {0x30, 0x40},
+                                                          {0x13, 0x99}};
+  for (const auto& stack : stacks) {
+    encoder->call({.kind = 2,
+                   .function = {"malloc", 6},
+                   .resource_id = 0x1000,
+                   .size = 8,
+                   .frames = stack.data(),
+                   .frame_count = static_cast<std::uint32_t>(stack.size())});
+  }
+  std::vector<std::string> written;
+  for (const std::string& record : out.records) {
+    if (record[0] == static_cast<char>(compact::Tag::Stack)) {
+      written.push_back(record.substr(2));  // the tag, a one-byte length
+    }
+  }
+  const auto v = [](std::uint64_t value) {
+    std::string bytes(compact::varint_size(value), '\0');
+    compact::put_varint(bytes.data(), value);
+    return bytes;
+  };
+  const auto z = [&](std::int64_t delta) { return v(compact::zigzag(delta)); };
+  const std::vector<std::string> expected = {
+      v(4) + v(0) + z(0x10) + z(0x10) + z(0x10) + z(0x10), v(4) + v(3) + v(1) + z(0x11 - 0x40),
+      v(4) + v(2) + v(2) + z(0x12 - 0x11) + z(0x21 - 0x12), v(2) + v(2) + v(3),
+      v(2) + v(0) + z(0x13 - 0x21) + z(0x99 - 0x13)};
+  EXPECT_EQ(written, expected);
 }
 
 // The resource table probes from each id's home: ids that come in a dense run must get homes of

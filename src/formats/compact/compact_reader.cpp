@@ -556,19 +556,52 @@ void CompactReader::read_function(RecordCursor& record) {
 
 void CompactReader::read_stack(RecordCursor& record) {
   const std::uint64_t count = record.varint("the frame count");
-  // Every frame takes at least one byte.
-  if (count > record.remaining()) {
-    record.fail(fmt::format("frame count {} larger than the record holds", count));
+  // Version 6: the outer frames shared with an earlier stack, which one (ids back from this one).
+  std::uint64_t shared = 0;
+  const StackSpan* base = nullptr;
+  if (major_ >= compact::kFirstSharedStackMajor) {
+    shared = record.varint("the shared frame count");
+    if (shared > count) {
+      record.fail(fmt::format("{} shared frames in a stack of {}", shared, count));
+    }
+    if (shared > 0) {
+      const std::uint64_t back = record.varint("the base stack");
+      if (back == 0 || back > stacks_.size()) {
+        record.fail(
+            fmt::format("undefined base stack ({} back from stack {})", back, stacks_.size() + 1));
+      }
+      base = &stacks_[stacks_.size() - back];
+      if (shared > base->count) {
+        record.fail(fmt::format("{} shared frames of a stack of {}", shared, base->count));
+      }
+    }
+  }
+  // Every frame written takes at least one byte.
+  if (count - shared > record.remaining()) {
+    record.fail(fmt::format("frame count {} larger than the record holds", count - shared));
   }
   if (count > kMaxHeldFrames - stack_frames_.size()) {
     record.fail(fmt::format("more than {} frames without a RESET", kMaxHeldFrames));
   }
   const std::size_t first = stack_frames_.size();
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (std::uint64_t i = shared; i < count; ++i) {
     previous_frame_ = compact::undelta(record.varint("a frame"), previous_frame_);
     stack_frames_.push_back(Frame{.address = previous_frame_});
   }
+  if (base != nullptr) {  // by index: the pushes may move the frames
+    const std::size_t from = base->first + base->count - shared;
+    for (std::size_t i = 0; i < shared; ++i) {
+      stack_frames_.push_back(stack_frames_[from + i]);
+    }
+  }
   stacks_.push_back({first, static_cast<std::size_t>(count)});
+  if (major_ >=
+      compact::kFirstSharedStackMajor) {  // the slot's latest stack, pushing out the oldest
+    std::uint64_t* recent = threads_[slot_].recent_stacks;
+    std::copy_backward(recent, recent + compact::kRecentStacks - 1,
+                       recent + compact::kRecentStacks);
+    recent[0] = stacks_.size();
+  }
 }
 
 void CompactReader::read_call(RecordCursor& record, bool bare) {

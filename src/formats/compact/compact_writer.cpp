@@ -50,7 +50,25 @@ class HashTables {
  public:
   std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh) {
     std::string key(reinterpret_cast<const char*>(frames), std::size_t{count} * sizeof *frames);
-    return find(stacks_, std::move(key), count, fresh);
+    const std::uint64_t id = find(stacks_, std::move(key), count, fresh);
+    if (fresh) {
+      stack_spans_.push_back({stack_pool_.size(), count});
+      stack_pool_.insert(stack_pool_.end(), frames, frames + count);
+    }
+    return id;
+  }
+  std::uint64_t stack_with_outer(std::uint64_t key) const {
+    const auto found = outers_.find(key);
+    return found != outers_.end() ? found->second : 0;
+  }
+  void add_outer(std::uint64_t key, std::uint64_t stack) { outers_.emplace(key, stack); }
+  const std::uint64_t* stack_frames(std::uint64_t stack, std::uint32_t& count) const {
+    if (stack == 0 || stack > stack_spans_.size()) {
+      return nullptr;
+    }
+    const StackSpan& span = stack_spans_[stack - 1];
+    count = span.count;
+    return stack_pool_.data() + span.first;
   }
   std::uint64_t function_id(const char* name, std::size_t length, bool& fresh) {
     return find(functions_, std::string(name, length), 0, fresh);
@@ -65,6 +83,9 @@ class HashTables {
     if (table == compact::Table::Stacks) {
       stacks_.clear();
       stack_frames_ = 0;
+      stack_spans_.clear();
+      stack_pool_.clear();
+      outers_.clear();
     } else {
       functions_.clear();
     }
@@ -87,6 +108,15 @@ class HashTables {
   }
 
   std::unordered_map<std::string, std::uint64_t> stacks_;
+  // The frames of the stacks by id - 1, and the stacks' outer frames by their keys
+  // (compact_encoder.h).
+  struct StackSpan {
+    std::size_t first;
+    std::uint32_t count;
+  };
+  std::vector<StackSpan> stack_spans_;
+  std::vector<std::uint64_t> stack_pool_;
+  std::unordered_map<std::uint64_t, std::uint64_t> outers_;
   std::unordered_map<std::string, std::uint64_t> functions_;
   std::unordered_map<std::uint64_t, std::uint64_t> resources_;
   std::size_t stack_frames_ = 0;

@@ -27,6 +27,20 @@ struct NameSlot {
   std::uint32_t id;
 };
 
+// Where a stack's frames are in the pool.
+struct StackFrames {
+  std::uint32_t first;
+  std::uint32_t count;
+};
+
+// A run of outer frames of a written stack (compact_encoder.h, shared_outer_frames): its key
+// and the first stack that had it. 16 bytes: four to a cache line, one line a lookup.
+struct OuterSlot {
+  std::uint64_t key;
+  std::uint32_t generation;  // the stack table's
+  std::uint32_t stack;
+};
+
 struct ResourceSlot {
   std::uint64_t resource_id;
   std::uint64_t value;  // the encoder's
@@ -37,6 +51,11 @@ struct ResourceSlot {
 constexpr std::size_t kStackSlots = std::size_t{1} << 20;
 constexpr std::size_t kMaxStacks = kStackSlots / 4 * 3;
 constexpr std::size_t kPoolFrames = std::size_t{1} << 23;
+// Twice the stacks' slots: a stack adds the outer runs no stack had before, about two for each
+// stack of a program's call tree, all of them for the first; a full table keeps what it has
+// (what comes after shares fewer frames: the trace grows, stays exact).
+constexpr std::size_t kOuterSlots = kStackSlots * 2;
+constexpr std::size_t kMaxOuters = kOuterSlots / 4 * 3;
 constexpr std::size_t kNameSlots = std::size_t{1} << 13;
 constexpr std::size_t kMaxNames = kNameSlots / 4 * 3;
 constexpr std::size_t kNamePool = std::size_t{1} << 20;
@@ -49,6 +68,9 @@ constexpr std::size_t kMaxResources = kResourceSlots / 4 * 3;
 struct StackTable {
   StackSlot* slots = nullptr;
   std::uint64_t* pool = nullptr;
+  StackFrames* frames = nullptr;  // [id - 1]: the stack's frames in the pool (one load, not two)
+  OuterSlot* outers = nullptr;
+  std::uint32_t outer_count = 0;
   std::uint32_t generation = 1;
   std::uint32_t count = 0;
   std::size_t pool_used = 0;
@@ -104,8 +126,11 @@ bool stacks_ready() {
   if (g_stacks.slots == nullptr) {
     g_stacks.slots = static_cast<StackSlot*>(map_zeroed(kStackSlots * sizeof(StackSlot)));
     g_stacks.pool = static_cast<std::uint64_t*>(map_zeroed(kPoolFrames * sizeof(std::uint64_t)));
+    g_stacks.frames = static_cast<StackFrames*>(map_zeroed(kMaxStacks * sizeof(StackFrames)));
+    g_stacks.outers = static_cast<OuterSlot*>(map_zeroed(kOuterSlots * sizeof(OuterSlot)));
   }
-  return g_stacks.slots != nullptr && g_stacks.pool != nullptr;
+  return g_stacks.slots != nullptr && g_stacks.pool != nullptr && g_stacks.frames != nullptr &&
+         g_stacks.outers != nullptr;
 }
 
 bool names_ready() {
@@ -288,6 +313,7 @@ std::size_t look_up_stack(const std::uint64_t* frames, std::uint32_t count, bool
       std::memcpy(g_stacks.pool + g_stacks.pool_used, frames, count * sizeof *frames);
       slot = StackSlot{hash, g_stacks.generation, static_cast<std::uint32_t>(g_stacks.pool_used),
                        count, ++g_stacks.count};
+      g_stacks.frames[slot.id - 1] = {slot.first, count};
       g_stacks.pool_used += count;
       fresh = true;
       return i;
@@ -317,6 +343,43 @@ std::uint64_t CompactTables::stack_id(const std::uint64_t* frames, std::uint32_t
   }
   recent = static_cast<std::uint32_t>(index);
   return g_stacks.slots[index].id;
+}
+
+namespace {
+
+// The outer-frames slot of `key`: the one holding it, or the empty one where it would go.
+OuterSlot& outer_slot(std::uint64_t key) {
+  for (std::size_t i = key & (kOuterSlots - 1);; i = (i + 1) & (kOuterSlots - 1)) {
+    OuterSlot& slot = g_stacks.outers[i];
+    if (slot.generation != g_stacks.generation || slot.key == key) {
+      return slot;
+    }
+  }
+}
+
+}  // namespace
+
+// Only ever asked after stack_id (the stacks' memory is mapped).
+std::uint64_t CompactTables::stack_with_outer(std::uint64_t key) {
+  const OuterSlot& slot = outer_slot(key);
+  return slot.generation == g_stacks.generation ? slot.stack : 0;
+}
+
+void CompactTables::add_outer(std::uint64_t key, std::uint64_t stack) {
+  OuterSlot& slot = outer_slot(key);
+  if (slot.generation != g_stacks.generation && g_stacks.outer_count < kMaxOuters) {
+    slot = OuterSlot{key, g_stacks.generation, static_cast<std::uint32_t>(stack)};
+    ++g_stacks.outer_count;
+  }
+}
+
+const std::uint64_t* CompactTables::stack_frames(std::uint64_t stack, std::uint32_t& count) {
+  if (stack == 0 || stack > g_stacks.count) {
+    return nullptr;
+  }
+  const StackFrames& frames = g_stacks.frames[stack - 1];
+  count = frames.count;
+  return g_stacks.pool + frames.first;
 }
 
 namespace {
@@ -358,6 +421,7 @@ void CompactTables::clear(compact::Table table) {
     ++g_stacks.generation;
     g_stacks.count = 0;
     g_stacks.pool_used = 0;
+    g_stacks.outer_count = 0;
   } else {
     ++g_names.generation;
     g_names.count = 0;

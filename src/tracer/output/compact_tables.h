@@ -15,6 +15,9 @@ class CompactTables {
  public:
   std::uint64_t stack_id(const std::uint64_t* frames, std::uint32_t count, bool& fresh);
   std::uint64_t function_id(const char* name, std::size_t length, bool& fresh);
+  std::uint64_t stack_with_outer(std::uint64_t key);
+  void add_outer(std::uint64_t key, std::uint64_t stack);
+  const std::uint64_t* stack_frames(std::uint64_t stack, std::uint32_t& count);
   // Null only when the memory for the table cannot be mapped; a full table is forgotten whole.
   std::uint64_t* resource_slot(std::uint64_t resource_id);
   void clear(compact::Table table);

@@ -589,15 +589,15 @@ TEST(CompactFormat, LateMapsPrintBeforeTheCallsFromAFile) {
   EXPECT_NE(broken.err.find("undefined stack id"), std::string::npos) << broken.err;
 }
 
-// What rtrace's writer makes of a real trace: version 5 (bare calls; no THREAD record, the
+// What rtrace's writer makes of a real trace: version 6 (bare calls; no THREAD record, the
 // sp-rtrace protocol has no thread ids), references for the
 // releases, every call read back as it was (EveryBinaryFixtureSurvivesCompact checks the bytes),
 // and cut after every byte still a prefix (TruncationAtEveryOffset reads version 3 too).
-TEST(CompactFormat, WriterWritesVersion5WithReferences) {
+TEST(CompactFormat, WriterWritesVersion6WithReferences) {
   RTRACE_NEEDS_FIXTURES();
   const std::string compact = memory_compact();
   ASSERT_GT(compact.size(), compact::kFileHeaderSize);
-  EXPECT_EQ(compact[compact::kMagicSize], 5);
+  EXPECT_EQ(compact[compact::kMagicSize], 6);
   std::size_t framed_calls = 0;
   for (std::size_t pos = compact::kFileHeaderSize; pos < compact.size();) {
     const auto first = static_cast<std::uint8_t>(compact[pos]);
@@ -680,7 +680,7 @@ TEST(CompactFormat, Version4ThreadsCountTheirOwnReferencesAndDeltas) {
   // rtrace's writer keeps the threads: written again, the calls read the same, and each thread's
   // releases refer to its own allocations.
   const std::string rewritten = convert_to(trace.bytes(), "compact");
-  EXPECT_EQ(rewritten[compact::kMagicSize], 5);
+  EXPECT_EQ(rewritten[compact::kMagicSize], 6);
   const auto again = read_any(rewritten);
   ASSERT_EQ(again->error, "");
   EXPECT_EQ(call_lines(again->sink.lines()), expected);
@@ -889,6 +889,148 @@ TEST(CompactFormat, Version4StacksByTheirPlaceAmongTheThreadsRecentOnes) {
             "trace:" + std::to_string(at) + ": recent stack 1 of a thread with fewer");
 }
 
+// Version 6's STACK: the frames written, then the outermost `shared` frames of the stack `base`
+// ids back; the stack becomes the slot's latest. A stack may be the base's outer frames alone
+// (none written), its base one with a base of its own, or after a RESET only the stacks defined
+// since. Each impossible count or base is an error at the STACK's offset.
+TEST(CompactFormat, Version6StacksShareTheOuterFramesOfAnEarlierOne) {
+  const auto frames = [](std::initializer_list<std::int64_t> deltas) {
+    std::string out;
+    for (const std::int64_t delta : deltas) {
+      out += B::varint(compact::zigzag(delta));
+    }
+    return out;
+  };
+  const auto alloc = [](std::uint64_t stack) {
+    return B::varint(1) + B::varint(compact::zigzag(0x10)) + B::varint(8) +
+           B::varint(stack + compact::kRecentStacks);
+  };
+  // A STACK makes its stack the slot's latest: the call after it names it as such.
+  const std::string latest =
+      B::varint(1) + B::varint(compact::zigzag(0x10)) + B::varint(8) + B::varint(1);
+  B trace(6);
+  trace.trace()
+      .record(Tag::Function, B::str("malloc"))
+      // 1: 0x1000 0x2000 0x3000, all written.
+      .record(Tag::Stack, B::varint(3) + B::varint(0) + frames({0x1000, 0x1000, 0x1000}))
+      // 2: 0x1100 0x1200, then stack 1's outer two.
+      .record(Tag::Stack, B::varint(4) + B::varint(2) + B::varint(1) + frames({-0x1F00, 0x100}))
+      // 3: stack 1's outer two, nothing written.
+      .record(Tag::Stack, B::varint(2) + B::varint(2) + B::varint(2))
+      // 4: 0x1300, then stack 2's outer three (its own 0x1200 and stack 1's).
+      .record(Tag::Stack, B::varint(4) + B::varint(3) + B::varint(2) + frames({0x100}));
+  for (std::uint64_t stack = 1; stack <= 4; ++stack) {
+    trace.bare_call(kAlloc, alloc(stack));
+  }
+  trace.record(Tag::Reset, B::varint(static_cast<std::uint8_t>(compact::Table::Stacks)))
+      .record(Tag::Stack, B::varint(1) + B::varint(0) + frames({0x100}))  // 0x1400
+      .bare_call(kAlloc, latest)
+      .record(Tag::Stack, B::varint(2) + B::varint(1) + B::varint(1) + frames({0x100}))
+      .bare_call(kAlloc, latest);
+  B good = trace;
+  good.end();
+  const auto read = read_any(good.bytes());
+  ASSERT_EQ(read->error, "");
+  std::vector<std::string> backtraces;
+  for (const std::string& line : call_lines(read->sink.lines())) {
+    backtraces.push_back(line.substr(line.find(" bt=")));
+  }
+  const std::vector<std::string> expected = {" bt=[0x1000,0x2000,0x3000]",
+                                             " bt=[0x1100,0x1200,0x2000,0x3000]",
+                                             " bt=[0x2000,0x3000]",
+                                             " bt=[0x1300,0x1200,0x2000,0x3000]",
+                                             " bt=[0x1400]",
+                                             " bt=[0x1500,0x1400]"};
+  EXPECT_EQ(backtraces, expected);
+
+  const auto damaged = [&](const std::string& payload, const std::string& message) {
+    B bad = trace;
+    const std::size_t at = bad.size();
+    bad.record(Tag::Stack, payload);
+    EXPECT_EQ(read_any(bad.bytes())->error, "trace:" + std::to_string(at) + ": " + message);
+  };
+  damaged(B::varint(1) + B::varint(2) + B::varint(1), "2 shared frames in a stack of 1");
+  damaged(B::varint(3) + B::varint(2) + B::varint(0), "undefined base stack (0 back from stack 3)");
+  damaged(B::varint(3) + B::varint(2) + B::varint(3),
+          "undefined base stack (3 back from stack 3)");  // stack 0: gone with the RESET
+  damaged(B::varint(3) + B::varint(2) + B::varint(2), "2 shared frames of a stack of 1");
+  damaged(B::varint(3) + B::varint(1) + B::varint(1) + frames({1}),
+          "frame count 2 larger than the record holds");
+}
+
+// rtrace's writer defines each new stack by the earlier one sharing the most outer frames with
+// it (the first to have them), writing only the frames that differ: the exact STACK payloads of
+// five stacks, from all shared to none.
+TEST(CompactFormat, WriterSharesTheOuterFramesOfTheStacksWrittenBefore) {
+  const std::vector<std::vector<std::int64_t>> stacks = {{0x10, 0x20, 0x30, 0x40},
+                                                         {0x11, 0x20, 0x30, 0x40},
+                                                         {0x12, 0x21, 0x30, 0x40},
+                                                         {0x30, 0x40},
+                                                         {0x13, 0x99}};
+  B input(5);
+  input.trace().record(Tag::Function, B::str("malloc"));
+  std::int64_t previous = 0;
+  for (const auto& stack : stacks) {
+    std::string payload = B::varint(stack.size());
+    for (const std::int64_t frame : stack) {
+      payload += B::varint(compact::zigzag(frame - previous));
+      previous = frame;
+    }
+    input.record(Tag::Stack, payload);
+  }
+  for (std::uint64_t stack = 1; stack <= stacks.size(); ++stack) {
+    input.bare_call(kAlloc, B::varint(1) + B::varint(compact::zigzag(0x10)) + B::varint(8) +
+                                B::varint(stack + compact::kRecentStacks));
+  }
+  input.end();
+  const std::string compact = convert_to(input.bytes(), "compact");
+  std::vector<std::string> written;
+  for_each_record(compact, [&](Tag tag, std::string_view payload) {
+    if (tag == Tag::Stack) {
+      written.emplace_back(payload);
+    }
+  });
+  const auto z = [](std::int64_t delta) { return B::varint(compact::zigzag(delta)); };
+  const std::vector<std::string> expected = {
+      B::varint(4) + B::varint(0) + z(0x10) + z(0x10) + z(0x10) + z(0x10),
+      B::varint(4) + B::varint(3) + B::varint(1) + z(0x11 - 0x40),
+      B::varint(4) + B::varint(2) + B::varint(2) + z(0x12 - 0x11) + z(0x21 - 0x12),
+      B::varint(2) + B::varint(2) + B::varint(3),
+      B::varint(2) + B::varint(0) + z(0x13 - 0x21) + z(0x99 - 0x13)};
+  EXPECT_EQ(written, expected);
+  EXPECT_EQ(call_lines(read_any(compact)->sink.lines()),
+            call_lines(read_any(input.bytes())->sink.lines()));
+}
+
+// A trace the tracer wrote in version 5 (two threads of bench/churn/churn.c, 64 frames deep,
+// recorded before version 6) reads as the text kept beside it, written from it when it was
+// recorded; rewritten by rtrace's writer in the current version, with its stacks sharing their
+// outer frames, it reads the same.
+TEST(CompactFormat, ATracerTraceOfVersion5ReadsAsItDidAndSoAfterARewrite) {
+  const auto data = source_dir() / "tests" / "formats" / "compact" / "data";
+  const std::string version5 = read_file(data / "churn-2-threads-v5.rtrace");
+  ASSERT_EQ(version5[compact::kMagicSize], 5);
+  const std::string printed = read_file(data / "churn-2-threads-v5.txt");
+  EXPECT_EQ(convert_to(version5, "text"), printed);
+  const std::string rewritten = convert_to(version5, "compact");
+  EXPECT_EQ(rewritten[compact::kMagicSize], compact::kMajor);
+  std::vector<std::uint64_t> shared;  // of each STACK record
+  for_each_record(rewritten, [&](Tag tag, std::string_view payload) {
+    if (tag != Tag::Stack) {
+      return;
+    }
+    const std::string stack(payload);
+    std::size_t at = 0;
+    next_varint(stack, at);  // the frame count
+    shared.push_back(next_varint(stack, at));
+  });
+  // The start-up's calloc, the threads' first churn stack (nothing in common with it), three
+  // more of the churn's recursion sharing 16 to 18 outer frames with it, main's own malloc
+  // sharing the start-up's 3 outermost (_start and libc's start of main).
+  EXPECT_EQ(shared, (std::vector<std::uint64_t>{0, 0, 16, 17, 18, 3}));
+  EXPECT_EQ(convert_to(rewritten, "text"), printed);
+}
+
 // A version 5 CALL's size fields, in file order (every call without arguments).
 std::vector<std::uint64_t> size_fields(const std::string& compact) {
   std::vector<std::uint64_t> fields;
@@ -959,9 +1101,10 @@ TEST(CompactFormat, Version5SizesAgainstTheThreadsLastOne) {
   EXPECT_EQ(sizes_read(sized(4)),
             (std::vector<std::string>{"40", "0", "1", "0", "8", "0", max, "0", max, "0"}));
 
-  // rtrace's writer writes version 5 and the same fields; its output reads as its input.
+  // rtrace's writer writes version 6 (version 5's size fields) and the same fields; its output
+  // reads as its input.
   const std::string rewritten = convert_to(sized(5), "compact");
-  EXPECT_EQ(rewritten[compact::kMagicSize], 5);
+  EXPECT_EQ(rewritten[compact::kMagicSize], 6);
   EXPECT_EQ(size_fields(rewritten),
             (std::vector<std::uint64_t>{40, 0, 1, 0, 8, 0, kMax, 0, kMax, 0}));
   EXPECT_EQ(sizes_read(rewritten), expected);
@@ -1058,7 +1201,7 @@ TEST(CompactFormat, InsideAZstdFrameCutOrDamaged) {
   EXPECT_EQ(cut->error, "");
   const auto& part = cut->sink.lines();
   ASSERT_LT(part.size(), whole.size());
-  ASSERT_GT(part.size(), whole.size() / 4);
+  ASSERT_GT(part.size(), whole.size() / 5);
   EXPECT_TRUE(std::equal(part.begin(), part.end(), whole.begin()));
   EXPECT_NE(cut->warnings.find("trace:" + std::to_string(half.size()) +
                                ": warning: zstd data ends inside a frame"),
@@ -1076,7 +1219,7 @@ TEST(CompactFormat, InsideAZstdFrameCutOrDamaged) {
       << bad->error << " (the block at " << second_block << ")";
   const auto& before = bad->sink.lines();
   EXPECT_LT(before.size(), whole.size());
-  EXPECT_GT(before.size(), whole.size() / 4);
+  EXPECT_GT(before.size(), whole.size() / 5);
   EXPECT_TRUE(std::equal(before.begin(), before.end(), whole.begin()));
 }
 
