@@ -1,5 +1,8 @@
 #include "recorder/attach/process_maps.h"
 
+#include "recorder/attach/attach_error.h"
+
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -10,7 +13,10 @@ std::vector<MappedFile> mapped_files(pid_t pid) {
   const std::string maps_path = "/proc/" + std::to_string(pid) + "/maps";
   std::ifstream maps(maps_path);
   if (!maps) {
-    throw std::runtime_error("process " + std::to_string(pid) + ": no such process");
+    if (errno == EACCES || errno == EPERM) {
+      throw AttachError(no_permission_message(pid));
+    }
+    throw AttachError("process " + std::to_string(pid) + ": no such process");
   }
   std::vector<MappedFile> files;
   std::string line;

@@ -16,8 +16,8 @@ struct MappedFile {
   std::uint64_t start = 0;  // the address of its mapping at file offset 0
 };
 
-// The files mapped at offset 0 in `pid`, in address order. Throws std::runtime_error when the
-// maps cannot be read (the process is gone: "no such process").
+// The files mapped at offset 0 in `pid`, in address order. Throws AttachError when the maps
+// cannot be read: no such process, or no permission.
 std::vector<MappedFile> mapped_files(pid_t pid);
 
 // The first mapped file whose base name `matches`.

@@ -18,21 +18,13 @@ constexpr std::uint64_t kScratchSize = 16384;
 
 std::string process_name(pid_t tid) { return "process " + std::to_string(tid); }
 
-std::string permission_advice(pid_t tid) {
-  return process_name(tid) +
-         ": no permission to trace it (ptrace): attach to a process of your own user, or as root; "
-         "with the Yama module, /proc/sys/kernel/yama/ptrace_scope must be 0 to attach to a "
-         "process that is not your child (as root: sysctl kernel.yama.ptrace_scope=0; 1 allows it "
-         "to root only with CAP_SYS_PTRACE, 3 never)";
-}
-
 }  // namespace
 
 RemoteThread::RemoteThread(pid_t tid) : tid_(tid) {
   if (::ptrace(PTRACE_SEIZE, tid_, nullptr, nullptr) != 0) {
     const int error = errno;
     if (error == EPERM) {
-      throw AttachError(permission_advice(tid_));
+      throw AttachError(no_permission_message(tid_));
     }
     if (error == ESRCH) {
       throw AttachError(process_name(tid_) + ": no such process");

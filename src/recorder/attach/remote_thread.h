@@ -8,19 +8,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "recorder/attach/attach_error.h"
 #include "recorder/attach/machine_call.h"
 
 namespace rtrace::recorder::attach {
-
-// Why a process could not be attached or detached, in words for the user.
-class AttachError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 class RemoteThread {
  public:
