@@ -363,7 +363,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")
       ->option_text("SIGNAL");
   app.add_option("-t,--toggle", o.toggle_pid,
-                 "Toggle tracing of a running traced process (its pid, or its recorder's)")
+                 o.compatible ? "Toggle tracing of a running traced process (its pid, or its "
+                                "recorder's)"
+                              : "Toggle tracing of a running traced process (its pid, or its "
+                                "recorder's); detach a process attached with -p")
       ->option_text("PID");
   app.add_flag("-f,--follow-forks", o.follow_forks,
                "Trace forked children too; with -t toggle them as well");

@@ -2,6 +2,7 @@
 // folder (attach_server.c, attach_server_cxx.cpp, attach_server.py), attached, told what to do
 // through a pipe while traced, detached with -t or Ctrl-C, and left to exit on their own.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,7 +33,9 @@ using test::quoted;
 using test::run_command;
 using test::ScratchDir;
 
-std::string rtrace_path() { return (test::build_dir() / "bin" / "rtrace").string(); }
+std::string rtrace_path() {
+  return (test::build_dir() / "bin" / "rtrace").string();
+}
 
 // A child process with pipes to its standard input and from its standard output or error.
 class Child {
@@ -160,8 +163,8 @@ class AttachedRecorder : public Child {
  private:
   static std::vector<std::string> arguments(pid_t pid, const fs::path& output,
                                             std::vector<std::string> options) {
-    std::vector<std::string> argv{rtrace_path(), "record", "-p", std::to_string(pid), "-o",
-                                  output.string()};
+    std::vector<std::string> argv{rtrace_path(),       "record", "-p",
+                                  std::to_string(pid), "-o",     output.string()};
     argv.insert(argv.end(), options.begin(), options.end());
     return argv;
   }
@@ -204,10 +207,13 @@ test::CommandResult detach(pid_t pid) {
   return run_command(test::built_tool("rtrace") + " record -t " + std::to_string(pid));
 }
 
-const std::vector<std::string> kFiveLeaks = {
-    "malloc(1234)", "malloc(1234)", "malloc(1234)", "malloc(1234)", "malloc(1234)",
-    "# Resource - memory (memory allocation in bytes):",
-    "# 5 block(s) leaked with total size of 6170 bytes"};
+const std::vector<std::string> kFiveLeaks = {"malloc(1234)",
+                                             "malloc(1234)",
+                                             "malloc(1234)",
+                                             "malloc(1234)",
+                                             "malloc(1234)",
+                                             "# Resource - memory (memory allocation in bytes):",
+                                             "# 5 block(s) leaked with total size of 6170 bytes"};
 
 // The whole story: a C server churning in 4 threads is attached about 1 s after its start;
 // while traced it frees the blocks it allocated before (not leaks, not errors) and leaks 5
@@ -245,23 +251,68 @@ TEST(Attach, TracesTheWindowBetweenAttachAndDetach) {
   EXPECT_NE(text.find("reason=toggle-off"), std::string::npos) << text.substr(0, 2000);
 }
 
+// The report's text: its line saying where the trace began, and the totals of memory.
+std::vector<std::string> report_lines_of(const fs::path& trace) {
+  const test::CommandResult result =
+      run_command(test::built_tool("rtrace") + " report " + quoted(trace));
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::vector<std::string> found;
+  std::istringstream lines(result.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("traced from: ") || line.starts_with("  memory (")) {
+      found.push_back(line);
+    }
+  }
+  return found;
+}
+
 // Ctrl-C on the recorder detaches as -t does; the process goes on and can be attached again.
+// Its threads are paused while it is attached, so the report's counts are exact: the first
+// trace has the releases of the 3 blocks allocated before it (free(NULL) the second time).
 TEST(Attach, InterruptingTheRecorderDetachesAndTheProcessCanBeAttachedAgain) {
   Child server({RTRACE_ATTACH_SERVER}, true, false);
   ASSERT_TRUE(server.read_until("ok\n"));
   for (int round = 0; round < 2; ++round) {
     const ScratchDir out;
+    ASSERT_TRUE(server.command('p'));
     AttachedRecorder recorder(server.pid(), out.path());
     ASSERT_TRUE(recorder.attached(server.pid())) << recorder.rest_of_output();
-    ASSERT_TRUE(server.command('p'));
+    ASSERT_TRUE(server.command('f'));
     ASSERT_TRUE(server.command('l'));
     ::kill(recorder.pid(), SIGINT);
     EXPECT_EQ(recorder.wait(), 0) << recorder.rest_of_output();
-    EXPECT_EQ(leaks_of(only_trace(out.path())), kFiveLeaks);
+    const fs::path trace = only_trace(out.path());
+    EXPECT_EQ(leaks_of(trace), kFiveLeaks);
+    EXPECT_EQ(report_lines_of(trace),
+              (std::vector<std::string>{
+                  "traced from: an attach to the running process (rtrace record -p)",
+                  fmt::format("  memory (memory allocation in bytes): 8 calls, 5 allocations of "
+                              "6170 bytes, 3 releases ({} freed, allocated before tracing), 0 "
+                              "temporary",
+                              round == 0 ? 3 : 0)}));
     ASSERT_TRUE(server.command('r'));
   }
   ASSERT_TRUE(server.command('x'));
   EXPECT_EQ(server.wait(), 7);
+}
+
+// A process that exits while attached ends its trace as a launched one would (reason=exit), and
+// the recorder ends with it.
+TEST(Attach, AProcessExitingWhileAttachedEndsItsTrace) {
+  const ScratchDir out;
+  Child server({RTRACE_ATTACH_SERVER}, true, false);
+  ASSERT_TRUE(server.read_until("ok\n"));
+  AttachedRecorder recorder(server.pid(), out.path());
+  ASSERT_TRUE(recorder.attached(server.pid())) << recorder.rest_of_output();
+  ASSERT_TRUE(server.command('p'));
+  ASSERT_TRUE(server.command('l'));
+  ASSERT_TRUE(server.command('x'));
+  EXPECT_EQ(server.wait(), 7);
+  EXPECT_EQ(recorder.wait(), 0) << recorder.rest_of_output();
+  const fs::path trace = only_trace(out.path());
+  EXPECT_EQ(leaks_of(trace), kFiveLeaks);
+  EXPECT_NE(text_of(trace).find("reason=exit"), std::string::npos);
 }
 
 // Attach and detach over and over on one churning process: it never crashes nor hangs.
@@ -285,6 +336,7 @@ TEST(AttachCycles, RepeatedAttachAndDetachLeaveTheProcessRunning) {
   EXPECT_EQ(server.wait(), 7);
 }
 
+// Detached through its recorder's pid (-t RECORDER_PID), as Ctrl-C on it would.
 TEST(Attach, TracesACxxProgram) {
   const ScratchDir out;
   Child server({RTRACE_ATTACH_SERVER_CXX}, true, false);
@@ -293,7 +345,9 @@ TEST(Attach, TracesACxxProgram) {
   ASSERT_TRUE(recorder.attached(server.pid())) << recorder.rest_of_output();
   ASSERT_TRUE(server.command('p'));
   ASSERT_TRUE(server.command('l'));
-  EXPECT_EQ(detach(server.pid()).status, 0);
+  const test::CommandResult detached = detach(recorder.pid());
+  EXPECT_EQ(detached.status, 0) << detached.err;
+  EXPECT_EQ(detached.err, "");
   EXPECT_EQ(recorder.wait(), 0) << recorder.rest_of_output();
   ASSERT_TRUE(server.command('r'));
   ASSERT_TRUE(server.command('x'));
@@ -339,12 +393,13 @@ TEST(Attach, TracesFilesAndMemoryWithTwoModules) {
   const std::vector<std::string> leaks = leaks_of(only_trace(out.path()));
   const std::vector<std::string> memory(5, "malloc<memory>(1234)");
   std::vector<std::string> expected(memory);
-  expected.insert(expected.end(),
-                  {"open<fd>(1)", "# Resource - fd (file descriptor):",
-                   "# 1 block(s) leaked with total size of 1 bytes",
-                   "# Resource - fp (file pointer):", "# 0 block(s) leaked with total size of 0 bytes",
-                   "# Resource - memory (memory allocation in bytes):",
-                   "# 5 block(s) leaked with total size of 6170 bytes"});
+  expected.insert(
+      expected.end(),
+      {"open<fd>(1)",
+       "# Resource - fd (file descriptor):", "# 1 block(s) leaked with total size of 1 bytes",
+       "# Resource - fp (file pointer):", "# 0 block(s) leaked with total size of 0 bytes",
+       "# Resource - memory (memory allocation in bytes):",
+       "# 5 block(s) leaked with total size of 6170 bytes"});
   EXPECT_EQ(leaks, expected);
 }
 

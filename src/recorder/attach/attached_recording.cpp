@@ -1,7 +1,7 @@
 #include "recorder/attach/attached_recording.h"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>

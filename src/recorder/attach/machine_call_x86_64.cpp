@@ -56,10 +56,16 @@ CallSetup call_setup(const Registers& saved, std::uint64_t function,
   return setup;
 }
 
-std::uint64_t stack_pointer(const Registers& registers) { return registers.rsp; }
+std::uint64_t stack_pointer(const Registers& registers) {
+  return registers.rsp;
+}
 
-std::uint64_t instruction_pointer(const Registers& registers) { return registers.rip; }
+std::uint64_t instruction_pointer(const Registers& registers) {
+  return registers.rip;
+}
 
-std::uint64_t return_value(const Registers& registers) { return registers.rax; }
+std::uint64_t return_value(const Registers& registers) {
+  return registers.rax;
+}
 
 }  // namespace rtrace::recorder::attach

@@ -1,11 +1,11 @@
 #include "recorder/attach/process_maps.h"
 
-#include "recorder/attach/attach_error.h"
-
 #include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "recorder/attach/attach_error.h"
 
 namespace rtrace::recorder::attach {
 

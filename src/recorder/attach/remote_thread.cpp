@@ -16,7 +16,15 @@ namespace {
 // Room for the calls' data: the tracer's paths, options and socket name.
 constexpr std::uint64_t kScratchSize = 16384;
 
-std::string process_name(pid_t tid) { return "process " + std::to_string(tid); }
+std::string process_name(pid_t tid) {
+  return "process " + std::to_string(tid);
+}
+
+// ptrace's data argument of PTRACE_CONT and PTRACE_DETACH: the signal to deliver, as a number.
+void* signal_argument(int signal) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the kernel reads it as a number
+  return reinterpret_cast<void*>(static_cast<std::intptr_t>(signal));
+}
 
 }  // namespace
 
@@ -51,7 +59,7 @@ RemoteThread::RemoteThread(pid_t tid) : tid_(tid) {
     if (memory_fd_ >= 0) {
       ::close(memory_fd_);
     }
-    ::ptrace(PTRACE_DETACH, tid_, nullptr, reinterpret_cast<void*>(std::intptr_t{pending_signal_}));
+    ::ptrace(PTRACE_DETACH, tid_, nullptr, signal_argument(pending_signal_));
     throw;
   }
 }
@@ -68,7 +76,7 @@ RemoteThread::~RemoteThread() {
     errno = 0;
   }
   ::close(memory_fd_);
-  ::ptrace(PTRACE_DETACH, tid_, nullptr, reinterpret_cast<void*>(std::intptr_t{pending_signal_}));
+  ::ptrace(PTRACE_DETACH, tid_, nullptr, signal_argument(pending_signal_));
 }
 
 void RemoteThread::exited_meanwhile() {
@@ -121,8 +129,7 @@ std::uint64_t RemoteThread::call(std::uint64_t function,
   write_registers(tid_, setup.registers);
   int resume_signal = 0;
   for (;;) {
-    if (::ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(std::intptr_t{resume_signal})) !=
-        0) {
+    if (::ptrace(PTRACE_CONT, tid_, nullptr, signal_argument(resume_signal)) != 0) {
       exited_meanwhile();
     }
     resume_signal = 0;
@@ -161,8 +168,7 @@ std::string RemoteThread::read_string(std::uint64_t address, std::size_t limit) 
 }
 
 void RemoteThread::write_memory(std::uint64_t address, const void* data, std::size_t size) {
-  if (::pwrite(memory_fd_, data, size, static_cast<off_t>(address)) !=
-      static_cast<ssize_t>(size)) {
+  if (::pwrite(memory_fd_, data, size, static_cast<off_t>(address)) != static_cast<ssize_t>(size)) {
     throw AttachError(process_name(tid_) + ": cannot write its stack: " + ::strerror(errno));
   }
 }

@@ -14,7 +14,9 @@ namespace {
 
 constexpr char kMainLibrary[] = "librtrace-main.so";
 
-std::string process_name(pid_t pid) { return "process " + std::to_string(pid); }
+std::string process_name(pid_t pid) {
+  return "process " + std::to_string(pid);
+}
 
 std::string read_proc(pid_t pid, const std::string& entry) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/" + entry, std::ios::binary);
@@ -34,7 +36,9 @@ bool is_dynamic_linker(const std::string& name) {
   return name.starts_with("ld-linux") || name.starts_with("ld64.so") || name == "ld.so";
 }
 
-bool is_main_library(const std::string& name) { return name == kMainLibrary; }
+bool is_main_library(const std::string& name) {
+  return name == kMainLibrary;
+}
 
 // The pid of the process tracing `pid` (a debugger, strace), 0 when none.
 long tracer_of(pid_t pid) {
@@ -69,9 +73,10 @@ void check_attachable(pid_t pid, const std::vector<MappedFile>& files) {
                       "tracer can only be loaded into a dynamically linked program");
   }
   if (tracer_presence(pid) == TracerPresence::Preloaded) {
-    throw AttachError(process_name(pid) +
-                      " was started under rtrace record: toggle its tracing with rtrace record -t " +
-                      std::to_string(pid));
+    throw AttachError(
+        process_name(pid) +
+        " was started under rtrace record: toggle its tracing with rtrace record -t " +
+        std::to_string(pid));
   }
 }
 
@@ -83,7 +88,8 @@ std::uint64_t find_dlopen(pid_t pid, const MappedFile& libc) {
       return libc.start - symbols.first_load_address() + *value;
     }
   }
-  throw AttachError(process_name(pid) + ": " + libc.path + " defines neither dlopen nor "
+  throw AttachError(process_name(pid) + ": " + libc.path +
+                    " defines neither dlopen nor "
                     "__libc_dlopen_mode");
 }
 
@@ -97,7 +103,8 @@ void load_main_library(pid_t pid, RemoteThread& thread, const std::vector<Mapped
     return;
   }
   std::string why = "dlopen failed";
-  if (const std::optional<std::uint64_t> dlerror = ElfDynamicSymbols(libc.path).value_of("dlerror")) {
+  if (const std::optional<std::uint64_t> dlerror =
+          ElfDynamicSymbols(libc.path).value_of("dlerror")) {
     const std::uint64_t message =
         thread.call(libc.start - ElfDynamicSymbols(libc.path).first_load_address() + *dlerror, {});
     if (message != 0) {
@@ -120,7 +127,8 @@ void call_main_library(pid_t pid, RemoteThread& thread, const std::string& funct
   if (result != 0) {
     const std::string message =
         thread.read_string(remote_address(pid, *main, "rtrace_attach_message"), 256);
-    throw AttachError(process_name(pid) + ": " + (message.empty() ? function + " failed" : message));
+    throw AttachError(process_name(pid) + ": " +
+                      (message.empty() ? function + " failed" : message));
   }
 }
 

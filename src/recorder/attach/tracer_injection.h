@@ -14,9 +14,9 @@
 namespace rtrace::recorder::attach {
 
 struct AttachSettings {
-  std::string options;       // the RTRACE_OPTIONS text (tracer_settings.h)
-  std::string socket_path;   // the recorder's socket
-  std::string main_library;  // librtrace-main.so's path
+  std::string options;               // the RTRACE_OPTIONS text (tracer_settings.h)
+  std::string socket_path;           // the recorder's socket
+  std::string main_library;          // librtrace-main.so's path
   std::vector<std::string> modules;  // the other modules' paths, in -e order
 };
 

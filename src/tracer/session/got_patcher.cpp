@@ -59,8 +59,8 @@ class TablesLock {
 
 bool allocate_tables() {
   if (g_tables == nullptr) {
-    void* memory = ::mmap(nullptr, sizeof(Tables), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory =
+        ::mmap(nullptr, sizeof(Tables), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) {
       return false;
     }
@@ -86,12 +86,14 @@ const char* base_name(const char* path) {
 // real). librtrace-context.so is a library programs link against: its callers are patched.
 bool is_tracer_library(const char* path) {
   const char* name = base_name(path);
-  return std::strncmp(name, "librtrace-", 10) == 0 && std::strcmp(name, "librtrace-context.so") != 0;
+  return std::strncmp(name, "librtrace-", 10) == 0 &&
+         std::strcmp(name, "librtrace-context.so") != 0;
 }
 
 // The dynamic linker binds through its own tables, and its few GOT entries run before ours can.
 bool is_dynamic_linker(const char* path) {
-  return std::strncmp(base_name(path), "ld-linux", 8) == 0 || std::strstr(path, "/ld.so") != nullptr;
+  return std::strncmp(base_name(path), "ld-linux", 8) == 0 ||
+         std::strstr(path, "/ld.so") != nullptr;
 }
 
 Hook* find_hook(const char* name) {
@@ -106,7 +108,9 @@ Hook* find_hook(const char* name) {
 }
 
 // The interface between the tracer's libraries, not the program's functions.
-bool is_hookable(const char* name) { return std::strncmp(name, "rtrace_", 7) != 0; }
+bool is_hookable(const char* name) {
+  return std::strncmp(name, "rtrace_", 7) != 0;
+}
 
 void add_hook(const char* name, void* replacement) {
   if (!is_hookable(name)) {
@@ -126,9 +130,8 @@ int collect_library(dl_phdr_info* info, std::size_t, void*) {
     return 0;
   }
   const DynamicObject object = read_dynamic_object(*info);
-  for_each_exported_function(object, [](const char* name, void* address) {
-    add_hook(name, address);
-  });
+  for_each_exported_function(object,
+                             [](const char* name, void* address) { add_hook(name, address); });
   return 0;
 }
 
@@ -148,6 +151,7 @@ void write_slot(void** slot, void* value, bool read_only) {
     return;
   }
   const long page_size = ::sysconf(_SC_PAGESIZE);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address the ELF tables hold as a number
   auto* page = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) &
                                        ~(static_cast<std::uintptr_t>(page_size) - 1));
   if (::mprotect(page, static_cast<std::size_t>(page_size), PROT_READ | PROT_WRITE) == 0) {

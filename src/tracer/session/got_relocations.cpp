@@ -7,6 +7,7 @@ namespace {
 // where it is read-only (the vDSO's): an address below the load address is still an offset.
 template <typename T>
 const T* dynamic_pointer(const dl_phdr_info& info, ElfW(Addr) value) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address the ELF tables hold as a number
   return reinterpret_cast<const T*>(value < info.dlpi_addr ? value + info.dlpi_addr : value);
 }
 
@@ -24,6 +25,7 @@ void read_segments(const dl_phdr_info& info, DynamicObject& object) {
       object.relro_low = low;
       object.relro_high = high;
     } else if (header.p_type == PT_DYNAMIC) {
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): an address the ELF tables hold as a number
       object.key = reinterpret_cast<const void*>(low);
     }
   }
@@ -115,9 +117,9 @@ bool DynamicObject::exports_function(std::uint32_t index) const {
   const ElfW(Sym)& symbol = symbols[index];
   const unsigned type = ELF64_ST_TYPE(symbol.st_info);
   const unsigned binding = ELF64_ST_BIND(symbol.st_info);
-  return type == STT_FUNC &&
-         (binding == STB_GLOBAL || binding == STB_WEAK) && symbol.st_shndx != SHN_UNDEF &&
-         symbol.st_value != 0 && ELF64_ST_VISIBILITY(symbol.st_other) == STV_DEFAULT &&
+  return type == STT_FUNC && (binding == STB_GLOBAL || binding == STB_WEAK) &&
+         symbol.st_shndx != SHN_UNDEF && symbol.st_value != 0 &&
+         ELF64_ST_VISIBILITY(symbol.st_other) == STV_DEFAULT &&
          (versions == nullptr || (versions[index] & 0x8000) == 0);
 }
 

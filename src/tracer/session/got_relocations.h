@@ -29,14 +29,14 @@ struct DynamicObject {
   std::uintptr_t high = 0;
   std::uintptr_t relro_low = 0;  // read-only after relocation (PT_GNU_RELRO)
   std::uintptr_t relro_high = 0;
-  const ElfW(Sym)* symbols = nullptr;
+  const ElfW(Sym) * symbols = nullptr;
   const char* strings = nullptr;
   const std::uint32_t* gnu_hash = nullptr;
   const std::uint32_t* sysv_hash = nullptr;
-  const ElfW(Half)* versions = nullptr;
-  const ElfW(Rela)* plt_relocations = nullptr;
+  const ElfW(Half) * versions = nullptr;
+  const ElfW(Rela) * plt_relocations = nullptr;
   std::size_t plt_relocation_count = 0;
-  const ElfW(Rela)* relocations = nullptr;
+  const ElfW(Rela) * relocations = nullptr;
   std::size_t relocation_count = 0;
 
   bool contains(const void* address) const {
@@ -64,8 +64,9 @@ void for_each_exported_function(const DynamicObject& object, Visit&& visit) {
   const std::uint32_t count = object.symbol_count();
   for (std::uint32_t i = 1; i < count; ++i) {
     if (object.exports_function(i)) {
-      visit(object.strings + object.symbols[i].st_name,
-            reinterpret_cast<void*>(object.base + object.symbols[i].st_value));
+      const ElfW(Addr) address = object.base + object.symbols[i].st_value;
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): an address the ELF tables hold as a number
+      visit(object.strings + object.symbols[i].st_name, reinterpret_cast<void*>(address));
     }
   }
 }
@@ -77,15 +78,16 @@ void for_each_function_slot(const DynamicObject& object, Visit&& visit) {
   if (object.symbols == nullptr || object.strings == nullptr) {
     return;
   }
-  const auto visit_table = [&](const ElfW(Rela)* table, std::size_t count, std::uint32_t type) {
+  const auto visit_table = [&](const ElfW(Rela) * table, std::size_t count, std::uint32_t type) {
     for (std::size_t i = 0; table != nullptr && i < count; ++i) {
       const ElfW(Rela)& relocation = table[i];
       const auto symbol = static_cast<std::uint32_t>(ELF64_R_SYM(relocation.r_info));
       if (ELF64_R_TYPE(relocation.r_info) != type || symbol == 0) {
         continue;
       }
-      visit(object.strings + object.symbols[symbol].st_name,
-            reinterpret_cast<void**>(object.base + relocation.r_offset),
+      const ElfW(Addr) slot = object.base + relocation.r_offset;
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): an address the ELF tables hold as a number
+      visit(object.strings + object.symbols[symbol].st_name, reinterpret_cast<void**>(slot),
             type == kJumpSlotRelocation);
     }
   };

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "protocol/tracer_options.h"
 #include "tracer/api/tracer_api.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/options.h"
@@ -45,8 +46,8 @@ enum AttachCode : int {
 int fail(int code, const char* what, const char* detail = nullptr) {
   std::size_t length = 0;
   for (const char* part : {what, detail}) {
-    for (const char* c = part; c != nullptr && *c != '\0' && length + 1 < sizeof rtrace_attach_message;
-         ++c) {
+    for (const char* c = part;
+         c != nullptr && *c != '\0' && length + 1 < sizeof rtrace_attach_message; ++c) {
       rtrace_attach_message[length++] = *c;
     }
   }
@@ -104,6 +105,17 @@ void take_options() {
   g_session.options = parse_options(g_options);
   g_session.options.start = false;
   std::memcpy(g_session.socket_path, g_socket, sizeof g_socket);
+}
+
+// Every trace of an attached process names the module "attach" among its tracing modules (the
+// MINF records of its header, which every format carries): a report then knows that blocks
+// released without an allocation in the trace were allocated before the attach.
+void register_attach_module() {
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    session_register_module(tracer_options::kAttachModuleName, 1, 0);
+  }
 }
 
 // After a detach the control thread ends once the trace is written out; a new attach coming at
@@ -174,6 +186,7 @@ int rtrace_attach(const char* options, const char* socket_path, const char* modu
   }
   tracer::wait_for_control_thread_to_leave();
   tracer::take_options();
+  tracer::register_attach_module();
   if (const int loaded = tracer::load_modules(modules); loaded != tracer::kAttached) {
     return loaded;
   }
