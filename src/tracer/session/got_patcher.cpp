@@ -202,7 +202,7 @@ int patch_loaded(dl_phdr_info* info, std::size_t, void* data) {
 
 // The objects loaded now, by their dynamic section (for got_forget_unloaded).
 struct LiveObjects {
-  const void* keys[kMaxObjects];
+  const void* keys[kMaxObjects] = {};
   std::size_t count = 0;
   bool contains(const void* key) const {
     for (std::size_t i = 0; i < count; ++i) {
@@ -213,6 +213,10 @@ struct LiveObjects {
     return false;
   }
 };
+
+// Too large for a thread's stack; used under the lock. Constant-initialized: no C++ runtime guard
+// (the tracer's libraries link no C++ runtime).
+constinit LiveObjects g_live{};
 
 int note_live(dl_phdr_info* info, std::size_t, void* data) {
   auto& live = *static_cast<LiveObjects*>(data);
@@ -274,7 +278,7 @@ void got_forget_unloaded() {
   if (g_tables == nullptr || g_tables->entry_count == 0) {
     return;
   }
-  static LiveObjects live;  // too large for a thread's stack; under the lock
+  LiveObjects& live = g_live;
   live.count = 0;
   ::dl_iterate_phdr(note_live, &live);
   std::size_t kept = 0;
