@@ -14,6 +14,7 @@
 #include "cli/process_stages.h"
 #include "io/standard_stream.h"
 #include "protocol/tracer_options.h"
+#include "recorder/attach/attached_recording.h"
 #include "recorder/module_catalog.h"
 #include "recorder/record_session.h"
 #include "recorder/toggle.h"
@@ -195,10 +196,35 @@ int launch(const RecordOptions& o, std::vector<std::string> command) {
   return result.exit_status;
 }
 
+int attach(const RecordOptions& o, const std::vector<std::string>& command) {
+  if (*o.attach_pid <= 0) {
+    throw UsageError(fmt::format("-p: invalid pid {}", *o.attach_pid));
+  }
+  if (!command.empty()) {
+    throw UsageError("-p attaches to a running process: give no program to start");
+  }
+  if (o.managed || o.follow_forks) {
+    throw UsageError(o.managed ? "-p cannot be used with -m" : "-p cannot be used with -f");
+  }
+  recorder::RecordRequest request = record_request(o, {});
+  request.attach_pid = *o.attach_pid;
+  const recorder::RecordResult result = recorder::record(request);
+  if (!result.traced) {
+    fmt::print(stderr, "rtrace: process {} was not traced: its tracer never connected\n",
+               *o.attach_pid);
+    return 1;
+  }
+  return result.all_recorded ? 0 : 1;
+}
+
 int toggle(const RecordOptions& o) {
   const int signal = toggle_signal(o.signal);
   if (*o.toggle_pid <= 0) {
     throw UsageError(fmt::format("-t: invalid pid {}", *o.toggle_pid));
+  }
+  // An attached process (or the recorder attached to it): -t detaches.
+  if (!o.compatible && recorder::attach::detach_if_attached(*o.toggle_pid, o.quiet)) {
+    return 0;
   }
   const std::vector<recorder::Toggled> toggled =
       recorder::toggle_tracing(*o.toggle_pid, signal, o.follow_forks);
@@ -266,6 +292,11 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
     app.add_flag("-w,--wait", o.wait_for_toggle,
                  "Start with tracing off; rtrace record -t PID toggles it")
         ->excludes("-s");
+    app.add_option("-p,--pid", o.attach_pid,
+                   "Attach to a running process started without rtrace and trace it until "
+                   "Ctrl-C or rtrace record -t PID detaches (the process runs on)")
+        ->option_text("PID")
+        ->excludes("-w");
   }
   app.add_option("-e,--preload", o.modules,
                  o.compatible
@@ -332,7 +363,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  "Signal that toggles tracing, by name or number (default SIGUSR1)")
       ->option_text("SIGNAL");
   app.add_option("-t,--toggle", o.toggle_pid,
-                 "Toggle tracing of a running traced process (its pid, or its recorder's)")
+                 o.compatible ? "Toggle tracing of a running traced process (its pid, or its "
+                                "recorder's)"
+                              : "Toggle tracing of a running traced process (its pid, or its "
+                                "recorder's); detach a process attached with -p")
       ->option_text("PID");
   app.add_flag("-f,--follow-forks", o.follow_forks,
                "Trace forked children too; with -t toggle them as well");
@@ -352,6 +386,9 @@ int run_record(const RecordOptions& options, std::vector<std::string> command) {
     }
     if (options.toggle_pid) {
       return toggle(options);
+    }
+    if (options.attach_pid) {
+      return attach(options, program_command(options, std::move(command)));
     }
     return launch(options, program_command(options, std::move(command)));
   } catch (const UsageError& error) {

@@ -33,8 +33,10 @@ struct RecordOptions {
   bool arguments = false;
   std::string audit_patterns;  // --audit: what the audit module traces
   bool libunwind = false;      // accepted for compatibility: we always unwind with libunwind
-  // Toggle (-t pid), both modes.
+  // Toggle (-t pid), both modes; on an attached process (or its recorder) -t detaches.
   std::optional<int> toggle_pid;
+  // rtrace record -p: attach to a running process.
+  std::optional<int> attach_pid;
   bool follow_forks = false;
   std::string signal = "SIGUSR1";
   // The program and its arguments when they follow `--` (see add_record_options).

@@ -67,6 +67,11 @@ class LiveResources {
     return ended;
   }
 
+  // Whether `key` is alive (after a release that returned nothing: references remain).
+  bool contains(const ResourceKey& key) const {
+    return blocks_.find(key) != ResourceMap<Block>::kNone;
+  }
+
  private:
   struct Block {
     Value value{};

@@ -30,6 +30,11 @@ inline constexpr char kAudit[] = "audit";                     // the audit modul
 inline constexpr char kFileFromRecorder[] = "file-from-recorder";  // 1: the recorder gives a file
 }  // namespace key
 
+// The tracing module a process attached by `rtrace record -p` registers besides main: its traces
+// name it in their header (a module record), which tells the reports that the trace began while
+// the process was running (blocks released without their allocation came from before).
+inline constexpr char kAttachModuleName[] = "attach";
+
 // ',' separates the keys, so the lists inside a value (sizes) use ';'.
 inline constexpr char kListSeparator = ';';
 

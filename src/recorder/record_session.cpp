@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
 #include "protocol/tracer_environment.h"
+#include "recorder/attach/attached_recording.h"
 #include "recorder/launcher.h"
 #include "recorder/module_catalog.h"
 #include "recorder/private_socket.h"
@@ -121,6 +123,30 @@ RecordResult record_managed(const RecordRequest& request, const std::string& dir
   return {target.wait(), true, true};
 }
 
+// The tracer's settings for an attach: what a launched process would find in its environment.
+attach::AttachSettings attach_settings(const RecordRequest& request, TracerSettings tracer,
+                                       const std::string& socket_path) {
+  tracer.start = true;  // an attach traces at once: that is what it is for
+  attach::AttachSettings settings;
+  settings.options = format_tracer_options(tracer);
+  settings.socket_path = socket_path;
+  const std::string libraries = preload_value(request.module_directory, request.modules, "");
+  for (std::size_t begin = 0; begin < libraries.size();) {
+    const std::size_t end = std::min(libraries.find(':', begin), libraries.size());
+    (settings.main_library.empty() ? settings.main_library : settings.modules.emplace_back()) =
+        libraries.substr(begin, end - begin);
+    begin = end + 1;
+  }
+  return settings;
+}
+
+RecordResult record_attached(const RecordRequest& request, pid_t pid, const TracerSettings& tracer,
+                             const PrivateSocket& socket, TraceHandler& handler) {
+  const attach::AttachSettings settings = attach_settings(request, tracer, socket.path());
+  const ServeResult served = attach::record_attached(pid, settings, socket, handler, request.quiet);
+  return {served.exit_status, served.all_recorded, served.connections > 0};
+}
+
 }  // namespace
 
 RecordResult record(const RecordRequest& request) {
@@ -151,6 +177,9 @@ RecordResult record(const RecordRequest& request) {
   const std::vector<EnvironmentChange> environment =
       tracer_environment(request, tracer, &socket.path());
   const std::unique_ptr<TraceHandler> handler = make_handler(request, names, socket);
+  if (request.attach_pid) {
+    return record_attached(request, *request.attach_pid, tracer, socket, *handler);
+  }
   const SignalPolicy signals;
   TracedProcess target(request.command, environment);
   g_target_pid = target.pid();

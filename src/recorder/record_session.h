@@ -1,6 +1,8 @@
 // One run of `rtrace record -x command`: start the command under the tracer, collect its traces.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,8 @@ struct RecordRequest {
   // sp-rtrace: the trace files hold the original protocol only (rtrace's extension packets, the
   // command line and the trace end, are left out; docs/protocol-extensions.md).
   bool original_protocol = false;
+  // -p: attach to this running process instead of starting `command`.
+  std::optional<pid_t> attach_pid;
 };
 
 struct RecordResult {

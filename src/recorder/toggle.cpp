@@ -132,8 +132,9 @@ std::vector<pid_t> traced_processes(pid_t pid) {
     }
   }
   if (children.empty()) {
-    throw std::runtime_error("process " + std::to_string(pid) +
-                             " is not traced (start it with rtrace record)");
+    throw std::runtime_error(
+        "process " + std::to_string(pid) +
+        " is not traced (start it with rtrace record, or attach to it with rtrace record -p)");
   }
   return children;
 }

@@ -19,6 +19,19 @@
 namespace rtrace::recorder {
 namespace {
 
+// A program the recorder started: served until it exited.
+class LaunchedProcess : public ServedProcess {
+ public:
+  explicit LaunchedProcess(TracedProcess& target) : target_(target) {}
+  int exit_fd() const override { return target_.exit_fd(); }
+  int exit_status() override { return target_.wait(); }
+  int stop_fd() const override { return -1; }
+  void stop() override {}
+
+ private:
+  TracedProcess& target_;
+};
+
 struct Worker {
   std::thread thread;
   std::shared_ptr<std::atomic<bool>> done = std::make_shared<std::atomic<bool>>(false);
@@ -26,8 +39,9 @@ struct Worker {
 
 class Server {
  public:
-  Server(const PrivateSocket& socket, TracedProcess& target, TraceHandler& handler)
-      : socket_(socket), target_(target), handler_(handler) {
+  Server(const PrivateSocket& socket, ServedProcess& target, TraceHandler& handler,
+         bool end_after_traces)
+      : socket_(socket), target_(target), handler_(handler), end_after_traces_(end_after_traces) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) {
       throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
@@ -50,8 +64,10 @@ class Server {
   void join_finished();
 
   const PrivateSocket& socket_;
-  TracedProcess& target_;
+  ServedProcess& target_;
   TraceHandler& handler_;
+  // An attached process: its trace ends when it is detached, by this recorder or another.
+  bool end_after_traces_ = false;
   int wake_fd_ = -1;
   std::list<Worker> workers_;
   std::atomic<bool> all_recorded_{true};
@@ -60,20 +76,22 @@ class Server {
 
 ServeResult Server::run() {
   bool exited = false;
+  bool stopped = false;
   int status = 0;
   for (;;) {
     join_finished();
-    if (exited && workers_.empty()) {
+    if ((exited || stopped || (end_after_traces_ && connections_ > 0)) && workers_.empty()) {
       // A process may have connected just before it exited: take what is queued, then stop.
       accept_pending();
       if (workers_.empty()) {
         break;
       }
     }
-    pollfd fds[3] = {{socket_.fd(), POLLIN, 0},
+    pollfd fds[4] = {{socket_.fd(), POLLIN, 0},
                      {exited ? -1 : target_.exit_fd(), POLLIN, 0},
-                     {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 3, -1) < 0) {
+                     {wake_fd_, POLLIN, 0},
+                     {exited || stopped ? -1 : target_.stop_fd(), POLLIN, 0}};
+    if (::poll(fds, 4, -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -83,8 +101,12 @@ ServeResult Server::run() {
       accept_pending();
     }
     if ((fds[1].revents & (POLLIN | POLLHUP)) != 0) {
-      status = target_.wait();
+      status = target_.exit_status();
       exited = true;
+    }
+    if ((fds[3].revents & POLLIN) != 0) {
+      stopped = true;
+      target_.stop();
     }
     if ((fds[2].revents & POLLIN) != 0) {
       std::uint64_t count = 0;
@@ -156,7 +178,13 @@ void Server::join_finished() {
 }  // namespace
 
 ServeResult serve(const PrivateSocket& socket, TracedProcess& target, TraceHandler& handler) {
-  Server server(socket, target, handler);
+  LaunchedProcess launched(target);
+  Server server(socket, launched, handler, false);
+  return server.run();
+}
+
+ServeResult serve(const PrivateSocket& socket, ServedProcess& process, TraceHandler& handler) {
+  Server server(socket, process, handler, true);
   return server.run();
 }
 

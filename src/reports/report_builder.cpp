@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/tracer_options.h"
+
 namespace rtrace::reports {
 namespace {
 
@@ -162,6 +164,9 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   ++type_state(key.type).totals.releases;
   const std::optional<LiveBlock> block = live_.release(key);
   if (!block) {
+    if (key.id != 0 && !live_.contains(key)) {
+      ++type_state(key.type).totals.released_before_tracing;
+    }
     return;
   }
   Site& site = sites_[block->site];
@@ -176,6 +181,10 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
     ++count.blocks;
     count.bytes += block->size;
   }
+}
+
+void ReportBuilder::module(const ModuleInfo& module) {
+  data_.attached = data_.attached || module.name == tracer_options::kAttachModuleName;
 }
 
 void ReportBuilder::call(const CallRecord& record) {

@@ -35,6 +35,7 @@ class ReportBuilder final : public TraceSink {
       : suppressions_(std::move(suppressions)) {}
 
   void process(const ProcessInfo& info) override;
+  void module(const ModuleInfo& module) override;
   void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
   void resource_type(const ResourceType& type) override;
   void symbol(SymbolId id, const Symbol& symbol) override;

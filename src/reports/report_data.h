@@ -31,6 +31,9 @@ struct TypeTotals {
   std::uint64_t bytes_allocated = 0;
   std::uint64_t largest_allocation = 0;  // size of the biggest allocation
   std::uint64_t temporary = 0;           // released by the very next call of the trace
+  // Releases of ids the trace never saw allocated (ids 0 and references left apart): in a trace
+  // of an attached process, blocks allocated before the attach.
+  std::uint64_t released_before_tracing = 0;
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
   std::uint64_t peak_bytes = 0;  // most bytes alive at once
@@ -111,6 +114,9 @@ struct ReportData {
   // The tracer that wrote the trace ends every trace with a TraceEnd record and this one has
   // none: the process died without closing it (SIGKILL) and the calls stop short.
   bool incomplete = false;
+  // The tracer was attached to the running process (rtrace record -p): what it allocated before
+  // is not in the trace, and releases of it are counted apart.
+  bool attached = false;
   std::uint64_t calls = 0;
   std::vector<TypeTotals> types;  // registry order
   std::vector<SiteStats> sites;   // in order of first allocation

@@ -41,6 +41,9 @@ void append_command_line(std::string& out, const ReportData& data) {
 }
 
 void append_memory(std::string& out, const ReportData& data) {
+  if (data.attached) {
+    out += "traced from: an attach to the running process (rtrace record -p)\n";
+  }
   if (data.end) {
     fmt::format_to(std::back_inserter(out), "trace ended by: {}\n", end_description(*data.end));
     fmt::format_to(std::back_inserter(out), "peak RSS: {} (RSS at the end: {})\n",

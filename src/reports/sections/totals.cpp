@@ -11,7 +11,13 @@
 namespace rtrace::reports {
 namespace {
 
-void append_type(std::string& out, const TypeTotals& t) {
+// In a trace of an attached process: the releases of blocks allocated before the attach.
+std::string before_tracing(const TypeTotals& t, bool attached) {
+  return attached ? fmt::format(" ({} freed, allocated before tracing)", t.released_before_tracing)
+                  : std::string();
+}
+
+void append_type(std::string& out, const TypeTotals& t, bool attached) {
   const ResourceUnit unit = resource_unit(t);
   if (unit.transfers) {
     fmt::format_to(std::back_inserter(out), "  {} ({}): {} calls, {} of {} bytes\n", t.type.type,
@@ -20,8 +26,9 @@ void append_type(std::string& out, const TypeTotals& t) {
   }
   const std::string weight = unit.sized ? fmt::format(" of {} bytes", t.bytes_allocated) : "";
   fmt::format_to(std::back_inserter(out),
-                 "  {} ({}): {} calls, {} allocations{}, {} releases, {} temporary\n", t.type.type,
-                 t.type.description, t.calls, t.allocations, weight, t.releases, t.temporary);
+                 "  {} ({}): {} calls, {} allocations{}, {} releases{}, {} temporary\n",
+                 t.type.type, t.type.description, t.calls, t.allocations, weight, t.releases,
+                 before_tracing(t, attached), t.temporary);
 }
 
 void text(const SectionInput& input, std::string& out) {
@@ -32,7 +39,7 @@ void text(const SectionInput& input, std::string& out) {
       unused += unused.empty() ? t.type.type : ", " + t.type.type;
       continue;
     }
-    append_type(out, t);
+    append_type(out, t, input.data.attached);
   }
   if (!unused.empty()) {
     fmt::format_to(std::back_inserter(out), "  no calls: {}\n", unused);
@@ -72,6 +79,9 @@ Json type_json(const SectionInput& input, const TypeTotals& t) {
   type["sized"] = unit.sized;
   type["transfers"] = unit.transfers;
   add_counts(t, type);
+  if (input.data.attached) {
+    type["released_before_tracing"] = t.released_before_tracing;
+  }
   Json peak;
   peak["bytes"] = t.peak_bytes;
   peak["call"] = t.peak_index;

@@ -19,6 +19,19 @@ namespace rtrace::tracer {
 template <typename Function>
 void find_real(Function& target, const char* name) {
   target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
+  if (target != nullptr) {
+    return;
+  }
+  // Loaded by dlopen into a running process (rtrace record -p), RTLD_NEXT searches only this
+  // library's own dependencies: a function of another library of the program (libstdc++'s
+  // operator new) is then the global definition, unless that one is this library's own.
+  void* global = ::dlsym(RTLD_DEFAULT, name);
+  Dl_info mine{};
+  Dl_info theirs{};
+  if (global != nullptr && ::dladdr(reinterpret_cast<void*>(&find_real<Function>), &mine) != 0 &&
+      ::dladdr(global, &theirs) != 0 && mine.dli_fbase != theirs.dli_fbase) {
+    target = reinterpret_cast<Function>(global);
+  }
 }
 
 // A symbol's name as a template argument, so that a RealFunction stores only its pointer (the

@@ -16,6 +16,7 @@
 #include "tracer/core/thread_rings.h"
 #include "tracer/output/session_packets.h"
 #include "tracer/output/trace_compressor.h"
+#include "tracer/session/late_attach.h"
 #include "tracer/session/session_state.h"
 
 namespace rtrace::tracer {
@@ -75,7 +76,7 @@ void* control_thread_main(void*) {
     g_wake.store(0, std::memory_order_relaxed);
     carry_out_toggles();
     publish_tracing_state(shown_state);
-    if (g_session.state.load() == State::Finished) {
+    if (g_session.state.load() == State::Finished || control_thread_should_leave()) {
       break;
     }
     const std::uint64_t sequence = next_ticket();

@@ -21,6 +21,7 @@
 
 #include "tracer/api/real_symbol.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/session/got_patcher.h"
 #include "tracer/session/trace_session.h"
 
 using rtrace::tracer::FinishReason;
@@ -131,6 +132,7 @@ RTRACE_EXPORT void* dlopen(const char* file, int mode) {
   if (handle != nullptr && rtrace_guard == 0) {
     rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_commit_maps();
+    rtrace::tracer::got_patch_objects();  // attached (got_patcher.h): the new objects' calls too
   }
   return handle;
 }
@@ -139,6 +141,7 @@ RTRACE_EXPORT int dlclose(void* handle) {
   const int result = real().dlclose(handle);
   if (rtrace_guard == 0) {
     rtrace::tracer::GuardScope guard;
+    rtrace::tracer::got_forget_unloaded();
     rtrace::tracer::session_commit_maps();
   }
   return result;

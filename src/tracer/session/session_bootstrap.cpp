@@ -10,6 +10,7 @@
 #include "tracer/core/libc_memory.h"
 #include "tracer/core/thread_rings.h"
 #include "tracer/session/control_thread.h"
+#include "tracer/session/late_attach.h"
 #include "tracer/session/module_order.h"
 #include "tracer/session/process_hooks.h"
 #include "tracer/session/session_fork.h"
@@ -64,7 +65,9 @@ void start_when_modules_ready() {
 }
 
 void read_socket_path() {
-  if (const char* socket_path = environment_value(tracer_environment::kSocketVariable)) {
+  const char* attached = attach_socket_path();
+  if (const char* socket_path =
+          attached != nullptr ? attached : environment_value(tracer_environment::kSocketVariable)) {
     const std::size_t length = std::strlen(socket_path);
     if (length < sizeof g_session.socket_path) {
       std::memcpy(g_session.socket_path, socket_path, length + 1);
@@ -79,9 +82,15 @@ void read_socket_path() {
 // keeps its pid across exec, so its new image is traced.
 bool initialize() {
   resolve_process_functions();
-  g_session.options = parse_options(environment_value(tracer_environment::kOptionsVariable));
+  // Loaded into a running process (late_attach.h): the settings came with rtrace_attach, and
+  // the environment stays as it is; rtrace_attach starts the trace itself.
+  const char* attached = attach_options_text();
+  g_session.options = parse_options(
+      attached != nullptr ? attached : environment_value(tracer_environment::kOptionsVariable));
+  g_session.options.start = g_session.options.start && attached == nullptr;
   g_session.pid = ::getpid();
-  if (!claim_root_process(g_session.pid) && !g_session.options.follow_forks) {
+  if (attached == nullptr && !claim_root_process(g_session.pid) &&
+      !g_session.options.follow_forks) {
     g_session.state.store(State::Finished);
     return false;
   }

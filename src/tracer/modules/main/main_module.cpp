@@ -19,6 +19,7 @@
 #include "tracer/output/release_record.h"
 #include "tracer/output/trace_compressor.h"
 #include "tracer/output/transient_record.h"
+#include "tracer/session/late_attach.h"
 #include "tracer/session/process_hooks.h"
 #include "tracer/session/session_producer.h"
 #include "tracer/session/stop_hooks.h"
@@ -104,6 +105,9 @@ void set_up_traced_process() {
 // process set-up then waits for the session's.
 __attribute__((constructor(101))) void main_module_init() {
   g_constructor_ran.store(true);
+  if (rtrace::tracer::loaded_into_running_process()) {
+    return;  // rtrace_attach sets the session up, and leaves the signals alone
+  }
   rtrace::tracer::GuardScope guard;
   switch (rtrace::tracer::session_bootstrap()) {
     case rtrace::tracer::Bootstrap::Traced:
