@@ -2,10 +2,14 @@
 // allocated 100 calls deep gets 64 frames in a compact trace (`rtrace record`, or the tracer
 // alone with compact=1 and no depth=) and the original's 10 in the sp-rtrace protocol (`rtrace
 // record --format sp-rtrace`, the compatible `sp-rtrace` command, the tracer alone without
-// compact=1); -b still sets it.
+// compact=1); -b still sets it. And what that depth gives on a real interpreter: python3's stacks
+// reach the program's entry point for nearly all of its bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -117,6 +121,78 @@ TEST(DefaultDepth, TheTracerAloneTakesItsFormatsDefault) {
         << recorded.header;
     EXPECT_EQ(recorded.leak_frames, c.depth);
   }
+}
+
+// One stack of a folded export (outermost frame first, frames joined by ';', then a space and
+// its bytes).
+struct FoldedStack {
+  std::string root;  // the outermost frame
+  std::size_t frames = 0;
+  std::uint64_t bytes = 0;
+};
+
+std::vector<FoldedStack> read_folded(const fs::path& file) {
+  std::vector<FoldedStack> stacks;
+  std::istringstream lines(test::read_file(file));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::size_t space = line.rfind(' ');
+    EXPECT_NE(space, std::string::npos) << line;
+    if (space == std::string::npos) {
+      continue;
+    }
+    const std::string frames = line.substr(0, space);
+    stacks.push_back(
+        FoldedStack{frames.substr(0, frames.find(';')),
+                    1 + static_cast<std::size_t>(std::count(frames.begin(), frames.end(), ';')),
+                    std::stoull(line.substr(space + 1))});
+  }
+  return stacks;
+}
+
+// python3 running a short script, recorded by `rtrace record` (with `extra` options), as a
+// folded export.
+std::vector<FoldedStack> python_stacks(const std::string& extra) {
+  const ScratchDir out;
+  const std::string script =
+      "import json; d=[{\"a\": str(i)} for i in range(20000)]; s=json.dumps(d)";
+  const auto r = run_command(test::built_tool("rtrace") + " record -q" + extra + " -o " +
+                             test::quoted(out.path()) + " -x /usr/bin/python3 -c '" + script + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  const fs::path folded = out / "stacks.folded";
+  const auto exported =
+      run_command(test::built_tool("rtrace") + " export folded " +
+                  test::quoted(only_trace(out.path())) + " -o " + test::quoted(folded));
+  EXPECT_EQ(exported.status, 0) << exported.err;
+  return read_folded(folded);
+}
+
+// At the default depth, python3's flame graph has the program's entry point (`_start`) as the root
+// of nearly all of its bytes; the rest are stacks deeper than 64 frames (the recursion of
+// python's parser goes over a hundred), kept at exactly 64: the tracer's walk never stops early.
+// With room for them, every byte is rooted at `_start`.
+TEST(DefaultDepth, PythonStacksReachTheEntryPoint) {
+  std::uint64_t bytes = 0;
+  std::uint64_t rooted = 0;
+  std::size_t deepest = 0;
+  for (const FoldedStack& stack : python_stacks("")) {
+    bytes += stack.bytes;
+    rooted += stack.root == "_start" ? stack.bytes : 0;
+    deepest = std::max(deepest, stack.frames);
+    EXPECT_TRUE(stack.root == "_start" || stack.frames == 64)
+        << stack.frames << " frames from " << stack.root;
+  }
+  ASSERT_GT(bytes, 1000000U);
+  EXPECT_EQ(deepest, 64U);
+  EXPECT_GE(static_cast<double>(rooted) / static_cast<double>(bytes), 0.95);
+
+  deepest = 0;
+  for (const FoldedStack& stack : python_stacks(" -b 256")) {
+    deepest = std::max(deepest, stack.frames);
+    EXPECT_EQ(stack.root, "_start") << stack.frames << " frames";
+  }
+  EXPECT_GT(deepest, 64U);
+  EXPECT_LT(deepest, 256U);
 }
 
 }  // namespace
