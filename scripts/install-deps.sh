@@ -19,6 +19,9 @@ packages=(
   libc6-dbg python3 git
   # tests of rtrace export: the consumers that open its files (dot, ms_print)
   graphviz valgrind
+  # rtrace export pprof: protoc and the protobuf runtime; its tests read the profiles with
+  # `go tool pprof`
+  libprotobuf-dev protobuf-compiler golang-go
   # tests of rtrace report --html and the SVG flame graph: a headless browser opens them
   chromium
   # tests of the gobject tracing module: a real GLib program (the module does not link GLib)

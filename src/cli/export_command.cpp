@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/time_range_options.h"
 #include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
 #include "io/diagnostics.h"
@@ -24,6 +25,10 @@ int export_trace(const ExportCommandOptions& o) {
   if (!info) {
     throw StageOptionError(fmt::format("no export called '{}'", o.format));
   }
+  if (!o.range.whole() && !info->time_range) {
+    throw StageOptionError(fmt::format(
+        "--from/--to: the {} export shows the whole trace (pprof takes a range)", o.format));
+  }
   // Calls in index order whatever the input's layout, frames named: the same view of the trace
   // as `rtrace report`, so the figures agree with it.
   std::vector<StageSpec> stages{{"expand", ""}};
@@ -39,8 +44,11 @@ int export_trace(const ExportCommandOptions& o) {
   const std::unique_ptr<InputStream> input =
       open_input(o.input, Progress::shown_on_stderr(o.quiet));
   OutputStream out = o.output.empty() ? OutputStream() : OutputStream(o.output, {o.input});
-  const std::unique_ptr<TraceSink> writer = info->open(
-      out, {.origin = std::string(kOrigin), .weight = o.weight, .resource_type = o.resource_type});
+  const std::unique_ptr<TraceSink> writer = info->open(out, {.origin = std::string(kOrigin),
+                                                             .weight = o.weight,
+                                                             .resource_type = o.resource_type,
+                                                             .range = o.range,
+                                                             .root = o.root});
   Pipeline pipeline(stages, context, *writer);
   const std::optional<InputError> damage = pipeline.run(*input, diagnostics);
   // Damaged input: the export of what came before the damage is written, then the damage.
@@ -72,6 +80,7 @@ void add_export_options(CLI::App& app, ExportCommandOptions& o) {
   app.add_option("--type", o.resource_type,
                  "Resource type shown by all but chrome (default: the first that allocates)")
       ->option_text("NAME");
+  add_time_range_options(app, o.range, "pprof only");
   app.add_flag("-q,--quiet", o.quiet,
                "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Keep backtraces as raw addresses (faster)");

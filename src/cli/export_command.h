@@ -1,11 +1,13 @@
 // `rtrace export FORMAT`: any trace (any format the format table reads) written as a file other
 // tools open: folded stacks, a flame graph SVG, a Graphviz call graph, valgrind massif, Chrome
-// trace-event JSON (every export of the export table).
+// trace-event JSON, a pprof profile (every export of the export table).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+
+#include "model/call_range.h"
 
 namespace rtrace::cli {
 
@@ -19,6 +21,7 @@ struct ExportCommandOptions {
   // Name frames (debug information, else symbol tables) first, as `rtrace report` does.
   bool resolve = true;
   std::string root;  // sysroot for a trace taken on another system
+  CallRange range;   // --from/--to, for the exports that show a stretch of the trace (pprof)
 };
 
 void add_export_options(CLI::App& app, ExportCommandOptions& options);

@@ -134,8 +134,10 @@ void AllocationProfile::call(const CallRecord& record) {
     const std::uint32_t index = site_for(key.type, record.frames);
     *block = LiveBlock{.site = index, .size = record.call.size};
     Site& site = sites_[index];
-    ++site.allocations;
-    site.bytes_allocated += record.call.size;
+    if (counting_) {
+      ++site.allocations;
+      site.bytes_allocated += record.call.size;
+    }
     change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call, time_ns);
   } else if (record.call.kind == CallKind::Free) {
     if (const std::optional<LiveBlock> block = live_.release(key)) {

@@ -88,6 +88,13 @@ class AllocationProfile : public TraceSink {
   // allocated anything (nullptr when none did). Throws std::invalid_argument for an unknown name.
   const TypeProfile* chosen_type(std::string_view name) const;
 
+  // Every mapping the trace announced, in its order (repeats included).
+  const std::vector<Mapping>& mappings() const { return mappings_; }
+  // Whether the next calls' allocations count in the sites' allocations and bytes allocated
+  // (they always count in what is alive): an export of a stretch of the trace follows the blocks
+  // allocated before it without counting them as its own.
+  void count_allocations(bool counting) { counting_ = counting; }
+
   const std::string& process_name() const { return process_name_; }
   std::uint32_t pid() const { return pid_; }
   std::uint64_t first_time_ns() const { return first_time_ns_; }
@@ -114,6 +121,7 @@ class AllocationProfile : public TraceSink {
   std::uint64_t first_time_ns_ = 0;
   std::uint64_t last_time_ns_ = 0;
   bool timed_ = false;
+  bool counting_ = true;
   std::unordered_map<std::uint32_t, TypeProfile> types_;
   std::vector<std::uint32_t> type_order_;
   BacktraceTable backtraces_;

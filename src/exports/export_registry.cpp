@@ -13,7 +13,7 @@ namespace {
 std::vector<ExportInfo> builtin_exports() {
   return {
       exporters::folded_export(), exporters::flamegraph_export(), exporters::callgraph_export(),
-      exporters::massif_export(), exporters::chrome_export(),
+      exporters::massif_export(), exporters::chrome_export(),     exporters::pprof_export(),
   };
 }
 
@@ -22,7 +22,10 @@ std::vector<ExportInfo>& table() {
     std::vector<ExportInfo> list;
     for (const TraceFormatInfo& format : trace_formats()) {
       if (format.open_writer != nullptr) {
-        list.push_back({format.name, format.description, format.suffix, format.open_writer});
+        list.push_back({.name = format.name,
+                        .description = format.description,
+                        .suffix = format.suffix,
+                        .open = format.open_writer});
       }
     }
     for (const ExportInfo& info : builtin_exports()) {

@@ -23,6 +23,8 @@ struct ExportInfo {
   std::string_view description;  // for --help
   std::string_view suffix;       // of the files it writes
   std::unique_ptr<TraceSink> (*open)(OutputStream& out, const ExportOptions& options) = nullptr;
+  // Shows a stretch of the trace (ExportOptions::range, --from/--to); the others refuse one.
+  bool time_range = false;
 };
 
 // Every export, writable formats first.

@@ -10,5 +10,6 @@ ExportInfo flamegraph_export();  // flamegraph_export.cpp
 ExportInfo callgraph_export();   // callgraph_export.cpp
 ExportInfo massif_export();      // massif_export.cpp
 ExportInfo chrome_export();      // chrome_export.cpp
+ExportInfo pprof_export();       // pprof_export.cpp
 
 }  // namespace rtrace::exporters

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "model/call_range.h"
+
 namespace rtrace {
 
 struct ExportOptions {
@@ -19,6 +21,11 @@ struct ExportOptions {
   // Exports about one resource type (all but chrome): its name; empty: the first type that
   // allocates.
   std::string resource_type{};
+  // Exports that take a time range (ExportInfo::time_range): the stretch of the trace they show.
+  CallRange range{};
+  // Where the trace's modules are found (a sysroot for a trace from another system; "" = /),
+  // for exports that read the modules themselves.
+  std::string root{};
 };
 
 }  // namespace rtrace
