@@ -6,6 +6,10 @@
 #   make check-slow    the exhaustive tests' full sweeps (ctest label `slow`) in the same build
 #   make install PREFIX=/usr/local   build and install the tools (cmake --install)
 #   make release BUILD=build-release a Release build of what ships (no tests, no benchmarks)
+#   make deb DEB_OUT=build-deb   the Debian packages rtrace, librtrace-context0 and
+#                      librtrace-context-dev (debian/, dpkg-buildpackage) in DEB_OUT, checked by
+#                      lintian; scripts/check-package.sh DEB_OUT installs them in a fresh Debian
+#                      root and smoke-tests them
 #   make fuzz          build the libFuzzer targets with clang (in FUZZ_BUILD, build-fuzz; CI
 #                      uses the sanitizer build, which holds them) and run each FUZZ_SECONDS
 #                      (60), FUZZ_CPU_SECONDS of CPU when that is set, or FUZZ_RUNS inputs from a
@@ -24,6 +28,7 @@ FUZZ_RUNS ?=
 FUZZ_CPU_SECONDS ?=
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
+DEB_OUT ?= build-deb
 TSAN_BUILD ?= build-tsan
 # The tests of the code that runs on several threads (cmake/ThreadSanitize.cmake), by folder.
 TSAN_TESTS = tracer/record_merge_test tracer/tracer_core_test \
@@ -52,8 +57,8 @@ SANITIZE_COMPILER ?= $(CLANG)
 # rtrace_tracer_module declares, the context library); tests and benchmarks are not needed.
 DEMO_TARGETS = rtrace rtrace_tracer_main rtrace_tracer_memory leaky
 
-.PHONY: all deps configure build demo check check-slow install release bench format clean fuzz \
-        check-sanitize check-tsan screenshot
+.PHONY: all deps configure build demo check check-slow install release deb bench format clean \
+        fuzz check-sanitize check-tsan screenshot
 
 all: build
 
@@ -98,6 +103,12 @@ release: deps
 	cmake -S . -B $(BUILD) -G Ninja $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release \
 	      -DRTRACE_BUILD_TESTS=OFF -DRTRACE_BUILD_BENCH=OFF
 	cmake --build $(BUILD) -j $(JOBS) --target rtrace_shipped
+
+# The packages are built from a copy of the tree in DEB_OUT (the tree stays clean), with the
+# compiler cache when ccache is installed (scripts/build-deb.sh).
+deb:
+	@scripts/install-deps.sh --deb
+	JOBS=$(JOBS) scripts/build-deb.sh $(DEB_OUT)
 
 fuzz:
 	@scripts/install-deps.sh --fuzz

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rtrace needs to build and test (with --bench: also to run the
-# benchmarks; with --fuzz: to build the fuzzers), when they are missing. Runs apt-get only if
+# benchmarks; with --fuzz: to build the fuzzers; with --deb: to build the Debian packages, check
+# them with lintian and smoke-test them in a fresh Debian root), when they are missing. Runs apt-get only if
 # something is missing; needs root (or sudo) then.
 set -euo pipefail
 
@@ -37,6 +38,9 @@ for option in "$@"; do
     --bench) packages+=(llvm heaptrack bc time) ;;
     # make fuzz: clang with libFuzzer and the sanitizer runtimes
     --fuzz) packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev llvm-14) ;;
+    # make deb and scripts/check-package.sh: Debian's packaging tools, lintian, and mmdebstrap
+    # (with curl) for the throw-away root
+    --deb) packages+=(debhelper dpkg-dev fakeroot lintian mmdebstrap curl) ;;
     *) echo "install-deps.sh: unknown option $option" >&2; exit 2 ;;
   esac
 done

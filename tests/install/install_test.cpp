@@ -203,5 +203,62 @@ TEST(Install, InstalledToolsRecordAndProcessARealProgram) {
   EXPECT_NE(getpid.find("# Resource - getpid (getpid call):\n"), std::string::npos) << getpid;
 }
 
+// The context library as programs link against it: a versioned SONAME with the unversioned link
+// for the linker, and the pkg-config file that gives the flags; a program built with them runs,
+// and under the installed rtrace its calls carry their contexts.
+TEST(Install, ContextLibraryBuildsProgramsWithPkgConfig) {
+  const ScratchDir dir;
+  const fs::path prefix = dir / "prefix";
+  const auto install = run_command(std::string(RTRACE_CMAKE_COMMAND) + " --install " +
+                                   quote(test::build_dir()) + " --prefix " + quote(prefix));
+  ASSERT_EQ(install.status, 0) << install.err;
+  const fs::path lib = prefix / "lib";
+  EXPECT_EQ(fs::read_symlink(lib / "librtrace-context.so"), "librtrace-context.so.0");
+  EXPECT_EQ(fs::read_symlink(lib / "librtrace-context.so.0"),
+            "librtrace-context.so." RTRACE_PROJECT_VERSION);
+  const auto soname =
+      run_command("readelf -d " + quote(lib / "librtrace-context.so") + " | grep -F '(SONAME)'");
+  EXPECT_NE(soname.out.find("Library soname: [librtrace-context.so.0]"), std::string::npos)
+      << soname.out << soname.err;
+
+  // --define-prefix: the file names the configured prefix; the tree is installed elsewhere.
+  const auto flags =
+      run_command("PKG_CONFIG_PATH=" + quote(lib / "pkgconfig") + " " + RTRACE_PKG_CONFIG +
+                  " --define-prefix --cflags --libs rtrace-context");
+  ASSERT_EQ(flags.status, 0) << flags.err;
+  EXPECT_EQ(flags.out,
+            "-I" + (prefix / "include").string() + " -L" + lib.string() + " -lrtrace-context \n");
+  std::string cflags = flags.out;
+  cflags.pop_back();
+  const fs::path program = dir / "contexts";
+  const auto build = run_command(std::string(RTRACE_C_COMPILER) + " -o " + quote(program) + " " +
+                                 quote(test::source_dir() / "tests/install/package/contexts.c") +
+                                 " " + cflags + " -Wl,-rpath," + lib.string());
+  ASSERT_EQ(build.status, 0) << build.err;
+  const auto untraced = run_command(quote(program));
+  EXPECT_EQ(untraced.out, "context 1, mask 0\n") << untraced.err;
+  const auto needed = run_command("readelf -d " + quote(program));
+  EXPECT_NE(needed.out.find("Shared library: [librtrace-context.so.0]"), std::string::npos)
+      << needed.out;
+
+  // The calls inside the context carry it: -C 1 keeps malloc(100), not the malloc(200) outside.
+  const fs::path traces = dir / "traces";
+  fs::create_directory(traces);
+  const auto record = run_command("env -u RTRACE_LIBDIR " + quote(prefix / "bin" / "rtrace") +
+                                  " record -q -o " + quote(traces) + " -x " + quote(program));
+  ASSERT_EQ(record.status, 0) << record.err;
+  fs::path trace;
+  for (const auto& entry : fs::directory_iterator(traces)) {
+    trace = entry.path();
+  }
+  ASSERT_FALSE(trace.empty()) << "no trace recorded";
+  const auto in_context =
+      run_command(quote(prefix / "bin" / "rtrace") + " process -l -C 1 -i " + quote(trace));
+  ASSERT_EQ(in_context.status, 0) << in_context.err;
+  EXPECT_NE(in_context.out.find("\n@ 1 : loading\n"), std::string::npos) << in_context.out;
+  EXPECT_NE(in_context.out.find(" malloc(100) = 0x"), std::string::npos) << in_context.out;
+  EXPECT_EQ(in_context.out.find("malloc(200)"), std::string::npos) << in_context.out;
+}
+
 }  // namespace
 }  // namespace rtrace

@@ -26,12 +26,12 @@ struct ModuleRegistrations {
 constinit ModuleRegistrations g_modules{};
 
 // A tracing module: librtrace-<name>.so, but not main (the session itself) nor the context
-// library (a library programs link against).
+// library (a library programs link against, loaded by its SONAME librtrace-context.so.0).
 bool is_module(const char* path) {
   const char* slash = std::strrchr(path, '/');
   const char* name = slash != nullptr ? slash + 1 : path;
   return std::strncmp(name, "librtrace-", 10) == 0 && std::strcmp(name, "librtrace-main.so") != 0 &&
-         std::strcmp(name, "librtrace-context.so") != 0;
+         std::strncmp(name, "librtrace-context.so", 20) != 0;
 }
 
 // Collects each module's own rtrace_module_register from its symbol table: not dlopen+dlsym on
