@@ -11,7 +11,8 @@
 #
 # ITERATIONS is per thread (each iteration a malloc and a free). LIB_DIR holds
 # librtrace-main.so and librtrace-memory.so (default BUILD_DIR/lib): point it at another build's
-# libraries to compare. Prints the instructions per call and the trace's size.
+# libraries to compare. Prints the instructions per call and the trace's size. LEAK_CHECK=1 adds
+# `leak-check=1` (rtrace record --leak-check: the writer keeps the live blocks).
 set -euo pipefail
 build=${1:-build}
 iterations=${2:-200000}
@@ -26,6 +27,9 @@ trap 'rm -rf "$work"' EXIT
 
 mkdir "$work/trace"
 options="start=1,depth=$depth,compact=1,compress=${COMPRESS:-1},managed=$work/trace"
+if [[ ${LEAK_CHECK:-0} == 1 ]]; then
+  options+=",leak-check=1"
+fi
 LD_PRELOAD="$lib/librtrace-main.so:$lib/librtrace-memory.so" RTRACE_OPTIONS="$options" \
   valgrind --tool=callgrind --toggle-collect='rtrace::tracer::merge_records*' \
   --callgrind-out-file="$work/out" "$churn" "$iterations" "$threads" > /dev/null 2> "$work/err" ||
@@ -34,6 +38,6 @@ written=$(grep -o 'refs: *[0-9,]*' "$work/err" | tr -d ', refs:')
 size=$(du -cb "$work"/trace/*.rtrace | tail -1 | cut -f1)
 calls=$((2 * iterations * threads))
 awk -v w="$written" -v c="$calls" -v th="$threads" -v d="$depth" -v l="$lib" -v s="$size" \
-    -v z="${COMPRESS:-1}" 'BEGIN {
-  printf "writer threads=%d depth=%d compress=%s libs=%s calls=%d merge_instructions=%d per_call=%.0f trace_bytes=%d\n",
-         th, d, z, l, c, w, w / c, s }'
+    -v z="${COMPRESS:-1}" -v k="${LEAK_CHECK:-0}" 'BEGIN {
+  printf "writer threads=%d depth=%d compress=%s leak_check=%s libs=%s calls=%d merge_instructions=%d per_call=%.0f trace_bytes=%d\n",
+         th, d, z, k, l, c, w, w / c, s }'

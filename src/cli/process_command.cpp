@@ -244,6 +244,11 @@ int run_process(const ProcessOptions& options) {
 std::function<int()> setup_process(CLI::App& app) {
   auto options = std::make_shared<ProcessOptions>();
   add_process_options(app, *options);
+  app.add_option("--leak-kinds", options->leak_kinds,
+                 "With -l: keep the leaks of these kinds only, as the trace's leak check "
+                 "(rtrace record --leak-check) classified them, as valgrind's --show-leak-kinds: "
+                 "definite,indirect,possible,reachable or all (default: all)")
+      ->option_text("KINDS");
   // -l leaves out what the suppressions match (rtrace's own rules, the user's), and says so.
   add_suppression_options(app, options->suppressions.emplace());
   return [options] { return run_process(*options); };

@@ -37,6 +37,8 @@ struct ProcessOptions {
   std::optional<std::string> include_file;
   std::optional<std::string> exclude_file;
   std::optional<std::string> call_address;
+  // --leak-kinds (rtrace process only): with -l, the leak check's kinds to keep.
+  std::optional<std::string> leak_kinds;
 
   // -l's leak suppressions (rtrace process only: sp-rtrace-postproc writes what the original
   // wrote), and the rules loaded from them (null: none), which the suppress stage applies.

@@ -31,6 +31,7 @@ std::vector<StageSpec> process_stages(const ProcessOptions& o) {
       o.backtrace_depth ? std::to_string(*o.backtrace_depth) : "");
   add(o.remove_args, "remove-args");
   add(o.leaks, "leaks");
+  add(o.leaks && o.leak_kinds.has_value(), "leak-kinds", o.leak_kinds.value_or(""));
   // Suppressions match names where the trace has them: resolved first when -r asks for names
   // (the groups of -c are then made of what is left).
   const bool suppress = o.leaks && o.suppression_rules != nullptr;

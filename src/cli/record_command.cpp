@@ -81,6 +81,12 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
   // recorder turns the stream into text itself (-P).
   s.compress_level = o.no_compress || o.postproc ? 0 : 1;
   s.audit_patterns = o.audit_patterns;
+  if (o.leak_check && !s.compact) {
+    throw UsageError(
+        "--leak-check: the leak kinds are written in the compact format only; drop "
+        "--format sp-rtrace");
+  }
+  s.leak_check = o.leak_check;
   return s;
 }
 
@@ -332,6 +338,10 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                    "or sp-rtrace (the original's binary protocol, several times larger)")
         ->check(CLI::IsMember({"compact", "sp-rtrace"}))
         ->option_text("compact|sp-rtrace");
+    app.add_flag("--leak-check", o.leak_check,
+                 "Classify the blocks left when the trace ends (exit, toggle off) as valgrind's "
+                 "leak kinds: definitely, indirectly, possibly lost, still reachable; the tracer "
+                 "scans the process's memory for pointers (docs/leak-kinds.md)");
     app.add_flag("--no-compress", o.no_compress,
                  "Write the compact trace uncompressed (by default the tracer compresses it with "
                  "zstd, loaded at run time, when libzstd.so.1 is installed)");

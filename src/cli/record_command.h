@@ -22,6 +22,7 @@ struct RecordOptions {
   std::optional<std::string> postproc;
   bool managed = false;
   std::string format = "compact";  // rtrace record --format: compact or sp-rtrace
+  bool leak_check = false;         // rtrace record --leak-check: leak kinds at the trace's end
   bool no_compress = false;        // rtrace record --no-compress: a compact trace without zstd
   // -b; without it, 64 frames in the compact format and 10 in the sp-rtrace protocol (the
   // compatible command, --format sp-rtrace): tracer_options::default_depth.

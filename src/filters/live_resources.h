@@ -51,6 +51,12 @@ class LiveResources {
     return &block.value;
   }
 
+  // The value of the live block `key`, or null when it is not live.
+  const Value* find(const ResourceKey& key) const {
+    const std::size_t position = blocks_.find(key);
+    return position == ResourceMap<Block>::kNone ? nullptr : &blocks_.at(position).value;
+  }
+
   // A release of `key`: the block it ends, or nothing (an unknown id, or references remain).
   std::optional<Value> release(const ResourceKey& key) {
     const std::size_t position = blocks_.find(key);

@@ -219,6 +219,38 @@ struct TraceEnd {
 std::string_view end_reason_name(EndReason reason);
 std::optional<EndReason> end_reason_from_name(std::string_view name);
 
+// The leak kinds of valgrind memcheck, in its order (definitely lost first). Unknown: the
+// trace holds no leak check for the block's process (older traces, other formats).
+enum class LeakKind : std::uint8_t {
+  Unknown = 0,
+  Definite = 1,
+  Indirect = 2,
+  Possible = 3,
+  Reachable = 4
+};
+inline constexpr LeakKind kLeakKinds[] = {LeakKind::Definite, LeakKind::Indirect,
+                                          LeakKind::Possible, LeakKind::Reachable};
+
+struct BlockKind {
+  std::uint64_t resource_id = 0;
+  LeakKind kind = LeakKind::Unknown;
+
+  friend bool operator==(const BlockKind&, const BlockKind&) = default;
+};
+
+// The leak check's verdict (rtrace record --leak-check) on blocks of memory a process had not
+// released when its trace ended, ascending by address. A process may have several of these
+// records; one without blocks still says that the check was made.
+struct LeakKinds {
+  std::uint32_t pid = 0;
+  std::span<const BlockKind> blocks;
+};
+
+// valgrind's words for a kind ("definitely lost", ...), and the option's ("definite", ...).
+std::string_view leak_kind_name(LeakKind kind);
+std::string_view leak_kind_option(LeakKind kind);
+std::optional<LeakKind> leak_kind_from_option(std::string_view word);
+
 // A file bundled with the trace.
 struct Attachment {
   std::string name;

@@ -5,7 +5,8 @@
 // mappings, contexts, resource types) and calls, interleaved as the trace has them. symbol()
 // announces a SymbolId before the first frame that uses it. group() announces that the next
 // calls share a backtrace (compressed output); leak_summary() follows the calls of a leaks-only
-// trace; trace_end() ends the trace of a process whose tracer closed it. finish() comes exactly
+// trace; leak_kinds() gives the leak check's kinds of the blocks left (before the trace's end);
+// trace_end() ends the trace of a process whose tracer closed it. finish() comes exactly
 // once, after the last record, also on damaged input (everything complete delivered by then).
 //
 // Every method but finish() does nothing by default: a sink overrides what it uses. (We chose
@@ -39,6 +40,7 @@ class TraceSink {
   virtual void leak_summary(const LeakSummary& /*summary*/) {}
   virtual void heap_info(const HeapInfo& /*info*/) {}
   virtual void trace_end(const TraceEnd& /*end*/) {}
+  virtual void leak_kinds(const LeakKinds& /*kinds*/) {}
   virtual void attachment(const Attachment& /*attachment*/) {}
   virtual void note(const Note& /*note*/) {}
   virtual void finish() = 0;
@@ -69,6 +71,7 @@ class ForwardingSink : public TraceSink {
   void leak_summary(const LeakSummary& summary) override { next_.leak_summary(summary); }
   void heap_info(const HeapInfo& info) override { next_.heap_info(info); }
   void trace_end(const TraceEnd& end) override { next_.trace_end(end); }
+  void leak_kinds(const LeakKinds& kinds) override { next_.leak_kinds(kinds); }
   void attachment(const Attachment& attachment) override { next_.attachment(attachment); }
   void note(const Note& note) override { next_.note(note); }
   void finish() override { next_.finish(); }

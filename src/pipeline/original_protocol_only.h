@@ -22,6 +22,7 @@ class OriginalProtocolOnly final : public ForwardingSink {
   }
 
   void trace_end(const TraceEnd& /*end*/) override {}
+  void leak_kinds(const LeakKinds& /*kinds*/) override {}
 };
 
 }  // namespace rtrace

@@ -59,6 +59,9 @@ class PidSplit final : public TraceSink {
   void trace_end(const TraceEnd& end) override {
     branch(end.pid != 0 ? end.pid : first_pid_.value_or(0)).trace_end(end);
   }
+  void leak_kinds(const LeakKinds& kinds) override {
+    branch(kinds.pid != 0 ? kinds.pid : first_pid_.value_or(0)).leak_kinds(kinds);
+  }
   void attachment(const Attachment& attachment) override { current().attachment(attachment); }
   void note(const Note& note) override { current().note(note); }
   void finish() override;

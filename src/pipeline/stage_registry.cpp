@@ -4,6 +4,8 @@
 
 #include <array>
 #include <charconv>
+#include <stdexcept>
+#include <string>
 
 #include "filters/backtrace_depth_filter.h"
 #include "filters/call_address_filter.h"
@@ -11,6 +13,7 @@
 #include "filters/context_filter.h"
 #include "filters/expand_stage.h"
 #include "filters/index_filter.h"
+#include "filters/leak_kinds_filter.h"
 #include "filters/leaks_filter.h"
 #include "filters/remove_args_filter.h"
 #include "filters/resource_filter.h"
@@ -113,6 +116,16 @@ const auto kStages = std::to_array<StageInfo>({
     {"leaks", "keep only resources never released, then a leak summary (-l)",
      [](TraceSink& next, std::string_view, const StageContext&) {
        return make<LeaksFilter>(next);
+     }},
+    {"leak-kinds",
+     "after leaks: keep the leaks of these kinds of the trace's leak check; argument: "
+     "definite,indirect,possible,reachable or all (--leak-kinds)",
+     [](TraceSink& next, std::string_view kinds, const StageContext&) {
+       try {
+         return make<LeakKindsFilter>(next, parse_leak_kinds(kinds));
+       } catch (const std::invalid_argument& error) {
+         throw StageOptionError(std::string("leak-kinds: ") + error.what());
+       }
      }},
     {"suppress", "leave out the leaks that the leak suppressions match, and say so (-l)",
      [](TraceSink& next, std::string_view, const StageContext& context) {

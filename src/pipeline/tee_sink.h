@@ -49,6 +49,9 @@ class TeeSink final : public TraceSink {
   void trace_end(const TraceEnd& end) override {
     both([&](TraceSink& s) { s.trace_end(end); });
   }
+  void leak_kinds(const LeakKinds& kinds) override {
+    both([&](TraceSink& s) { s.leak_kinds(kinds); });
+  }
   void attachment(const Attachment& a) override {
     both([&](TraceSink& s) { s.attachment(a); });
   }

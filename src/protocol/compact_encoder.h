@@ -62,6 +62,16 @@ struct CallFields {
   std::uint32_t argument_count = 0;
 };
 
+// One block of a LEAK_KINDS record: its resource id (address) and its kLeak* kind.
+struct LeakKindEntry {
+  std::uint64_t resource_id = 0;
+  std::uint8_t kind = 0;
+};
+
+// The most entries one LEAK_KINDS record holds (a writer splits longer lists): 22 bytes each at
+// most, so that a record fits the tracer's output buffer.
+inline constexpr std::uint32_t kMaxLeakKindEntries = 16384;
+
 struct TraceFields {
   Text arch;
   std::uint8_t pointer_size = 8;
@@ -243,6 +253,21 @@ class CompactEncoder {
   void note(Text text) {
     Record r(*this, Tag::Note, string_bound(text));
     r.string(text);
+  }
+
+  // LEAK_KINDS: `count` blocks of process `pid` (at most kMaxLeakKindEntries), ascending by
+  // resource id; each id is written as its delta from the one before (the first from 0). A
+  // record without entries still says that the process's blocks were checked (none was left).
+  void leak_kinds(std::uint32_t pid, const LeakKindEntry* entries, std::uint32_t count) {
+    Record r(*this, Tag::LeakKinds, (2 + 2 * std::size_t{count}) * kMaxVarint);
+    r.varint(pid);
+    r.varint(count);
+    std::uint64_t previous = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      r.varint(entries[i].resource_id - previous);
+      r.varint(entries[i].kind);
+      previous = entries[i].resource_id;
+    }
   }
 
   void end(const EndFields& f) {

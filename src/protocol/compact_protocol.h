@@ -25,9 +25,10 @@ inline constexpr std::size_t kMagicSize = sizeof kMagic;
 // them without tag and length, version 4 says which thread made them (THREAD) and counts the
 // resource deltas and references per thread, version 5 writes a size equal to the thread's last
 // one as 0, version 6 writes a STACK as the frames it adds to the outer frames of a stack written
-// before (docs/format.md); readers read versions 1 to 5 too.
+// before (docs/format.md); readers read versions 1 to 5 too. Minor 1 adds LEAK_KINDS, which
+// readers of 6.0 skip as an unknown tag.
 inline constexpr std::uint8_t kMajor = 6;
-inline constexpr std::uint8_t kMinor = 0;
+inline constexpr std::uint8_t kMinor = 1;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
 
@@ -55,7 +56,15 @@ enum class Tag : std::uint8_t {
   End = 0x0E,         // end of trace: why it ended, peak and final RSS, when
   Note = 0x0F,        // a remark of the writer for whoever reads the trace (version 2)
   Thread = 0x10,      // the next calls are a thread's: its state slot and id (version 4)
+  LeakKinds = 0x11,   // the leak check's verdict on blocks still allocated (version 6.1)
 };
+
+// LEAK_KINDS: the kind of each block, valgrind memcheck's leak kinds in its order.
+inline constexpr std::uint8_t kLeakDefinite = 1;
+inline constexpr std::uint8_t kLeakIndirect = 2;
+inline constexpr std::uint8_t kLeakPossible = 3;
+inline constexpr std::uint8_t kLeakReachable = 4;
+inline constexpr std::uint8_t kLastLeakKind = 4;
 
 // PROCESS: the flags of its optional command line (after the name, when the record goes on).
 inline constexpr std::uint64_t kCommandLinePresent = 0x1;

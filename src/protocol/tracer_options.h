@@ -28,6 +28,7 @@ inline constexpr char kCompact[] = "compact";                 // 1: the compact 
 inline constexpr char kCompress[] = "compress";               // zstd level of a compact trace
 inline constexpr char kAudit[] = "audit";                     // the audit module's patterns
 inline constexpr char kFileFromRecorder[] = "file-from-recorder";  // 1: the recorder gives a file
+inline constexpr char kLeakCheck[] = "leak-check";  // 1: classify the blocks left at the end
 }  // namespace key
 
 // The tracing module a process attached by `rtrace record -p` registers besides main: its traces

@@ -39,6 +39,9 @@ std::string format_tracer_options(const TracerSettings& s) {
     if (s.compress_level > 0) {
       text += fmt::format(",{}={}", key::kCompress, s.compress_level);
     }
+    if (s.leak_check) {
+      text += fmt::format(",{}=1", key::kLeakCheck);
+    }
   }
   if (s.file_from_recorder) {
     text += fmt::format(",{}=1", key::kFileFromRecorder);

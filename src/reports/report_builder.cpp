@@ -56,6 +56,9 @@ ReportBuilder::TypeState& ReportBuilder::type_state(std::uint32_t type) {
 void ReportBuilder::resource_type(const ResourceType& type) {
   const std::uint32_t id = effective_resource_type(type.id);
   live_.add_type(type);
+  if (type.type == "memory") {
+    memory_type_ = id;
+  }
   TypeState& state = state_of(id);
   if (!state.registered) {
     registry_order_.push_back(id);
@@ -393,6 +396,7 @@ void ReportBuilder::finish() {
   }
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
+  finish_leak_kinds();
   // Most bytes first; equal bytes in the rules' order.
   std::ranges::stable_sort(data_.suppression_hits,
                            [](const SuppressionHit& a, const SuppressionHit& b) {

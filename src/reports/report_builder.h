@@ -42,6 +42,7 @@ class ReportBuilder final : public TraceSink {
   void call(const CallRecord& record) override;
   void heap_info(const HeapInfo& info) override { data_.heap = info; }
   void trace_end(const TraceEnd& end) override;
+  void leak_kinds(const LeakKinds& kinds) override;
   void attachment(const Attachment& attachment) override;
   void finish() override;
 
@@ -110,6 +111,17 @@ class ReportBuilder final : public TraceSink {
   // The rule that suppresses the leaks of a backtrace, if any.
   std::optional<std::size_t> suppressing_rule(CallingContextTree::NodeId node) const;
   void count_suppressed(std::size_t rule, const SiteStats& stats);
+
+  // The leak check's blocks, each with its kind, size and site (leak_kinds.cpp), counted at
+  // finish() when the sites' suppressions are known.
+  struct KindedBlock {
+    LeakKind kind = LeakKind::Unknown;
+    std::uint64_t size = 0;
+    std::uint32_t site = 0;
+  };
+  std::optional<std::vector<KindedBlock>> kinded_blocks_;
+  std::uint32_t memory_type_ = 0;  // the type named "memory", whose blocks the check classifies
+  void finish_leak_kinds();
 
   std::shared_ptr<const SuppressionRules> suppressions_;
   ReportData data_;

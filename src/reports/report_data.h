@@ -106,6 +106,25 @@ struct SuppressionHit {
   std::uint64_t bytes = 0;
 };
 
+// The leak check's totals (rtrace record --leak-check): blocks and bytes of each kind, by
+// LeakKind value (index 0 unused), and those of suppressed backtraces apart, as valgrind's
+// LEAK SUMMARY counts them.
+struct LeakKindTotals {
+  struct Count {
+    std::uint64_t blocks = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::array<Count, 5> kinds{};
+  Count suppressed;
+  // By kind, the allocation sites of its blocks (`site`: the index in ReportData::sites), most
+  // bytes first, as valgrind's loss records; suppressed sites are not among them.
+  struct SiteCount {
+    std::size_t site = 0;
+    Count count;
+  };
+  std::array<std::vector<SiteCount>, 5> sites{};
+};
+
 struct ReportData {
   std::string process;
   std::uint32_t pid = 0;
@@ -138,6 +157,8 @@ struct ReportData {
   // The pagemap module's attachments, read from beside the trace (by whoever knows where the
   // trace is: read_pagemap_attachments); none when the trace has none.
   std::optional<PagemapSummary> pagemap;
+  // Null when the trace holds no leak check ("kinds unknown").
+  std::optional<LeakKindTotals> leak_kinds;
 
   // A site's backtrace as text, innermost frame first.
   FrameNames frame_names(const SiteStats& site) const;

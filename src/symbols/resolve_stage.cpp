@@ -69,6 +69,10 @@ class ResolveStage final : public ForwardingSink {
     flush();
     next().trace_end(end);
   }
+  void leak_kinds(const LeakKinds& kinds) override {
+    flush();
+    next().leak_kinds(kinds);
+  }
   void attachment(const Attachment& attachment) override {
     flush();
     next().attachment(attachment);

@@ -142,6 +142,7 @@ class CompactReader {
   void read_reset(RecordCursor& record);
   void read_end(RecordCursor& record);
   void read_note(RecordCursor& record);
+  void read_leak_kinds(RecordCursor& record);
   void read_thread(RecordCursor& record);
   Step read_thread_switch(std::span<const std::uint8_t> bytes, std::uint64_t offset,
                           std::size_t& size);
@@ -170,6 +171,7 @@ class CompactReader {
   std::uint64_t time_unit_ns_ = 1;
   std::uint32_t pid_ = 0;
   std::uint64_t call_count_ = 0;
+  std::vector<BlockKind> leak_blocks_;  // a LEAK_KINDS record's, reused
 
   // The delta bases (compact_encoder.h).
   std::uint64_t previous_timestamp_ = 0;
@@ -438,6 +440,8 @@ void CompactReader::dispatch(Tag tag, RecordCursor& record) {
       return read_end(record);
     case Tag::Note:
       return read_note(record);
+    case Tag::LeakKinds:
+      return read_leak_kinds(record);
     case Tag::Thread:
       if (major_ >= compact::kFirstThreadMajor) {
         return read_thread(record);
@@ -819,6 +823,32 @@ Step CompactReader::read_thread_switch(std::span<const std::uint8_t> bytes, std:
 
 void CompactReader::read_note(RecordCursor& record) {
   warn(record.record_offset(), fmt::format("writer's note: {}", record.string("the note")));
+}
+
+// LEAK_KINDS: pid, count, then per block its address's delta from the one before and its kind.
+void CompactReader::read_leak_kinds(RecordCursor& record) {
+  LeakKinds kinds;
+  const std::uint64_t pid = record.varint("the leak check's pid");
+  if (pid > 0xFFFFFFFF) {
+    record.fail(fmt::format("pid {} out of range", pid));
+  }
+  kinds.pid = static_cast<std::uint32_t>(pid);
+  const std::uint64_t count = record.varint("the leak check's block count");
+  if (count > record.remaining() / 2) {  // two bytes a block at least
+    record.fail(fmt::format("{} blocks do not fit the record", count));
+  }
+  leak_blocks_.clear();
+  std::uint64_t address = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    address += record.varint("a block's address");
+    const std::uint64_t kind = record.varint("a block's leak kind");
+    if (kind == 0 || kind > compact::kLastLeakKind) {
+      record.fail(fmt::format("unknown leak kind {}", kind));
+    }
+    leak_blocks_.push_back({address, static_cast<LeakKind>(kind)});
+  }
+  kinds.blocks = leak_blocks_;
+  sink_.leak_kinds(kinds);
 }
 
 void CompactReader::read_heap_info(RecordCursor& record) {

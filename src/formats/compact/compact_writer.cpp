@@ -216,6 +216,27 @@ void CompactWriter::trace_end(const TraceEnd& end) {
   state_->ended = true;
 }
 
+// In records of at most kMaxLeakKindEntries blocks; one without blocks still says the check was
+// made.
+void CompactWriter::leak_kinds(const LeakKinds& kinds) {
+  ensure_header();
+  std::vector<compact::LeakKindEntry> entries;
+  for (std::size_t at = 0; at < kinds.blocks.size() || at == 0;
+       at += compact::kMaxLeakKindEntries) {
+    entries.clear();
+    for (std::size_t i = at; i < kinds.blocks.size() && i < at + compact::kMaxLeakKindEntries;
+         ++i) {
+      entries.push_back(
+          {kinds.blocks[i].resource_id, static_cast<std::uint8_t>(kinds.blocks[i].kind)});
+    }
+    state_->encoder.leak_kinds(kinds.pid, entries.data(),
+                               static_cast<std::uint32_t>(entries.size()));
+    if (kinds.blocks.empty()) {
+      break;
+    }
+  }
+}
+
 void CompactWriter::output_settings(const OutputSettings& settings) {
   ensure_header();
   state_->encoder.output_settings(text(settings.path), text(settings.options));

@@ -31,6 +31,7 @@ class CompactWriter final : public TraceSink {
   void heap_info(const HeapInfo& info) override;
   void attachment(const Attachment& attachment) override;
   void trace_end(const TraceEnd& end) override;
+  void leak_kinds(const LeakKinds& kinds) override;
   void finish() override;
 
  private:

@@ -188,4 +188,36 @@ std::string format_trace_end_line(const TraceEnd& end) {
   return line;
 }
 
+bool parse_leak_kinds_line(std::string_view line, std::uint32_t& pid) {
+  std::uint64_t blocks = 0;
+  return take(line, kLeakKindsPrefix) && take(line, "pid=") &&
+         take_decimal(line, ", blocks=", pid) && parse_decimal(line, blocks);
+}
+
+bool parse_leak_kind_line(std::string_view line, std::uint32_t& pid, BlockKind& block) {
+  if (!take(line, kLeakKindPrefix) || !take(line, "pid=") || !take_decimal(line, ", 0x", pid)) {
+    return false;
+  }
+  const std::size_t space = line.find(' ');
+  if (space == std::string_view::npos || !parse_hex(line.substr(0, space), block.resource_id)) {
+    return false;
+  }
+  const std::optional<LeakKind> kind = leak_kind_from_option(line.substr(space + 1));
+  if (!kind) {
+    return false;
+  }
+  block.kind = *kind;
+  return true;
+}
+
+std::string format_leak_kinds_lines(const LeakKinds& kinds) {
+  std::string lines =
+      fmt::format("{}pid={}, blocks={}", kLeakKindsPrefix, kinds.pid, kinds.blocks.size());
+  for (const BlockKind& block : kinds.blocks) {
+    lines += fmt::format("\n{}pid={}, {:#x} {}", kLeakKindPrefix, kinds.pid, block.resource_id,
+                         leak_kind_option(block.kind));
+  }
+  return lines;
+}
+
 }  // namespace rtrace::sprtrace_text

@@ -39,6 +39,15 @@ std::string format_command_line_line(const CommandLine& command_line);
 bool parse_trace_end_line(std::string_view line, TraceEnd& end);
 std::string format_trace_end_line(const TraceEnd& end);
 
+// The leak check's kinds (rtrace record --leak-check), lines the original keeps as comments:
+// `## leak kinds: pid=<pid>, blocks=<n>` (the check was made), then one line a block,
+// `## leak kind: pid=<pid>, 0x<address> <definite|indirect|possible|reachable>`.
+inline constexpr std::string_view kLeakKindsPrefix = "## leak kinds: ";
+inline constexpr std::string_view kLeakKindPrefix = "## leak kind: ";
+bool parse_leak_kinds_line(std::string_view line, std::uint32_t& pid);
+bool parse_leak_kind_line(std::string_view line, std::uint32_t& pid, BlockKind& block);
+std::string format_leak_kinds_lines(const LeakKinds& kinds);
+
 // `## tracing module: [<hex id>] <name> (<major>.<minor>)`
 bool parse_module_line(std::string_view line, ModuleInfo& module);
 

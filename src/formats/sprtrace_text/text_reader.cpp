@@ -273,6 +273,22 @@ class TextReader {
     heap_lines_.clear();
   }
 
+  // The leak check's lines: each passes on as a record of its own (the kinds add up).
+  bool leak_kind_line(std::string_view line) {
+    LeakKinds kinds;
+    BlockKind block;
+    if (line.starts_with(kLeakKindsPrefix) && parse_leak_kinds_line(line, kinds.pid)) {
+      sink_.leak_kinds(kinds);
+      return true;
+    }
+    if (line.starts_with(kLeakKindPrefix) && parse_leak_kind_line(line, kinds.pid, block)) {
+      kinds.blocks = std::span<const BlockKind>(&block, 1);
+      sink_.leak_kinds(kinds);
+      return true;
+    }
+    return false;
+  }
+
   void handle_registry_or_comment(std::string_view line) {
     if (line.starts_with(kModulePrefix) && parse_module_line(line, module_)) {
       sink_.module(module_);
@@ -283,6 +299,9 @@ class TextReader {
     }
     if (line.starts_with(kTraceEndPrefix) && parse_trace_end_line(line, trace_end_)) {
       sink_.trace_end(trace_end_);
+      return;
+    }
+    if (leak_kind_line(line)) {
       return;
     }
     if (line == kHeapTitle) {

@@ -225,6 +225,14 @@ class TextWriter::Printer {
       with_buffer(preamble_.tail, [&] { print_trace_end(end); });
     }
   }
+  // As the trace's end, which it comes just before.
+  void leak_kinds(const LeakKinds& kinds) {
+    if (started_) {
+      print_leak_kinds(kinds);
+    } else {
+      with_buffer(preamble_.tail, [&] { print_leak_kinds(kinds); });
+    }
+  }
   void attachment(const Attachment& attachment) {
     if (started_) {
       print_attachment(attachment);
@@ -422,6 +430,10 @@ class TextWriter::Printer {
     }
   }
 
+  void print_leak_kinds(const LeakKinds& kinds) {
+    out_.buffer() += sprtrace_text::format_leak_kinds_lines(kinds);
+    out_.buffer() += '\n';
+  }
   void print_trace_end(const TraceEnd& end) {
     out_.buffer() += sprtrace_text::format_trace_end_line(end);
     out_.buffer() += '\n';
@@ -783,6 +795,9 @@ void TextWriter::heap_info(const HeapInfo& info) {
 
 void TextWriter::trace_end(const TraceEnd& end) {
   printer_->trace_end(end);
+}
+void TextWriter::leak_kinds(const LeakKinds& kinds) {
+  printer_->leak_kinds(kinds);
 }
 void TextWriter::attachment(const Attachment& attachment) {
   printer_->attachment(attachment);

@@ -44,6 +44,7 @@ class TextWriter final : public TraceSink {
   void leak_summary(const LeakSummary& summary) override;
   void heap_info(const HeapInfo& info) override;
   void trace_end(const TraceEnd& end) override;
+  void leak_kinds(const LeakKinds& kinds) override;
   void attachment(const Attachment& attachment) override;
   void note(const Note& note) override;
   void finish() override;

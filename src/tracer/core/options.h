@@ -37,6 +37,9 @@ struct TracerOptions {
   // the trace goes to, and the tracer writes it itself (trace_output.cpp); the connection only
   // says when the trace ended
   bool file_from_recorder = false;
+  // leak-check=1 (with compact=1): keep the live blocks and classify them when the trace ends
+  // (output/live_blocks.h, session/leak_check.h)
+  bool leak_check = false;
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

@@ -13,6 +13,7 @@
 #include "protocol/sprtrace_packets.h"
 #include "tracer/core/clock.h"
 #include "tracer/output/compact_tables.h"
+#include "tracer/output/live_blocks.h"
 
 namespace rtrace::tracer {
 namespace {
@@ -93,6 +94,7 @@ class Fields {
 void emit_pending() {
   if (g_pending) {
     g_pending = false;
+    live_blocks_apply(g_call);
     g_encoder.call(g_call);
   }
 }
@@ -263,6 +265,7 @@ void packet(std::uint32_t type, Fields f) {
       const std::uint32_t id = f.u32();
       const std::uint32_t flags = f.u32();
       const Text type_name = f.string();
+      live_blocks_resource(id, type_name);
       return g_encoder.resource(id, flags, type_name, f.string());
     }
     case PacketType::HeapInfo: {
@@ -299,6 +302,7 @@ void compact_restart() {
   g_process.held = false;
   g_tables.clear_all();
   g_encoder.restart();
+  live_blocks_clear();
 }
 
 void compact_note(const char* text) {
@@ -329,7 +333,14 @@ void with_frames_capped(const compact::CallFields& call, Encode encode) {
 }  // namespace
 
 void compact_call(const compact::CallFields& call) {
+  live_blocks_apply(call);
   with_frames_capped(call, [](const compact::CallFields& fields) { g_encoder.call(fields); });
+}
+
+void compact_leak_kinds(std::uint32_t pid, const compact::LeakKindEntry* entries,
+                        std::uint32_t count) {
+  emit_pending();
+  g_encoder.leak_kinds(pid, entries, count);
 }
 
 void compact_transient(const compact::CallFields& allocation, bool release_has_stack) {

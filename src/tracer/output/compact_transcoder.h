@@ -36,6 +36,11 @@ void compact_call(const compact::CallFields& call);
 // `release_has_stack` the allocation's.
 void compact_transient(const compact::CallFields& allocation, bool release_has_stack);
 
+// A LEAK_KINDS record (the leak check's, session/leak_check.h): at most
+// compact::kMaxLeakKindEntries blocks, ascending.
+void compact_leak_kinds(std::uint32_t pid, const compact::LeakKindEntry* entries,
+                        std::uint32_t count);
+
 // The next calls are those of thread `tid`, whose records are in ring `slot` (a THREAD record when
 // either changes).
 void compact_thread(std::uint32_t slot, std::uint64_t tid);

@@ -7,14 +7,17 @@
 #include "tracer/core/clock.h"
 #include "tracer/core/record_merge.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/output/live_blocks.h"
 #include "tracer/output/packet_encoder.h"
 #include "tracer/output/session_packets.h"
 #include "tracer/output/trace_compressor.h"
 #include "tracer/output/trace_output.h"
 #include "tracer/session/control_thread.h"
+#include "tracer/session/leak_check.h"
 #include "tracer/session/maps_reader.h"
 #include "tracer/session/session_state.h"
 #include "tracer/session/stop_hooks.h"
+#include "tracer/session/thread_stop.h"
 #include "tracer/session/trace_registry.h"
 #include "tracer/session/trace_session.h"
 
@@ -110,6 +113,7 @@ void start_session(HeaderWrite header) {
     return;
   }
   if (open_connection()) {
+    live_blocks_enable(g_session.options.compact && g_session.options.leak_check);
     write_header(header);
     g_session.floor = next_ticket();
     if (output_is_open()) {
@@ -162,6 +166,9 @@ void stop_session(const SessionEnd& ending, long patience_ms, State next) {
   }
   const std::uint64_t bound = safe_bound(current_ring());
   drain_locked(bound < end ? bound : end);
+  if (ending.reason == sprtrace::kEndExit || ending.reason == sprtrace::kEndToggleOff) {
+    leak_check_write(static_cast<std::uint32_t>(g_session.pid), !tracer_thread(::gettid()));
+  }
   write_trace_end(ending);
   flush_output();
   output_close();
