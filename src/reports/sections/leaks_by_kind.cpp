@@ -25,7 +25,7 @@ void text(const SectionInput& input, std::string& out) {
     for (std::size_t i = 0; i < sites.size() && i < input.options.top; ++i) {
       fmt::format_to(std::back_inserter(out), "  {} bytes in {} blocks allocated at\n",
                      sites[i].count.bytes, sites[i].count.blocks);
-      for (const std::string_view frame : input.data.sites[sites[i].site].frame_names) {
+      for (const std::string_view frame : input.data.frame_names(input.data.sites[sites[i].site])) {
         fmt::format_to(std::back_inserter(out), "    {}\n", shown_name(frame, input.options));
       }
     }
@@ -46,7 +46,7 @@ void json(const SectionInput& input, JsonLines& out) {
     Json sites = Json::array();
     for (const LeakKindTotals::SiteCount& site : input.data.leak_kinds->sites[index]) {
       Json frames = Json::array();
-      for (const std::string_view frame : input.data.sites[site.site].frame_names) {
+      for (const std::string_view frame : input.data.frame_names(input.data.sites[site.site])) {
         frames.push_back(shown_name(frame, input.options));
       }
       sites.push_back(Json{{"blocks", site.count.blocks},

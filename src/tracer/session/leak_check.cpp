@@ -233,7 +233,8 @@ void note(const char* what, std::uint64_t number) {
 }
 
 std::size_t thread_descriptor_size() {
-  static const auto* size =
+  // Looked up at each (rare) check: a function-local static would need the C++ runtime's guard.
+  const auto* size =
       static_cast<const unsigned int*>(::dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
   return size != nullptr ? *size : kDefaultThreadDescriptor;
 }

@@ -153,9 +153,10 @@ ModuleRoots module_roots(AddressRange* out, std::size_t capacity) {
 
 std::size_t static_tls_size() {
   // The dynamic linker's own answer (LeakSanitizer asks it the same way); private to glibc, so
-  // looked up by name and optional.
+  // looked up by name and optional, at each (rare) check: a function-local static would need the
+  // C++ runtime's guard.
   using GetInfo = void (*)(std::size_t*, std::size_t*);
-  static GetInfo get_info =
+  const GetInfo get_info =
       reinterpret_cast<GetInfo>(::dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info"));
   if (get_info == nullptr) {
     return 0;
