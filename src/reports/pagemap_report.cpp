@@ -9,10 +9,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
+#include "io/proc_maps_line.h"
 #include "protocol/pagemap_layout.h"
 #include "reports/human_units.h"
 
@@ -202,27 +202,16 @@ void read_maps(const fs::path& path, const std::string& shown,
   }
   std::string line;
   while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string range;
-    std::string permissions;
-    std::string offset;
-    std::string device;
-    std::string inode;
-    fields >> range >> permissions >> offset >> device >> inode;
-    std::uint64_t start = 0;
-    try {
-      start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-    } catch (const std::exception&) {
+    const std::optional<ProcMapsLine> parsed = parse_proc_maps_line(line);
+    if (!parsed) {
       continue;  // not a maps line: nothing to take from it
     }
-    const auto found = by_start.find(start);
+    const auto found = by_start.find(parsed->start);
     if (found == by_start.end()) {
       continue;
     }
-    std::string rest;
-    std::getline(fields >> std::ws, rest);
-    found->second->permissions = permissions;
-    found->second->path = rest;
+    found->second->permissions = parsed->permissions;
+    found->second->path = parsed->path;
   }
 }
 

@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "io/proc_maps_line.h"
 #include "recorder/attach/attach_error.h"
 
 namespace rtrace::recorder::attach {
@@ -21,20 +21,12 @@ std::vector<MappedFile> mapped_files(pid_t pid) {
   std::vector<MappedFile> files;
   std::string line;
   while (std::getline(maps, line)) {
-    // start-end perms offset dev inode path
-    std::istringstream fields(line);
-    std::string range;
-    std::string permissions;
-    std::string offset;
-    std::string device;
-    std::string inode;
-    fields >> range >> permissions >> offset >> device >> inode;
-    std::string path;
-    std::getline(fields >> std::ws, path);
-    if (path.empty() || path[0] != '/' || std::stoull(offset, nullptr, 16) != 0) {
+    const std::optional<ProcMapsLine> mapping = parse_proc_maps_line(line);
+    if (!mapping || mapping->path.empty() || mapping->path[0] != '/' || mapping->offset != 0) {
       continue;
     }
-    const std::uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    const std::string& path = mapping->path;
+    const std::uint64_t start = mapping->start;
     bool known = false;
     for (const MappedFile& file : files) {
       known = known || file.path == path;
