@@ -608,7 +608,8 @@ TEST(CompactFormat, WriterWritesVersion6WithReferences) {
     }
     framed_calls += first == static_cast<std::uint8_t>(Tag::Call) ? 1 : 0;
     std::size_t at = pos + 1;
-    pos = at + next_varint(compact, at);
+    const std::uint64_t length = next_varint(compact, at);  // moves `at` past the length
+    pos = at + length;
   }
   EXPECT_EQ(framed_calls, 0U);
   std::size_t references = 0;
