@@ -61,6 +61,18 @@ Recorded read_back(const fs::path& dir) {
   return recorded;
 }
 
+// The deep-stack program ran as `r` and left in `dir` a trace whose header and leaked block say
+// `depth` frames.
+void expect_recorded_at_depth(const test::CommandResult& r, const fs::path& dir, int depth) {
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "deep done\n");
+  const Recorded recorded = read_back(dir);
+  EXPECT_NE(recorded.header.find(", backtrace depth=" + std::to_string(depth) + ", "),
+            std::string::npos)
+      << recorded.header;
+  EXPECT_EQ(recorded.leak_frames, depth);
+}
+
 TEST(DefaultDepth, EachCommandRecordsItsDefaultDepth) {
   const struct {
     std::string command;
@@ -79,13 +91,7 @@ TEST(DefaultDepth, EachCommandRecordsItsDefaultDepth) {
     const ScratchDir out;
     const auto r = run_command(c.command + " -q -o " + test::quoted(out.path()) + " -x " +
                                test::quoted(RTRACE_DEEP_STACK_PROGRAM));
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "deep done\n");
-    const Recorded recorded = read_back(out.path());
-    EXPECT_NE(recorded.header.find(", backtrace depth=" + std::to_string(c.depth) + ", "),
-              std::string::npos)
-        << recorded.header;
-    EXPECT_EQ(recorded.leak_frames, c.depth);
+    expect_recorded_at_depth(r, out.path(), c.depth);
   }
 }
 
@@ -113,13 +119,7 @@ TEST(DefaultDepth, TheTracerAloneTakesItsFormatsDefault) {
     command += " RTRACE_OPTIONS=" + test::quoted(options);
     command += " " + test::quoted(RTRACE_DEEP_STACK_PROGRAM);
     const auto r = run_command(command);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "deep done\n");
-    const Recorded recorded = read_back(out.path());
-    EXPECT_NE(recorded.header.find(", backtrace depth=" + std::to_string(c.depth) + ", "),
-              std::string::npos)
-        << recorded.header;
-    EXPECT_EQ(recorded.leak_frames, c.depth);
+    expect_recorded_at_depth(r, out.path(), c.depth);
   }
 }
 
