@@ -23,7 +23,8 @@ packages=(
   # rtrace export pprof: protoc and the protobuf runtime; its tests read the profiles with
   # `go tool pprof`
   libprotobuf-dev protobuf-compiler golang-go
-  # tests of rtrace report --html and the SVG flame graph: a headless browser opens them
+  # tests of rtrace report --html and the SVG flame graph: a headless browser opens them, and
+  # the page tests drive it through the DevTools protocol from Node.js (install_browser_driver)
   chromium
   # tests of the gobject tracing module: a real GLib program (the module does not link GLib)
   libglib2.0-dev
@@ -50,7 +51,28 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+# Node.js and npm for the page tests: a machine that has Node.js from elsewhere (with its own
+# npm) keeps it; Debian's packages otherwise.
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
+
+# The page tests' puppeteer-core (tests/browser/package.json, versions pinned by its lock file),
+# installed into tests/browser/node_modules as the lock file says, again only when the lock file
+# changed. It drives Debian's chromium: no browser is downloaded.
+install_browser_driver() {
+  local dir stamp
+  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+  stamp="$dir/node_modules/.rtrace-package-lock.json"
+  cmp -s "$dir/package-lock.json" "$stamp" && return 0
+  echo "rtrace: installing the page tests' Node.js packages into $dir/node_modules" >&2
+  npm ci --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error > /dev/null
+  cp "$dir/package-lock.json" "$stamp"
+}
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  install_browser_driver
+  exit 0
+fi
 
 echo "rtrace: installing ${missing[*]}" >&2
 sudo=()
@@ -61,3 +83,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+install_browser_driver
