@@ -123,6 +123,7 @@ class BinaryReader {
   void read_call(PacketCursor& packet);
   void read_arguments(PacketCursor& packet);
   void read_backtrace(PacketCursor& packet);
+  void read_call_size(PacketCursor& packet);
   void read_process_info(PacketCursor& packet);
   void read_module(PacketCursor& packet);
   void read_mapping(PacketCursor& packet);
@@ -392,6 +393,9 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
   if (type == static_cast<std::uint32_t>(PacketType::Backtrace)) {
     return read_backtrace(packet);
   }
+  if (type == static_cast<std::uint32_t>(PacketType::CallSize)) {
+    return read_call_size(packet);
+  }
   deliver_call();
   if (type != static_cast<std::uint32_t>(PacketType::CommandLine)) {
     deliver_process();
@@ -423,6 +427,7 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
       return;  // recorder-internal
     case PacketType::FunctionArgs:
     case PacketType::Backtrace:
+    case PacketType::CallSize:
       break;
   }
   skip_unknown(type, packet.packet_offset());
@@ -485,6 +490,19 @@ void BinaryReader::read_arguments(PacketCursor& packet) {
     arguments_.push_back({name, value});
   }
   complete_arguments_ = arguments_.size();
+}
+
+// RSIZ: [size:8], the real size of the call whose CALL packet holds it capped to 4 bytes.
+void BinaryReader::read_call_size(PacketCursor& packet) {
+  if (!accept_call_part("RSIZ", packet.packet_offset())) {
+    return;
+  }
+  const std::uint64_t size = packet.qword();
+  if (call_.call.size != sprtrace::kCappedCallSize || !sprtrace::needs_call_size_packet(size)) {
+    packet.fail(
+        fmt::format("RSIZ packet's size {} for a CALL packet of size {}", size, call_.call.size));
+  }
+  call_.call.size = size;
 }
 
 void BinaryReader::read_backtrace(PacketCursor& packet) {

@@ -390,6 +390,40 @@ TEST(BinaryReader, SkipsUnknownPacketTypesWithOneWarningPerType) {
   EXPECT_FALSE(result->failed);
 }
 
+// RSIZ (docs/protocol-extensions.md): the size of the CALL before it, which its 4-byte field
+// holds as 4294967295; big-endian, as any other packet.
+TEST(BinaryReader, TakesTheSizeOfAnRsizPacket) {
+  TraceBuilder t(2, 0, /*big_endian=*/true);
+  t.begin("CALL").dword(1).dword(0).dword(5).dword(2).string("malloc").dword(0xFFFFFFFF);
+  t.pointer(0x10).end();
+  t.begin("RSIZ").qword(5000000000).end();
+  t.begin("BTRC").dword(1).pointer(0x401000).end();
+  t.begin("CALL").dword(1).dword(0).dword(6).dword(2).string("malloc").dword(0xFFFFFFFF);
+  t.pointer(0x20).end();
+  t.begin("BTRC").dword(0).end();
+  const auto result = read_bytes(t.bytes());
+  EXPECT_EQ(result->warnings, "");
+  EXPECT_EQ(result->sink.text(),
+            "handshake 2.0 arch=x86_64 BE ptr=8 origin= filters=\n"
+            "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=5000000000 id=0x10 bt=[0x401000]\n"
+            "call #2 malloc kind=2 type=1 ctx=0x0 ts=6 size=4294967295 id=0x20");
+}
+
+TEST(BinaryReader, RefusesAnRsizPacketThatDoesNotExtendItsCall) {
+  for (const auto& [call_size, size] :
+       {std::pair<std::uint32_t, std::uint64_t>{100, 5000000000}, {0xFFFFFFFF, 0xFFFFFFFF}}) {
+    TraceBuilder t(2, 0);
+    t.begin("CALL").dword(1).dword(0).dword(5).dword(2).string("malloc").dword(call_size);
+    t.pointer(0x10).end();
+    t.begin("RSIZ").qword(size).end();
+    const auto result = read_bytes(t.bytes());
+    EXPECT_TRUE(result->failed);
+    EXPECT_EQ(result->error, fmt::format("trace:60: RSIZ packet's size {} for a CALL packet of "
+                                         "size {}",
+                                         size, call_size));
+  }
+}
+
 TEST(BinaryReader, IgnoresBacktraceWithoutCall) {
   TraceBuilder t(2, 0);
   t.begin("BTRC").dword(1).pointer(0x10).end();
