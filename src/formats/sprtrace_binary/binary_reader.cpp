@@ -581,6 +581,14 @@ void BinaryReader::read_trace_end(PacketCursor& packet) {
          fmt::format("REND packet with unknown reason {}; ignored", reason));
     return;
   }
+  // Out of range for every other reader: left out, so that no writer passes it on (the end
+  // itself stays, or the trace would look killed).
+  if (end.time.microseconds >= 1'000'000) {
+    warn(packet.packet_offset(),
+         fmt::format("REND packet's wall-clock microseconds {} out of range; time left out",
+                     end.time.microseconds));
+    end.time = {};
+  }
   end.reason = static_cast<EndReason>(reason);
   sink_.trace_end(end);
 }

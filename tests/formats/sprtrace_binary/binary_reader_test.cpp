@@ -424,6 +424,23 @@ TEST(BinaryReader, RefusesAnRsizPacketThatDoesNotExtendItsCall) {
   }
 }
 
+// Every other reader refuses it (the compact reader with an error): no writer may pass it on.
+// The end stays: without it the trace would look killed.
+TEST(BinaryReader, LeavesOutATraceEndTimeWhoseMicrosecondsAreAWholeSecond) {
+  TraceBuilder t(2, 0);
+  t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./prog").end();
+  t.begin("REND").dword(42).dword(1).dword(0).dword(2000).dword(1000000).raw(std::string(16, '\0'));
+  t.end();
+  const auto result = read_bytes(t.bytes());
+  EXPECT_EQ(result->warnings,
+            "trace:48: warning: REND packet's wall-clock microseconds 1000000 out of range; time "
+            "left out\n");
+  EXPECT_EQ(result->sink.text(),
+            "handshake 2.0 arch=x86_64 LE ptr=8 origin= filters=\n"
+            "process pid=42 name=./prog start=1000.000005 text= depth=7\n"
+            "end pid=42 reason=exit signal=0 time=0.000000 peak=0 rss=0");
+}
+
 TEST(BinaryReader, IgnoresBacktraceWithoutCall) {
   TraceBuilder t(2, 0);
   t.begin("BTRC").dword(1).pointer(0x10).end();
