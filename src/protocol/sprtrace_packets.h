@@ -52,6 +52,7 @@ enum class PacketType : std::uint32_t {
   // kept by rtrace's writer); the original post-processor skips packets of unknown types.
   CommandLine = packet_type("RCMD"),
   TraceEnd = packet_type("REND"),
+  CallSize = packet_type("RSIZ"),
 };
 
 // Whether `type` is one of the packet types above.
@@ -71,6 +72,7 @@ constexpr bool is_known_packet_type(std::uint32_t type) {
     case PacketType::FileAttachment:
     case PacketType::CommandLine:
     case PacketType::TraceEnd:
+    case PacketType::CallSize:
       return true;
   }
   return false;
@@ -86,10 +88,18 @@ inline constexpr std::uint32_t kEndFastExit = 3;  // _exit, quick_exit
 inline constexpr std::uint32_t kEndSignal = 4;    // a fatal signal; `signal` says which
 inline constexpr std::uint32_t kEndExec = 5;
 inline constexpr std::size_t kTraceEndSize = 5 * 4 + 2 * 8;
+// RSIZ, right after a CALL whose size does not fit its 4-byte field (which then holds
+// kCappedCallSize): [size:8], the call's real size.
+inline constexpr std::uint32_t kCappedCallSize = 0xffffffff;
+inline constexpr std::size_t kCallSizeSize = 8;
+constexpr bool needs_call_size_packet(std::uint64_t size) {
+  return size > kCappedCallSize;
+}
 
 constexpr bool is_extension(std::uint32_t type) {
   return type == static_cast<std::uint32_t>(PacketType::CommandLine) ||
-         type == static_cast<std::uint32_t>(PacketType::TraceEnd);
+         type == static_cast<std::uint32_t>(PacketType::TraceEnd) ||
+         type == static_cast<std::uint32_t>(PacketType::CallSize);
 }
 
 // Packet headers: [type][size] from 2.0, where size counts the data only; [size][type] before

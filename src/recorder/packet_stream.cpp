@@ -79,6 +79,9 @@ void PacketStream::on_collected(std::string& out) {
       saw_trace_end_ =
           saw_trace_end_ || type == static_cast<std::uint32_t>(sprtrace::PacketType::TraceEnd);
       keep_payload_ = !(strip_ && extension);
+      if (!keep_payload_ && type == static_cast<std::uint32_t>(sprtrace::PacketType::CallSize)) {
+        ++capped_sizes_;
+      }
       if (keep_payload_) {
         pass_held(out);
       } else {

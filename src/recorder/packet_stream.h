@@ -4,7 +4,8 @@
 //    docs/protocol-extensions.md), so that the recorder can tell a trace that broke off (the
 //    process was killed: RCMD and no REND) from a complete one;
 //  - with `strip_extensions` (the `sp-rtrace` command, which keeps the original's protocol
-//    exactly) it leaves them out of what it passes on.
+//    exactly) it leaves them out of what it passes on, and counts the calls whose size an RSIZ
+//    packet carried: their CALL packets keep it capped to 4 bytes (4294967295).
 // The handshake and packet headers are parsed by protocol/sprtrace_framing.h. A stream that does
 // not start with a handshake, or whose packets stop making sense, is passed on untouched from
 // there; a second handshake (another trace on the same stream) is followed as the first.
@@ -31,6 +32,8 @@ class PacketStream {
   bool broke_off() const { return saw_command_line_ && !saw_trace_end_; }
   // The stream came from rtrace's tracer (it has RCMD, near its start).
   bool has_command_line() const { return saw_command_line_; }
+  // Calls of 4 GiB or more whose real size (RSIZ) was left out with the extensions.
+  std::uint64_t capped_sizes() const { return capped_sizes_; }
 
  private:
   enum class State : std::uint8_t { Handshake, PacketHeader, Payload, Opaque };
@@ -48,6 +51,7 @@ class PacketStream {
   sprtrace::Layout layout_;
   bool saw_command_line_ = false;
   bool saw_trace_end_ = false;
+  std::uint64_t capped_sizes_ = 0;
 };
 
 }  // namespace rtrace::recorder

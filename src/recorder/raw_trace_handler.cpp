@@ -17,6 +17,7 @@
 
 #include "pipeline/completeness_check.h"
 #include "protocol/file_from_recorder.h"
+#include "protocol/sprtrace_packets.h"
 #include "recorder/packet_stream.h"
 #include "recorder/pid_sniffer.h"
 #include "recorder/trace_file_passing.h"
@@ -160,7 +161,7 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
       return true;
     }
     return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
-                  packets.broke_off());
+                  packets.broke_off(), packets.capped_sizes());
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -170,11 +171,19 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
 }
 
 bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, const std::string& argv0,
-                             bool broke_off) {
+                             bool broke_off, std::uint64_t capped_sizes) {
   const std::string path = commit_trace(out, names_.name(argv0, pid));
   if (!quiet_) {
     progress_.interrupt();
     fmt::print(stderr, "{}\n", trace_summary(path));
+  }
+  if (capped_sizes > 0) {
+    // Not quiet either: the file holds sizes other than the program's.
+    progress_.interrupt();
+    fmt::print(stderr,
+               "rtrace: {}: warning: {} call(s) of 4 GiB or more recorded with size {}: the "
+               "sp-rtrace protocol's sizes have 32 bits\n",
+               path, capped_sizes, sprtrace::kCappedCallSize);
   }
   if (broke_off) {
     // Not quiet: a trace that looks whole and is not must never go unnoticed.

@@ -46,7 +46,9 @@ class RawTraceHandler final : public TraceHandler {
   bool record_copied(int fd, std::uint32_t peer_pid, const std::string& argv0,
                      std::span<const std::uint8_t> read_already);
   // Names the file after the process and says so; false (with a warning) when it broke off.
-  bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, bool broke_off);
+  // `capped_sizes`: calls whose size the file holds capped (said in a warning).
+  bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, bool broke_off,
+              std::uint64_t capped_sizes = 0);
 
   TraceFileNames names_;
   bool quiet_;

@@ -173,7 +173,7 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
     return;
   }
   Site& site = sites_[block->site];
-  if (just_allocated_ == key) {
+  if (just_allocated(record.call) == key) {
     ++site.temporary;
     ++state_of(key.type).totals.temporary;
   }
@@ -198,7 +198,7 @@ void ReportBuilder::call(const CallRecord& record) {
   switch (record.call.kind) {
     case CallKind::Alloc:
       allocate(record, key);
-      just_allocated_ = key;
+      just_allocated(record.call) = key;
       return;
     case CallKind::Free:
       release(record, key);
@@ -208,7 +208,16 @@ void ReportBuilder::call(const CallRecord& record) {
     case CallKind::Exit:
       break;
   }
-  just_allocated_.reset();
+  just_allocated(record.call).reset();
+}
+
+std::optional<ResourceKey>& ReportBuilder::just_allocated(const Call& call) {
+  const ThreadKey thread{call.pid, call.thread};
+  if (last_thread_call_ == nullptr || thread != last_thread_) {
+    last_thread_ = thread;
+    last_thread_call_ = &just_allocated_[thread];
+  }
+  return *last_thread_call_;
 }
 
 const Symbol* ReportBuilder::symbol_of(const Frame& frame) const {

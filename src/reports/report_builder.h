@@ -17,6 +17,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "filters/live_resources.h"
@@ -138,7 +139,14 @@ class ReportBuilder final : public TraceSink {
   std::unordered_map<std::uint64_t, std::uint32_t> other_sites_;  // type << 32 | node -> site
   std::vector<Site> sites_;
   LiveResources<LiveBlock> live_;
-  std::optional<ResourceKey> just_allocated_;  // the previous call, when it was an allocation
+  // Each thread's previous call, when it was an allocation (by process and thread: a temporary
+  // is released by the next call of the thread that allocated it). An ordered map: thread ids
+  // come from the input. Entries are never erased, so the last thread's stays where it is.
+  using ThreadKey = std::pair<std::uint32_t, std::uint64_t>;
+  std::map<ThreadKey, std::optional<ResourceKey>> just_allocated_;
+  ThreadKey last_thread_;
+  std::optional<ResourceKey>* last_thread_call_ = nullptr;  // just_allocated_[last_thread_]
+  std::optional<ResourceKey>& just_allocated(const Call& call);
   std::unordered_map<SymbolId, Symbol> symbols_;
   CheckpointProfile checkpoints_;
   std::vector<Mapping> mappings_;

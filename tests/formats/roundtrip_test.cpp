@@ -361,6 +361,40 @@ TEST(RoundTrip, CommandLineAndTraceEndOfRtracesTracer) {
       << text;
 }
 
+// A trace end whose wall clock says 1000000 microseconds, which the compact and text readers
+// refuse: the binary reader leaves that time out (a warning), so `rtrace process --to compact`
+// never writes a file that rtrace then refuses to read, and the trace stays complete.
+TEST(RoundTrip, WhatTheCompactConversionWritesIsReadBack) {
+  ScratchDir scratch;
+  const std::filesystem::path path = scratch / "end.rtrace";
+  {
+    OutputStream out(path.string(), {});
+    const std::unique_ptr<TraceSink> writer = format_named("binary").open_writer(out, {});
+    TraceHeader header;
+    header.arch = "x86_64";
+    writer->header(header);
+    ProcessInfo process;
+    process.pid = 41;
+    process.name = "./prog";
+    process.command_line = CommandLine{.arguments = {"./prog"}};
+    writer->process(process);
+    writer->trace_end({.pid = 41, .reason = EndReason::Exit, .time = {1763919602, 1000000}});
+    writer->finish();
+    out.commit();
+  }
+  const std::string rtrace = built_tool("rtrace");
+  const std::filesystem::path compact = scratch / "end.compact";
+  const CommandResult converted =
+      run_command(rtrace + " process --to compact -o " + quoted(compact) + " " + quoted(path));
+  ASSERT_EQ(converted.status, 0) << converted.err;
+  EXPECT_EQ(converted.err, "rtrace: " + path.string() +
+                               ":76: warning: REND packet's wall-clock microseconds 1000000 out "
+                               "of range; time left out\n");
+  const CommandResult read_back = run_command(rtrace + " process " + quoted(compact));
+  EXPECT_EQ(read_back.status, 0) << read_back.err;
+  EXPECT_EQ(read_back.err, "");
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryFormat, RoundTripTest, testing::ValuesIn(kRoundTrips),
                          [](const testing::TestParamInfo<RoundTrip>& info) {
                            return std::string(info.param.format);

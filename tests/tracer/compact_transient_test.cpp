@@ -145,7 +145,7 @@ TEST(CompactTransient, TheSameCallsAsTheTranscodedPacketsInFewerBytes) {
       {"memcpy", 16, 0xabd0, 1, 8, {0x401000, 0x402000, 0x403000}, true},
       {"memset", 16, 0xabd0, 1, 8, {0x401010, 0x402000, 0x403000}, true},
       {"memset", 16, 0xabd0, 1, 8, {0x401010, 0x402000, 0x403000}, true},  // the same stack
-      {"strcpy", std::uint64_t{1} << 33, 0x7fff0000, 3, 70000, {0x401020}, false},  // size capped
+      {"strcpy", std::uint64_t{1} << 33, 0x7fff0000, 3, 70000, {0x401020}, false},  // 8 GiB
       {"__wmemcpy_chk", 0, 0x10, 0, 70000, {}, true},                               // no frames
       {"memmove", 12, 0x20, 0, 70001, deep, true},  // too deep to share
       {"memmove", 12, 0x20, 0, 70001, deep, false},
@@ -156,6 +156,9 @@ TEST(CompactTransient, TheSameCallsAsTheTranscodedPacketsInFewerBytes) {
   const std::string expected = through_packets(records);
   ASSERT_GT(expected.size(), steps.size());
   ASSERT_EQ(read_calls(expected).size(), 2 * steps.size());
+  // The 8 GiB allocation whole: its packets carry the size in an RSIZ packet.
+  EXPECT_EQ(read_calls(expected)[10], "strcpy kind=2 ctx=3 ts=70000 size=8589934592 id=2147418112 "
+                                      "bt=4198432,");
   expect_same_calls_in_fewer_bytes(records, expected);
   // Encoded again from the start of a new trace: the same again (the tables start empty).
   const std::string once = direct(records);

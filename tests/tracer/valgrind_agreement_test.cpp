@@ -209,6 +209,79 @@ TEST(ValgrindAgreement, CrossThreadFreesThroughQueues) {
   expect_agreement(tracer_program("queue_threads") + " 8 2000");
 }
 
+// How many allocations and releases of how many bytes: memcheck's "total heap usage" (a realloc
+// is an allocation and a release), `rtrace report`'s TOTALS.
+struct HeapUsage {
+  std::uint64_t allocations = 0;
+  std::uint64_t releases = 0;
+  std::uint64_t bytes = 0;
+};
+
+bool operator==(const HeapUsage& a, const HeapUsage& b) {
+  return a.allocations == b.allocations && a.releases == b.releases && a.bytes == b.bytes;
+}
+
+std::ostream& operator<<(std::ostream& out, const HeapUsage& usage) {
+  return out << usage.allocations << " allocations, " << usage.releases << " releases, "
+             << usage.bytes << " bytes";
+}
+
+HeapUsage memcheck_usage(const ScratchDir& scratch, const std::string& command) {
+  const fs::path log = scratch / "usage.log";
+  const CommandResult result = run_command(
+      "valgrind --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no --log-file='" +
+      log.string() + "' " + command);
+  EXPECT_EQ(result.status, 0) << result.err;
+  const std::string text = read_file(log);
+  std::smatch match;
+  const std::regex usage(R"(total heap usage: ([0-9,]+) allocs, ([0-9,]+) frees, ([0-9,]+) bytes)");
+  if (!std::regex_search(text, match, usage)) {
+    ADD_FAILURE() << "no heap usage in memcheck's log:\n" << text;
+    return {};
+  }
+  return {without_commas(match[1].str()), without_commas(match[2].str()),
+          without_commas(match[3].str())};
+}
+
+HeapUsage rtrace_usage(const ScratchDir& scratch, const std::string& command) {
+  const std::string rtrace = "'" + (build_dir() / "bin" / "rtrace").string() + "'";
+  const fs::path traces = scratch / "usage";
+  fs::create_directories(traces);
+  const CommandResult recorded =
+      run_command(rtrace + " record -q -s -e memory -o '" + traces.string() + "' -x " + command);
+  EXPECT_EQ(recorded.status, 0) << recorded.err;
+  const auto files = fs::directory_iterator(traces);
+  if (files == fs::directory_iterator()) {
+    ADD_FAILURE() << "no trace written";
+    return {};
+  }
+  const CommandResult report =
+      run_command(rtrace + " report --no-resolve '" + files->path().string() + "'");
+  EXPECT_EQ(report.status, 0) << report.err;
+  std::smatch match;
+  const std::regex totals(
+      R"(\n  memory \(memory allocation in bytes\): \d+ calls, (\d+) allocations of (\d+) bytes, (\d+) releases,)");
+  if (!std::regex_search(report.out, match, totals)) {
+    ADD_FAILURE() << "no totals in the report:\n" << report.out;
+    return {};
+  }
+  return {std::stoull(match[1].str()), std::stoull(match[3].str()), std::stoull(match[2].str())};
+}
+
+// A library loaded with RTLD_DEEPBIND allocates and releases (strdup, malloc, realloc, calloc,
+// free): each of its calls is seen, as memcheck counts them (the program's own and those of the
+// dynamic linker's dlopen), and only the one block it keeps is left.
+TEST(ValgrindAgreement, LibraryLoadedWithDeepBind) {
+  const std::string command =
+      tracer_program("deep_bound_program") + " " + tracer_program("libdeep_bound_library.so");
+  expect_agreement(command);
+  const ScratchDir scratch;
+  const HeapUsage memcheck = memcheck_usage(scratch, command);
+  EXPECT_EQ(rtrace_usage(scratch, command), memcheck);
+  EXPECT_GE(memcheck.allocations, 32U);  // the program's own: strdup, 10 x 3, the kept block
+  EXPECT_GE(memcheck.releases, 31U);
+}
+
 // ---- leak kinds: `rtrace record --leak-check` against memcheck, kind by kind ----------------
 
 // The four kinds of a LEAK SUMMARY in valgrind's words (memcheck's log, rtrace report's text).

@@ -123,6 +123,7 @@ class BinaryReader {
   void read_call(PacketCursor& packet);
   void read_arguments(PacketCursor& packet);
   void read_backtrace(PacketCursor& packet);
+  void read_call_size(PacketCursor& packet);
   void read_process_info(PacketCursor& packet);
   void read_module(PacketCursor& packet);
   void read_mapping(PacketCursor& packet);
@@ -392,6 +393,9 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
   if (type == static_cast<std::uint32_t>(PacketType::Backtrace)) {
     return read_backtrace(packet);
   }
+  if (type == static_cast<std::uint32_t>(PacketType::CallSize)) {
+    return read_call_size(packet);
+  }
   deliver_call();
   if (type != static_cast<std::uint32_t>(PacketType::CommandLine)) {
     deliver_process();
@@ -423,6 +427,7 @@ void BinaryReader::dispatch(std::uint32_t type, PacketCursor& packet) {
       return;  // recorder-internal
     case PacketType::FunctionArgs:
     case PacketType::Backtrace:
+    case PacketType::CallSize:
       break;
   }
   skip_unknown(type, packet.packet_offset());
@@ -485,6 +490,19 @@ void BinaryReader::read_arguments(PacketCursor& packet) {
     arguments_.push_back({name, value});
   }
   complete_arguments_ = arguments_.size();
+}
+
+// RSIZ: [size:8], the real size of the call whose CALL packet holds it capped to 4 bytes.
+void BinaryReader::read_call_size(PacketCursor& packet) {
+  if (!accept_call_part("RSIZ", packet.packet_offset())) {
+    return;
+  }
+  const std::uint64_t size = packet.qword();
+  if (call_.call.size != sprtrace::kCappedCallSize || !sprtrace::needs_call_size_packet(size)) {
+    packet.fail(
+        fmt::format("RSIZ packet's size {} for a CALL packet of size {}", size, call_.call.size));
+  }
+  call_.call.size = size;
 }
 
 void BinaryReader::read_backtrace(PacketCursor& packet) {
@@ -562,6 +580,14 @@ void BinaryReader::read_trace_end(PacketCursor& packet) {
     warn(packet.packet_offset(),
          fmt::format("REND packet with unknown reason {}; ignored", reason));
     return;
+  }
+  // Out of range for every other reader: left out, so that no writer passes it on (the end
+  // itself stays, or the trace would look killed).
+  if (end.time.microseconds >= 1'000'000) {
+    warn(packet.packet_offset(),
+         fmt::format("REND packet's wall-clock microseconds {} out of range; time left out",
+                     end.time.microseconds));
+    end.time = {};
   }
   end.reason = static_cast<EndReason>(reason);
   sink_.trace_end(end);

@@ -264,8 +264,8 @@ void BinaryWriter::call(const CallRecord& record) {
   out_.maybe_flush();
 }
 
-// CALL, then ARGS when there are arguments, then BTRC (empty when there is no backtrace), as
-// the tracer sends them.
+// CALL (then RSIZ for a size of 4 GiB or more), then ARGS when there are arguments, then BTRC
+// (empty when there is no backtrace), as the tracer sends them.
 void BinaryWriter::write_call(const CallRecord& record) {
   const Call& call = record.call;
   encoder_->begin(PacketType::FunctionCall);
@@ -275,9 +275,15 @@ void BinaryWriter::write_call(const CallRecord& record) {
   encoder_->dword(static_cast<std::uint32_t>(call.timestamp_ns / kNanosecondsPerMillisecond));
   encoder_->dword(call_kind_code(call.kind));
   encoder_->string(record.function);
-  encoder_->dword(static_cast<std::uint32_t>(call.size));
+  const bool wide = sprtrace::needs_call_size_packet(call.size);
+  encoder_->dword(wide ? sprtrace::kCappedCallSize : static_cast<std::uint32_t>(call.size));
   encoder_->pointer(call.resource_id);
   encoder_->end();
+  if (wide) {  // the real size, which the CALL's 4-byte field cannot hold (RSIZ, rtrace's own)
+    encoder_->begin(PacketType::CallSize);
+    encoder_->qword(call.size);
+    encoder_->end();
+  }
 
   if (!record.arguments.empty()) {
     encoder_->begin(PacketType::FunctionArgs);

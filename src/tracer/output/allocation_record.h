@@ -16,8 +16,8 @@
 
 #include "protocol/compact_encoder.h"
 #include "protocol/sprtrace_packets.h"
-#include "tracer/output/ring_call_record.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/output/ring_call_record.h"
 
 namespace rtrace::tracer {
 
@@ -75,7 +75,8 @@ inline bool is_allocation_record(const char* record) {
 std::size_t expand_allocation_record(const char* record, char* out, std::size_t room);
 
 // Drain side, the compact format: the fields of the call those packets stand for, as the compact
-// transcoder reads them from the packets (the name cut and the size capped as CallPackets does).
+// transcoder reads them from the packets (the name cut as CallPackets does; the size whole, as
+// the CALL and RSIZ packets carry it).
 // The name and the frames point into the record and the program's memory: valid while the record
 // is.
 compact::CallFields allocation_record_call(const char* record);

@@ -1,9 +1,10 @@
 // The packets of one traced call, as the original tracer writes them: CALL, then ARGS when the
-// call has arguments, then BTRC (empty when there are no frames). This is the encoding on every
-// traced call's path, so it is measured once (each string's length taken once) and written
-// through one local cursor with no bounds check per field; PacketEncoder, which checks every
-// field, writes the rare packets. The bytes are PacketEncoder's (tracer_core_test compares them).
-// Copies of variable size go to the C library's memcpy itself (libc_memory.h).
+// call has arguments, then BTRC (empty when there are no frames); a size of 4 GiB or more, which
+// the CALL's 4-byte field cannot hold, follows the CALL in an RSIZ packet of rtrace's. This is the
+// encoding on every traced call's path, so it is measured once (each string's length taken once)
+// and written through one local cursor with no bounds check per field; PacketEncoder, which checks
+// every field, writes the rare packets. The bytes are PacketEncoder's (tracer_core_test compares
+// them). Copies of variable size go to the C library's memcpy itself (libc_memory.h).
 #pragma once
 
 #include <cstddef>
@@ -11,8 +12,8 @@
 #include <cstring>
 
 #include "protocol/sprtrace_packets.h"
-#include "tracer/core/libc_memory.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/core/libc_memory.h"
 
 namespace rtrace::tracer {
 
@@ -30,6 +31,9 @@ class CallPackets {
       : call_(call), frame_count_(frame_count), name_length_(text_length(call.name)) {
     size_ = kCallFixed + sprtrace::string_field_size(name_length_) + kBacktraceFixed +
             sizeof(std::uintptr_t) * std::size_t{frame_count};
+    if (sprtrace::needs_call_size_packet(call.size)) {
+      size_ += kCallSizeFixed;
+    }
     if (call.arg_count > 0) {
       size_ += kArgsFixed;
       for (std::uint32_t i = 0; i < call.arg_count; ++i) {
@@ -51,9 +55,15 @@ class CallPackets {
     put_u32(out, timestamp_ms);
     put_u32(out, call_.kind);
     put_string(out, call_.name, name_length_);
-    put_u32(out, call_.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call_.size));
+    const bool wide = sprtrace::needs_call_size_packet(call_.size);
+    put_u32(out, wide ? sprtrace::kCappedCallSize : static_cast<std::uint32_t>(call_.size));
     put_u64(out, call_.id);
     end(packet, out);
+    if (wide) {  // the real size, which the CALL's 4-byte field cannot hold
+      packet = begin(out, sprtrace::PacketType::CallSize);
+      put_u64(out, call_.size);
+      end(packet, out);
+    }
     if (call_.arg_count > 0) {
       packet = begin(out, sprtrace::PacketType::FunctionArgs);
       put_u32(out, call_.arg_count);
@@ -104,6 +114,7 @@ class CallPackets {
   static constexpr std::size_t kHeader = 8;
   static constexpr std::size_t kCallFixed = kHeader + std::size_t{4} * 4 + 4 + 8;
   static constexpr std::size_t kArgsFixed = kHeader + 4;
+  static constexpr std::size_t kCallSizeFixed = kHeader + sprtrace::kCallSizeSize;
   static constexpr std::size_t kBacktraceFixed = kHeader + 4;
   // Arguments whose lengths are kept from the measuring; later ones are measured again.
   static constexpr std::uint32_t kKeptArguments = 8;

@@ -126,6 +126,11 @@ void add_arguments(Fields& f) {
   }
 }
 
+// RSIZ: the real size of the call whose CALL packet holds it capped.
+void set_call_size(Fields& f) {
+  g_call.size = f.u64();
+}
+
 void add_backtrace(Fields& f) {
   const std::uint32_t count = f.u32();
   g_call.frame_count = count < kMaxFrames ? count : kMaxFrames;
@@ -238,6 +243,9 @@ void packet(std::uint32_t type, Fields f) {
   if (type == static_cast<std::uint32_t>(PacketType::FunctionCall)) {
     return start_call(f);
   }
+  if (type == static_cast<std::uint32_t>(PacketType::CallSize)) {
+    return g_pending ? set_call_size(f) : void();
+  }
   emit_pending();
   if (type != static_cast<std::uint32_t>(PacketType::CommandLine)) {
     emit_held_process(nullptr);
@@ -290,6 +298,7 @@ void packet(std::uint32_t type, Fields f) {
     case PacketType::FunctionCall:
     case PacketType::Backtrace:
     case PacketType::FunctionArgs:
+    case PacketType::CallSize:
     case PacketType::NewLibrary:
       return;
   }

@@ -14,8 +14,8 @@
 
 #include "protocol/compact_encoder.h"
 #include "protocol/sprtrace_packets.h"
-#include "tracer/output/call_packets.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/output/call_packets.h"
 
 namespace rtrace::tracer {
 
@@ -104,8 +104,8 @@ inline std::size_t write_head_packets(const RingCallHead& head, std::uint32_t ki
 
 // Drain side, the compact format: the fields of the call the head stands for (of `kind`, named at
 // address `name`, of `size`, its head.frame_count frames at `frames`), as the compact transcoder
-// reads them from the packets write_head_packets writes: the name cut and the size capped as
-// CallPackets does. The name and the frames stay where they are (the program's memory, the ring).
+// reads them from the packets write_head_packets writes: the name cut as CallPackets does. The name
+// and the frames stay where they are (the program's memory, the ring).
 inline compact::CallFields ring_call_fields(const RingCallHead& head, std::uint32_t kind,
                                             std::uint64_t name, std::uint64_t size,
                                             const std::uintptr_t* frames) {
@@ -121,7 +121,7 @@ inline compact::CallFields ring_call_fields(const RingCallHead& head, std::uint3
       .context = head.context,
       .timestamp = head.timestamp,
       .resource_id = head.id,
-      .size = size > UINT32_MAX ? UINT32_MAX : size,
+      .size = size,
       .frames = reinterpret_cast<const std::uint64_t*>(frames),
       .frame_count = head.frame_count,
       .arguments = nullptr,

@@ -18,11 +18,23 @@ constexpr std::size_t kMaxHooks = 512;
 constexpr std::size_t kMaxObjects = 2048;
 constexpr std::size_t kMaxEntries = 1 << 16;
 
+// Which entries binding a hook's name the patcher rewrites.
+enum class HookRule : std::uint8_t {
+  // The tracer was loaded late: those bound to `bound`, to `replacement`.
+  Attached,
+  // The tracer is preloaded and `bound` is its function: those holding another library's
+  // definition of the name, bound in a scope of the object's own (RTLD_DEEPBIND), to `bound`.
+  Preloaded,
+  // The tracer is preloaded and the program binds the name elsewhere (its own malloc): none.
+  LeftAlone,
+};
+
 struct Hook {
   const char* name;  // in its library's string table (the library stays loaded)
   std::uint32_t hash;
   void* replacement;
   void* bound;  // what the dynamic linker binds the name to in the program
+  HookRule rule;
 };
 
 // One rewritten entry: where, what it held, and the object it belongs to (its dynamic section).
@@ -121,7 +133,8 @@ void add_hook(const char* name, void* replacement) {
     return;
   }
   if (g_tables->hook_count < kMaxHooks) {
-    g_tables->hooks[g_tables->hook_count++] = {name, name_hash(name), replacement, nullptr};
+    g_tables->hooks[g_tables->hook_count++] = {name, name_hash(name), replacement, nullptr,
+                                               HookRule::Attached};
   }
 }
 
@@ -160,6 +173,68 @@ void write_slot(void** slot, void* value, bool read_only) {
   }
 }
 
+// The loaded object whose code `address` is in, as a handle for dlsym (glibc's handles are
+// link maps); null when it is none or a tracer library.
+link_map* object_outside_tracer(const void* address) {
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (::dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
+      map == nullptr || (map->l_name != nullptr && is_tracer_library(map->l_name))) {
+    return nullptr;
+  }
+  return map;
+}
+
+// A search of the loaded objects for a definition: `name` exported at `address` by an object
+// other than the tracer's libraries.
+struct DefinitionSearch {
+  const void* address;
+  const char* name;
+  bool found;
+};
+
+int find_definition(dl_phdr_info* info, std::size_t, void* data) {
+  auto& search = *static_cast<DefinitionSearch*>(data);
+  const DynamicObject object = read_dynamic_object(*info);
+  if (!object.contains(search.address)) {
+    return 0;
+  }
+  if (info->dlpi_name == nullptr || !is_tracer_library(info->dlpi_name)) {
+    for_each_exported_function(object, [&](const char* name, void* address) {
+      search.found =
+          search.found || (address == search.address && std::strcmp(name, search.name) == 0);
+    });
+  }
+  return 1;  // the object holding the address: no other can
+}
+
+// Whether `current` is the definition of `name` in a library other than the tracer's (not a
+// function of another name at that address). Read from the objects' own symbol tables: dlsym
+// on an object loaded at start-up may not search it.
+bool is_library_definition(void* current, const char* name) {
+  DefinitionSearch search{current, name, false};
+  ::dl_iterate_phdr(find_definition, &search);
+  return search.found;
+}
+
+// What `slot` (an entry binding `hook`'s name, `lazy` when it may hold the object's own stub)
+// gets, or null when it keeps what it holds: attached, the entries bound to the function the
+// program's scope binds the name to; preloaded, those an object's own scope bound elsewhere.
+void* replacement_for(const Hook& hook, const DynamicObject& object, void* current, bool lazy) {
+  const bool unbound_stub = lazy && object.contains(current);
+  if (hook.rule == HookRule::LeftAlone) {
+    return nullptr;
+  }
+  if (hook.rule == HookRule::Preloaded) {
+    const bool elsewhere = current != hook.bound && is_library_definition(current, hook.name);
+    return unbound_stub || elsewhere ? hook.bound : nullptr;
+  }
+  if (current == hook.replacement || (current != hook.bound && !unbound_stub)) {
+    return nullptr;
+  }
+  return hook.replacement;
+}
+
 std::size_t patch_object(const DynamicObject& object) {
   std::size_t changed = 0;
   for_each_function_slot(object, [&](const char* name, void** slot, bool lazy) {
@@ -168,16 +243,30 @@ std::size_t patch_object(const DynamicObject& object) {
       return;
     }
     void* current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    const bool unbound_stub = lazy && object.contains(current);
-    if (current == hook->replacement || (current != hook->bound && !unbound_stub)) {
+    void* replacement = replacement_for(*hook, object, current, lazy);
+    if (replacement == nullptr) {
       return;
     }
     const bool read_only = object.in_relro(slot);
     g_tables->entries[g_tables->entry_count++] = {slot, current, object.key, read_only};
-    write_slot(slot, hook->replacement, read_only);
+    write_slot(slot, replacement, read_only);
     ++changed;
   });
   return changed;
+}
+
+// Whether the object at `info` is in the program's namespace (not one of dlmopen's: the tracer's
+// libraries are not loaded there, and that namespace's C library has a heap of its own).
+bool in_base_namespace(const dl_phdr_info& info, const DynamicObject& object) {
+  Dl_info symbol{};
+  link_map* map = nullptr;
+  if (object.key == nullptr ||
+      ::dladdr1(object.key, &symbol, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
+      map == nullptr) {
+    return info.dlpi_name == nullptr || info.dlpi_name[0] == '\0';  // the program itself
+  }
+  Lmid_t namespace_id = LM_ID_BASE;
+  return ::dlinfo(map, RTLD_DI_LMID, &namespace_id) == 0 && namespace_id == LM_ID_BASE;
 }
 
 struct PatchPass {
@@ -192,7 +281,7 @@ int patch_loaded(dl_phdr_info* info, std::size_t, void* data) {
   }
   const DynamicObject object = read_dynamic_object(*info);
   if (object.key == nullptr || object_patched(object.key) ||
-      g_tables->object_count >= kMaxObjects) {
+      g_tables->object_count >= kMaxObjects || !in_base_namespace(*info, object)) {
     return 0;
   }
   g_tables->objects[g_tables->object_count++] = object.key;
@@ -227,10 +316,8 @@ int note_live(dl_phdr_info* info, std::size_t, void* data) {
   return 0;
 }
 
-}  // namespace
-
-bool got_collect_hooks() {
-  const TablesLock lock;
+// Reads the hooks; `preloaded`: with the rules of a preloaded tracer (HookRule).
+bool collect_hooks(bool preloaded) {
   if (!allocate_tables()) {
     return false;
   }
@@ -239,8 +326,24 @@ bool got_collect_hooks() {
   for (std::size_t i = 0; i < g_tables->hook_count; ++i) {
     Hook& hook = g_tables->hooks[i];
     hook.bound = ::dlsym(RTLD_DEFAULT, hook.name);
+    if (preloaded) {
+      const bool ours = hook.bound != nullptr && object_outside_tracer(hook.bound) == nullptr;
+      hook.rule = ours ? HookRule::Preloaded : HookRule::LeftAlone;
+    }
   }
   return g_tables->hook_count > 0;
+}
+
+}  // namespace
+
+bool got_collect_hooks() {
+  const TablesLock lock;
+  return collect_hooks(false);
+}
+
+bool got_collect_preloaded_hooks() {
+  const TablesLock lock;
+  return (g_tables != nullptr && g_tables->hook_count > 0) || collect_hooks(true);
 }
 
 std::size_t got_patch_objects() {

@@ -132,7 +132,12 @@ RTRACE_EXPORT void* dlopen(const char* file, int mode) {
   if (handle != nullptr && rtrace_guard == 0) {
     rtrace::tracer::GuardScope guard;
     rtrace::tracer::session_commit_maps();
-    rtrace::tracer::got_patch_objects();  // attached (got_patcher.h): the new objects' calls too
+    if ((mode & RTLD_DEEPBIND) != 0) {
+      // Preloaded, its calls bind in a scope of its own, past the tracer (got_patcher.h).
+      rtrace::tracer::got_collect_preloaded_hooks();
+    }
+    // Attached, or after such a dlopen: the new objects' calls too.
+    rtrace::tracer::got_patch_objects();
   }
   return handle;
 }

@@ -390,6 +390,57 @@ TEST(BinaryReader, SkipsUnknownPacketTypesWithOneWarningPerType) {
   EXPECT_FALSE(result->failed);
 }
 
+// RSIZ (docs/protocol-extensions.md): the size of the CALL before it, which its 4-byte field
+// holds as 4294967295; big-endian, as any other packet.
+TEST(BinaryReader, TakesTheSizeOfAnRsizPacket) {
+  TraceBuilder t(2, 0, /*big_endian=*/true);
+  t.begin("CALL").dword(1).dword(0).dword(5).dword(2).string("malloc").dword(0xFFFFFFFF);
+  t.pointer(0x10).end();
+  t.begin("RSIZ").qword(5000000000).end();
+  t.begin("BTRC").dword(1).pointer(0x401000).end();
+  t.begin("CALL").dword(1).dword(0).dword(6).dword(2).string("malloc").dword(0xFFFFFFFF);
+  t.pointer(0x20).end();
+  t.begin("BTRC").dword(0).end();
+  const auto result = read_bytes(t.bytes());
+  EXPECT_EQ(result->warnings, "");
+  EXPECT_EQ(result->sink.text(),
+            "handshake 2.0 arch=x86_64 BE ptr=8 origin= filters=\n"
+            "call #1 malloc kind=2 type=1 ctx=0x0 ts=5 size=5000000000 id=0x10 bt=[0x401000]\n"
+            "call #2 malloc kind=2 type=1 ctx=0x0 ts=6 size=4294967295 id=0x20");
+}
+
+TEST(BinaryReader, RefusesAnRsizPacketThatDoesNotExtendItsCall) {
+  for (const auto& [call_size, size] :
+       {std::pair<std::uint32_t, std::uint64_t>{100, 5000000000}, {0xFFFFFFFF, 0xFFFFFFFF}}) {
+    TraceBuilder t(2, 0);
+    t.begin("CALL").dword(1).dword(0).dword(5).dword(2).string("malloc").dword(call_size);
+    t.pointer(0x10).end();
+    t.begin("RSIZ").qword(size).end();
+    const auto result = read_bytes(t.bytes());
+    EXPECT_TRUE(result->failed);
+    EXPECT_EQ(result->error, fmt::format("trace:60: RSIZ packet's size {} for a CALL packet of "
+                                         "size {}",
+                                         size, call_size));
+  }
+}
+
+// Every other reader refuses it (the compact reader with an error): no writer may pass it on.
+// The end stays: without it the trace would look killed.
+TEST(BinaryReader, LeavesOutATraceEndTimeWhoseMicrosecondsAreAWholeSecond) {
+  TraceBuilder t(2, 0);
+  t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./prog").end();
+  t.begin("REND").dword(42).dword(1).dword(0).dword(2000).dword(1000000).raw(std::string(16, '\0'));
+  t.end();
+  const auto result = read_bytes(t.bytes());
+  EXPECT_EQ(result->warnings,
+            "trace:48: warning: REND packet's wall-clock microseconds 1000000 out of range; time "
+            "left out\n");
+  EXPECT_EQ(result->sink.text(),
+            "handshake 2.0 arch=x86_64 LE ptr=8 origin= filters=\n"
+            "process pid=42 name=./prog start=1000.000005 text= depth=7\n"
+            "end pid=42 reason=exit signal=0 time=0.000000 peak=0 rss=0");
+}
+
 TEST(BinaryReader, IgnoresBacktraceWithoutCall) {
   TraceBuilder t(2, 0);
   t.begin("BTRC").dword(1).pointer(0x10).end();

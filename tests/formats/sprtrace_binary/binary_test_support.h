@@ -104,6 +104,7 @@ class TraceBuilder {
     return *this;
   }
   TraceBuilder& dword(std::uint32_t v) { return number(v, 4, packet_); }
+  TraceBuilder& qword(std::uint64_t v) { return number(v, 8, packet_); }
   TraceBuilder& pointer(std::uint64_t v) { return number(v, pointer_size_, packet_); }
   TraceBuilder& string(std::string_view text) {
     const std::size_t length = sprtrace::padded_string_length(text.size());

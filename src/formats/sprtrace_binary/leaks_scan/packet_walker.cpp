@@ -216,7 +216,8 @@ bool PacketWalker::packet(std::uint32_t type, const std::uint8_t* data, std::siz
     return call(data, size, offset, length);  // reads and clears after_process_info
   }
   if (pending_ &&
-      (type == type_of(PacketType::FunctionArgs) || type == type_of(PacketType::Backtrace))) {
+      (type == type_of(PacketType::FunctionArgs) || type == type_of(PacketType::Backtrace) ||
+       type == type_of(PacketType::CallSize))) {
     group_.end = offset + length;
     return call_part(type, data, size);
   }
@@ -287,8 +288,12 @@ bool PacketWalker::add_event(Address id, std::uint32_t resource_type, std::uint3
   return true;
 }
 
-// ARGS and BTRC of the pending call: checked as the reader reads them, their contents skipped.
+// ARGS, BTRC and RSIZ of the pending call: checked as the reader reads them, their contents
+// skipped (RSIZ's size is the second pass's to check and take, with its CALL).
 bool PacketWalker::call_part(std::uint32_t type, const std::uint8_t* data, std::size_t size) {
+  if (type == type_of(PacketType::CallSize)) {
+    return size >= sprtrace::kCallSizeSize;
+  }
   if (size < 4) {
     return false;
   }
