@@ -265,6 +265,8 @@ const SITE_COLUMNS = {
   allocated: ["bytes", "allocated", (s) => s.bytes_allocated],
   peak: ["bytes", "at peak", (s) => s.peak_bytes],
   temporary: ["count", "temporary", (s) => s.temporary],
+  grown: ["bytes", "grown", (s) => s.grown_bytes],
+  grownBlocks: ["count", "blocks", (s) => s.grown_blocks],
   backtrace: ["backtrace", "backtrace (innermost first)", (s) => s.backtrace],
 };
 
@@ -980,6 +982,11 @@ function main() {
   sections.push(siteSection("temporary", "Temporary allocations", data.temporary,
     ["type", "temporary", "allocations", "allocated", "backtrace"],
     "Allocations released by the very next call: candidates for the stack or reuse."));
+  if (data.range) {
+    sections.push(siteSection("grown", "Grew in the range", data.range.grown,
+      ["type", "grown", "grownBlocks", "backtrace"],
+      "What was allocated in the range and is still alive at its end, by backtrace."));
+  }
   sections.push(histogramSection(data));
   if (data.pagemap !== null) {
     sections.push(pagemapSection(data.pagemap));
@@ -997,6 +1004,14 @@ function main() {
   const header = element("header", {},
     element("h1", { text: title }),
     element("p", { class: "note", text: humanCount(data.calls) + " calls; " + data.generator }),
+    ...(data.range ? [element("p", {
+      id: "range-note", class: "note",
+      text: "Range " + data.range.description + (data.range.first_call === null ? " (no call)"
+        : ` (calls ${data.range.first_call} to ${data.range.last_call})`) + ": the figures " +
+        "count the calls in the range, the flame graph and the trees weigh its sites; " +
+        "\"alive\" is alive at the range's end, allocated before it or in it. The timelines " +
+        "show the whole trace.",
+    })] : []),
     element("label", { class: "switch" }, shortNames,
       " Short names (template arguments left out: std::vector<>::push_back)"));
   const nav = element("nav");
