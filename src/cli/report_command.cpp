@@ -13,6 +13,7 @@
 
 #include "cli/exit_status.h"
 #include "cli/standard_input_once.h"
+#include "cli/time_range_options.h"
 #include "exports/html_report.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -36,6 +37,9 @@ reports::ReportData build(const std::string& path, const ReportOptions& o,
                           Diagnostics& diagnostics, std::optional<InputError>& damage,
                           TraceSink* also = nullptr) {
   reports::ReportBuilder builder(suppressions);
+  if (!o.range.whole()) {
+    builder.set_range(o.range);
+  }
   std::optional<TeeSink> tee;
   TraceSink& sink =
       also == nullptr ? static_cast<TraceSink&>(builder) : tee.emplace(builder, *also);
@@ -303,6 +307,9 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "how many it left out")
       ->option_text("SHARE")
       ->check(CLI::Range(0.0, 1.0));
+  add_time_range_options(app, o.range,
+                         "the stretch reported on (text, --json, --html; the RANGE section says "
+                         "what each figure covers)");
   app.add_flag("-q,--quiet", o.quiet,
                "Do not print warnings about damaged input, nor a progress line");
   app.add_flag("!--no-resolve", o.resolve, "Show backtraces as raw addresses (faster)");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/suppression_options.h"
+#include "model/call_range.h"
 
 namespace rtrace::cli {
 
@@ -27,6 +28,7 @@ struct ReportOptions {
   std::optional<std::string> html;  // write the HTML report to this file instead
   // The page's flame graph leaves out nodes under this share of every weight (none: the default).
   std::optional<double> html_min_share;
+  CallRange range;  // --from/--to: the stretch of the trace reported on
   bool quiet = false;
   bool short_templates = false;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.

@@ -28,8 +28,10 @@ void write_numbers(JsonWriter& writer, bool first, Values... values) {
   ((writer.punctuation(first ? "" : ","), writer.value(values), first = false), ...);
 }
 
-constexpr std::array kWeights{Weight::Allocated, Weight::Leaked, Weight::Peak, Weight::Count};
-using Weights = std::array<std::uint64_t, kWeights.size()>;
+// The page's weights, in the order its nodes list them: bytes allocated, leaked bytes, bytes
+// alive at the peak, allocations (as the Weight enumeration), then temporary allocations.
+constexpr std::size_t kWeightCount = 5;
+using Weights = std::array<std::uint64_t, kWeightCount>;
 
 // The type's kept points, evenly spread, with the peak itself among them (thinning may have
 // dropped it), in call order.
@@ -128,7 +130,7 @@ class WeightedTree {
   // (children come after their parents).
   void sum() {
     for (std::size_t i = nodes_.size() - 1; i > 0; --i) {
-      for (std::size_t w = 0; w < kWeights.size(); ++w) {
+      for (std::size_t w = 0; w < kWeightCount; ++w) {
         nodes_[nodes_[i].parent].weights[w] += nodes_[i].weights[w];
       }
     }
@@ -144,7 +146,7 @@ class WeightedTree {
     for (std::size_t i = 1; i < nodes_.size(); ++i) {
       Node& node = nodes_[i];
       bool big_enough = false;
-      for (std::size_t w = 0; w < kWeights.size(); ++w) {
+      for (std::size_t w = 0; w < kWeightCount; ++w) {
         big_enough =
             big_enough || (node.weights[w] > 0 && static_cast<double>(node.weights[w]) >=
                                                       min_share * static_cast<double>(all[w]));
@@ -174,7 +176,7 @@ class WeightedTree {
       pending.pop_back();
       const Node& node = nodes_[index];
       write_numbers(writer, first, depth, renumbered[node.name], node.weights[0], node.weights[1],
-                    node.weights[2], node.weights[3]);
+                    node.weights[2], node.weights[3], node.weights[4]);
       first = false;
       for (auto child = node.children.rbegin(); child != node.children.rend(); ++child) {
         if (nodes_[*child].shown) {
@@ -315,8 +317,8 @@ void HtmlProfile::append_flame_json(std::string& out, const reports::ReportData&
     const std::uint32_t id = effective_resource_type(type->type.id);
     for (const reports::SiteStats& site : data.sites) {
       if (site.type == id) {
-        tree.add(site,
-                 {site.bytes_allocated, site.leaked_bytes, site.peak_bytes, site.allocations});
+        tree.add(site, {site.bytes_allocated, site.leaked_bytes, site.peak_bytes, site.allocations,
+                        site.temporary});
       }
     }
     tree.sum();

@@ -37,8 +37,8 @@ class HtmlProfile final : public AllocationProfile {
   // timestamp of the trace (all 0 when it has none).
   void append_timelines_json(std::string& out) const;
   // A JSON object {"names": [...], "trees": [{"type", "nodes": [depth, name, allocated, leaked,
-  // peak, count, depth, ...]}]}: each tree's nodes in depth-first order from its root ("all",
-  // depth 0), `name` an index into "names", the weights in the order of the Weight enumeration;
+  // peak, count, temporary, depth, ...]}]}: each tree's nodes in depth-first order from its root
+  // ("all", depth 0), `name` an index into "names", each weight the node's inclusive figure;
   // the trees of `data` (the report of the same trace), without the nodes that hold less than
   // `min_share` of each weight of their type (and those beneath them). When nodes were left out,
   // "pruned": {"nodes": how many, "min_share"} follows the trees.

@@ -8,6 +8,7 @@
 
 namespace rtrace::exporters {
 
+extern const std::string_view kHtmlViewsScript;   // html_views.js, generated
 extern const std::string_view kHtmlReportScript;  // html_report.js, generated
 extern const std::string_view kHtmlReportStyle;   // html_report.css, generated
 
@@ -53,7 +54,9 @@ std::string render_html_report(const HtmlReportInput& input) {
       "<main id=\"report\"></main>\n"
       "<script type=\"application/json\" id=\"report-data\">\n";
   page += script_safe(json);
+  // One script: the views first, then the page that draws them.
   page += "\n</script>\n<script>\n";
+  page += kHtmlViewsScript;
   page += kHtmlReportScript;
   page += "</script>\n</body>\n</html>\n";
   return page;

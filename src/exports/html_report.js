@@ -3,8 +3,10 @@
 // summary, the timelines, the flame graph, the tables and the histograms. No network, no
 // libraries: the page works from file://.
 //
-// The URL fragment drives the flame graph (links and the browser tests use it):
-//   #weight=leaked|peak|allocated|count&type=NAME&search=REGEX&zoom=FRAME
+// The URL fragment drives the flame graph and the views (links and the browser tests use it),
+// and the page keeps it current as they change:
+//   #weight=leaked|peak|allocated|count|temporary&type=NAME&search=REGEX&zoom=FRAME&inverted=1
+//   &tree=top-down|bottom-up&function=NAME&short=1
 // and sorts a table as a click on a header would: &sort=SECTION.COLUMN (e.g. leaks.3).
 "use strict";
 
@@ -25,13 +27,17 @@ function recordError(message) {
 window.addEventListener("error", (event) => recordError(event.message));
 window.addEventListener("unhandledrejection", (event) => recordError(event.reason));
 
-const WEIGHTS = ["allocated", "leaked", "peak", "count"]; // the order of the data's weights
+// The order of the data's weights.
+const WEIGHTS = ["allocated", "leaked", "peak", "count", "temporary"];
 const WEIGHT_TITLES = {
   leaked: "leaked bytes",
   peak: "bytes alive at the peak",
   allocated: "bytes allocated",
   count: "allocations",
+  temporary: "temporary allocations",
 };
+// Per node: its depth, its name's index, then each weight.
+const NODE_WIDTH = 2 + WEIGHTS.length;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 // ---- Small helpers -------------------------------------------------------------------------
@@ -78,7 +84,10 @@ function humanCount(count) {
 }
 
 function humanWeight(value, weight) {
-  return weight === "count" ? humanCount(value) + " allocations" : humanBytes(value);
+  if (weight === "count") {
+    return humanCount(value) + " allocations";
+  }
+  return weight === "temporary" ? humanCount(value) + " temporary" : humanBytes(value);
 }
 
 function humanDuration(ns) {
@@ -256,6 +265,8 @@ const SITE_COLUMNS = {
   allocated: ["bytes", "allocated", (s) => s.bytes_allocated],
   peak: ["bytes", "at peak", (s) => s.peak_bytes],
   temporary: ["count", "temporary", (s) => s.temporary],
+  grown: ["bytes", "grown", (s) => s.grown_bytes],
+  grownBlocks: ["count", "blocks", (s) => s.grown_blocks],
   backtrace: ["backtrace", "backtrace (innermost first)", (s) => s.backtrace],
 };
 
@@ -386,18 +397,20 @@ function chart(points, x, y, format, label, peak, timed) {
 class FlameTree {
   constructor(tree, names) {
     this.type = tree.type;
-    const n = tree.nodes.length / 6;
+    const n = tree.nodes.length / NODE_WIDTH;
     this.depth = new Int32Array(n);
+    this.nameId = new Int32Array(n);
     this.name = new Array(n);
     this.values = WEIGHTS.map(() => new Float64Array(n));
     this.parent = new Int32Array(n);
     this.end = new Int32Array(n); // one past the node's last descendant
     const path = [];
     for (let i = 0; i < n; i += 1) {
-      const d = tree.nodes[6 * i];
+      const d = tree.nodes[NODE_WIDTH * i];
       this.depth[i] = d;
-      this.name[i] = names[tree.nodes[6 * i + 1]];
-      WEIGHTS.forEach((_, w) => { this.values[w][i] = tree.nodes[6 * i + 2 + w]; });
+      this.nameId[i] = tree.nodes[NODE_WIDTH * i + 1];
+      this.name[i] = names[this.nameId[i]];
+      WEIGHTS.forEach((_, w) => { this.values[w][i] = tree.nodes[NODE_WIDTH * i + 2 + w]; });
       while (path.length > d) {
         this.end[path.pop()] = i;
       }
@@ -427,9 +440,14 @@ class FlameTree {
 
 class FlameGraph {
   constructor(data, root) {
+    this.names = data.flame.names;
     this.trees = data.flame.trees.map((tree) => new FlameTree(tree, data.flame.names));
+    this.inverted = new Map(); // by top-down tree: its inverted tree, made at first use
     this.root = root;
     this.tree = this.trees[0] || null;
+    this.upsideDown = false; // the inverted graph: allocating functions on top, callers below
+    this.listeners = []; // called after a change of type or weight
+    this.openFunction = () => {};
     // Transfers never leak: what they moved is what a reader of their graph looks for.
     this.weight = this.tree && transferTypes(data).has(this.tree.type) ? "allocated" : "leaked";
     this.zoomed = 0;
@@ -448,7 +466,7 @@ class FlameGraph {
       controls.append(element("label", { text: "Resource " }, types));
     }
     const weights = element("span", { class: "weights", role: "radiogroup" });
-    for (const weight of ["leaked", "peak", "allocated", "count"]) {
+    for (const weight of ["leaked", "peak", "allocated", "count", "temporary"]) {
       const button = element("button", {
         type: "button", "data-weight": weight, text: WEIGHT_TITLES[weight],
       });
@@ -462,7 +480,13 @@ class FlameGraph {
     this.reset = element("button", { id: "flame-reset", type: "button", text: "Reset zoom" });
     this.reset.addEventListener("click", () => this.zoom(0));
     this.matched = element("span", { id: "flame-matched" });
-    controls.append(weights, this.search, this.reset, this.matched);
+    this.invert = element("button", {
+      id: "flame-invert", type: "button", text: "Inverted", "aria-pressed": "false",
+      title: "Allocating functions on top, their callers below",
+    });
+    this.invert.addEventListener("click", () => this.setInverted(!this.upsideDown));
+    this.selected = element("a", { id: "flame-function", class: "fn", href: "#", hidden: "" });
+    controls.append(weights, this.invert, this.search, this.reset, this.matched, this.selected);
     this.frames = element("div", { id: "flame", class: "flame" });
     this.details = element("div", { id: "flame-details", class: "flame-details", text: " " });
     // One listener for all frames (there may be thousands).
@@ -488,6 +512,7 @@ class FlameGraph {
     this.tree = this.trees.find((tree) => tree.type === type) || this.tree;
     this.zoomed = 0;
     this.render();
+    this.changed();
   }
 
   setWeight(weight) {
@@ -496,6 +521,37 @@ class FlameGraph {
       this.zoomed = 0;
     }
     this.render();
+    this.changed();
+  }
+
+  setInverted(inverted) {
+    this.upsideDown = inverted;
+    this.zoomed = 0;
+    this.render();
+    updateFragment();
+  }
+
+  changed() {
+    for (const listener of this.listeners) {
+      listener();
+    }
+    updateFragment();
+  }
+
+  // The bottom-up tree of the type shown (views.js), made once per type.
+  invertedTree() {
+    if (this.tree === null) {
+      return null;
+    }
+    if (!this.inverted.has(this.tree)) {
+      this.inverted.set(this.tree, new FlameTree(invertedNodes(this.tree), this.names));
+    }
+    return this.inverted.get(this.tree);
+  }
+
+  // The tree the graph draws: top-down, or inverted.
+  shown() {
+    return this.upsideDown ? this.invertedTree() : this.tree;
   }
 
   setSearch(pattern) {
@@ -511,8 +567,9 @@ class FlameGraph {
 
   // Zooms into the first frame called `name`, depth first; false when there is none.
   zoomTo(name) {
-    for (let i = 0; this.tree !== null && i < this.tree.size; i += 1) {
-      if (this.tree.name[i] === name && this.value(i) > 0) {
+    const tree = this.shown();
+    for (let i = 0; tree !== null && i < tree.size; i += 1) {
+      if (tree.name[i] === name && this.value(i) > 0) {
         this.zoom(i);
         return true;
       }
@@ -523,10 +580,11 @@ class FlameGraph {
   zoom(node) {
     this.zoomed = node;
     this.render();
+    updateFragment();
   }
 
   value(node) {
-    return this.tree.values[WEIGHTS.indexOf(this.weight)][node];
+    return this.shown().values[WEIGHTS.indexOf(this.weight)][node];
   }
 
   render() {
@@ -535,8 +593,11 @@ class FlameGraph {
     }
     this.frames.textContent = "";
     this.frames.dataset.weight = this.weight;
+    this.invert.setAttribute("aria-pressed", String(this.upsideDown));
+    this.selected.hidden = true;
     if (this.tree === null || this.value(0) === 0) {
       this.frames.dataset.zoom = "";
+      this.frames.dataset.inverted = String(this.upsideDown);
       this.frames.append(element("p", {
         class: "empty", text: "No " + WEIGHT_TITLES[this.weight] + " in this trace.",
       }));
@@ -544,7 +605,7 @@ class FlameGraph {
       this.frames.style.height = "";
       return;
     }
-    const tree = this.tree;
+    const tree = this.shown();
     const w = WEIGHTS.indexOf(this.weight);
     const start = tree.starts(w);
     const values = tree.values[w];
@@ -567,7 +628,7 @@ class FlameGraph {
         title: `${label}\n${humanWeight(values[node], this.weight)} (${share}% of all)`,
         style: `left:${(100 * left).toFixed(4)}%;width:${(100 * width).toFixed(4)}%;` +
           `top:${depth * rowHeight}px;background:${colourOf(label)}`,
-      }, element("span", { text: label }));
+      }, element("span", { text: nameDisplay.of(label) }));
       if (this.pattern !== null && this.pattern.test(label)) {
         div.classList.add("match");
       }
@@ -593,14 +654,21 @@ class FlameGraph {
     this.frames.append(fragment);
     this.frames.style.height = (deepest + 1) * rowHeight + "px";
     this.frames.dataset.zoom = z === 0 ? "" : tree.name[z];
+    this.frames.dataset.inverted = String(this.upsideDown);
     this.reset.disabled = z === 0;
+    if (z !== 0) {
+      // The zoomed frame's function, one click from its callers and callees.
+      this.selected.hidden = false;
+      this.selected.dataset.function = tree.name[z];
+      this.selected.textContent = "Callers and callees of " + nameDisplay.of(tree.name[z]);
+    }
     this.matched.textContent = this.pattern === null ? "" :
       "Matched: " + (100 * this.matchedShare(z, values) / span).toFixed(1) + "%";
   }
 
   // What the matching frames under `z` weigh; a match inside a match counts once.
   matchedShare(z, values) {
-    const tree = this.tree;
+    const tree = this.shown();
     let sum = 0;
     for (let i = z; i < tree.end[z]; i += 1) {
       if (this.pattern.test(tree.name[i])) {
@@ -626,8 +694,10 @@ function flameSection(data) {
   const graph = new FlameGraph(data, root);
   const parts = [element("p", {
     class: "note",
-    text: "Callers on top, what they call below; a frame is as wide as what was allocated " +
-      "under it. Click a frame to zoom, Escape or Reset zoom to go back.",
+    text: "Callers on top, what they call below (Inverted: the allocating functions on top, " +
+      "their callers below); a frame is as wide as what was allocated under it. Click a frame " +
+      "to zoom, Escape or Reset zoom to go back. The weight and resource chosen here apply to " +
+      "the call trees and the callers and callees too.",
   })];
   const pruned = data.flame.pruned;
   if (pruned) {
@@ -760,8 +830,61 @@ function tableSection(table) {
 
 // ---- The page ------------------------------------------------------------------------------
 
-function applyFragment(graph) {
+// The page's views, once drawn: the flame graph, the call trees, the callers and callees.
+let views = null;
+let applyingFragment = false;
+
+// Writes the views' state into the URL fragment (without a new history entry), so that a link
+// copied from the address bar opens the page as it is; parameters of others (sort) are kept.
+function updateFragment() {
+  if (views === null || applyingFragment) {
+    return;
+  }
   const parameters = new URLSearchParams(window.location.hash.slice(1));
+  const graph = views.flame;
+  const set = (key, value) => {
+    if (value === null || value === "") {
+      parameters.delete(key);
+    } else {
+      parameters.set(key, value);
+    }
+  };
+  set("weight", graph.weight);
+  set("type", graph.trees.length > 1 && graph.tree !== null ? graph.tree.type : null);
+  set("search", graph.pattern === null ? null : graph.search.value);
+  set("zoom", graph.zoomed === 0 ? null : graph.shown().name[graph.zoomed]);
+  set("inverted", graph.upsideDown ? "1" : null);
+  set("tree", views.tree.mode === "top-down" ? null : views.tree.mode);
+  set("function", views.callers.name);
+  set("short", nameDisplay.short ? "1" : null);
+  const hash = parameters.toString();
+  history.replaceState(null, "", hash === "" ? window.location.pathname + window.location.search
+    : "#" + hash);
+}
+
+function applyFragment(graph) {
+  applyingFragment = true;
+  try {
+    applyParameters(graph, new URLSearchParams(window.location.hash.slice(1)));
+  } finally {
+    applyingFragment = false;
+  }
+  updateFragment();
+}
+
+function applyParameters(graph, parameters) {
+  if (parameters.has("short")) {
+    setShortNames(parameters.get("short") === "1");
+  }
+  if (parameters.has("inverted")) {
+    graph.setInverted(parameters.get("inverted") === "1");
+  }
+  if (parameters.has("tree")) {
+    views.tree.setMode(parameters.get("tree"));
+  }
+  if (parameters.has("function")) {
+    views.callers.open(parameters.get("function"));
+  }
   if (parameters.has("type")) {
     graph.setType(parameters.get("type"));
   }
@@ -786,6 +909,53 @@ function applyFragment(graph) {
   }
 }
 
+// The switch that shortens template arguments in every name shown.
+function setShortNames(short) {
+  nameDisplay.short = short;
+  document.getElementById("short-names").checked = short;
+  if (views !== null) {
+    views.flame.render();
+    views.tree.render();
+    views.callers.render();
+    updateFragment();
+  }
+}
+
+function viewSections(graph) {
+  const treeRoot = element("div", { id: "call-trees" });
+  const callersRoot = element("div");
+  const callers = new CallerCalleeView(graph, callersRoot);
+  const openFunction = (name) => {
+    callers.open(name);
+    updateFragment();
+  };
+  const tree = new CallTreeView(graph, treeRoot, openFunction);
+  graph.openFunction = openFunction;
+  graph.listeners.push(() => tree.render(), () => callers.render());
+  graph.selected.addEventListener("click", (event) => {
+    event.preventDefault();
+    openFunction(graph.selected.dataset.function);
+  });
+  callersRoot.addEventListener("click", () => updateFragment());
+  return {
+    tree, callers,
+    nodes: [
+      section("trees", "Call trees", element("p", {
+        class: "note",
+        text: "Top-down: callers first; bottom-up: the functions that allocated first, their " +
+          "callers beneath. Click a row's arrow to expand it, a heading to sort, a function to " +
+          "see its callers and callees.",
+      }), treeRoot),
+      section("callers-callees", "Callers and callees", element("p", {
+        class: "note",
+        text: "The function chosen, what called it above (with what it cost through each " +
+          "caller) and what it called below (with what each cost under it). Click a name to " +
+          "move to it.",
+      }), callersRoot),
+    ],
+  };
+}
+
 function main() {
   const scriptStart = performance.now();
   const data = JSON.parse(document.getElementById("report-data").textContent);
@@ -795,6 +965,8 @@ function main() {
   sections.push(timelineSection(data));
   const flame = flameSection(data);
   sections.push(flame.node);
+  const analysis = viewSections(flame.graph);
+  sections.push(...analysis.nodes);
   const toggled = data.leaks_are !== "leaked";
   sections.push(siteSection("leaks", toggled ? "Alive when tracing stopped" : "Leaks", data.leaks,
     ["type", "leaked", "leakedBlocks", "allocations", "backtrace"],
@@ -810,6 +982,11 @@ function main() {
   sections.push(siteSection("temporary", "Temporary allocations", data.temporary,
     ["type", "temporary", "allocations", "allocated", "backtrace"],
     "Allocations released by the very next call: candidates for the stack or reuse."));
+  if (data.range) {
+    sections.push(siteSection("grown", "Grew in the range", data.range.grown,
+      ["type", "grown", "grownBlocks", "backtrace"],
+      "What was allocated in the range and is still alive at its end, by backtrace."));
+  }
   sections.push(histogramSection(data));
   if (data.pagemap !== null) {
     sections.push(pagemapSection(data.pagemap));
@@ -822,9 +999,21 @@ function main() {
   }
   const title = "rtrace report: " + (data.process || "trace") +
     (data.pid ? " (pid " + data.pid + ")" : "");
+  const shortNames = element("input", { id: "short-names", type: "checkbox" });
+  shortNames.addEventListener("change", () => setShortNames(shortNames.checked));
   const header = element("header", {},
     element("h1", { text: title }),
-    element("p", { class: "note", text: humanCount(data.calls) + " calls; " + data.generator }));
+    element("p", { class: "note", text: humanCount(data.calls) + " calls; " + data.generator }),
+    ...(data.range ? [element("p", {
+      id: "range-note", class: "note",
+      text: "Range " + data.range.description + (data.range.first_call === null ? " (no call)"
+        : ` (calls ${data.range.first_call} to ${data.range.last_call})`) + ": the figures " +
+        "count the calls in the range, the flame graph and the trees weigh its sites; " +
+        "\"alive\" is alive at the range's end, allocated before it or in it. The timelines " +
+        "show the whole trace.",
+    })] : []),
+    element("label", { class: "switch" }, shortNames,
+      " Short names (template arguments left out: std::vector<>::push_back)"));
   const nav = element("nav");
   for (const s of sections) {
     nav.append(element("a", { href: "#" + s.id, text: s.querySelector("h2").textContent }));
@@ -838,12 +1027,15 @@ function main() {
     }
   });
   report.append(header, nav, ...sections, element("pre", { id: "errors", hidden: "" }));
+  views = { flame: flame.graph, tree: analysis.tree, callers: analysis.callers };
   flame.graph.render();
+  analysis.tree.render();
+  analysis.callers.render();
   applyFragment(flame.graph);
   window.addEventListener("hashchange", () => applyFragment(flame.graph));
   window.addEventListener("resize", () => flame.graph.render());
   // For the console and the tests.
-  window.rtraceReport = { data, flame: flame.graph };
+  window.rtraceReport = { data, flame: flame.graph, tree: analysis.tree, callers: analysis.callers };
   document.body.dataset.rendered = "true";
   // Milliseconds from the start of the navigation to the page drawn, and of that in this script
   // (bench/RESULTS.md).

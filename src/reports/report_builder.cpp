@@ -106,6 +106,13 @@ std::uint32_t ReportBuilder::site_for(std::uint32_t type, std::span<const Frame>
 void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t bytes,
                                 const Call& call) {
   TypeState& state = state_of(site.type);
+  if (position_ != RangePosition::Inside) {
+    // Before the range: what is alive is followed, but the range's peak is its own.
+    site.live_blocks += static_cast<std::uint64_t>(blocks);
+    site.live_bytes += static_cast<std::uint64_t>(bytes);
+    state.live_bytes += static_cast<std::uint64_t>(bytes);
+    return;
+  }
   if (site.at_peak_generation != state.generation) {
     // Unchanged since the latest peak: its value then is its value now.
     site.at_peak = site.live_bytes;
@@ -125,10 +132,14 @@ void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t by
 void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   TypeState& state = type_state(key.type);
   TypeTotals& totals = state.totals;
-  ++totals.allocations;
-  totals.bytes_allocated += record.call.size;
-  totals.largest_allocation = std::max<std::uint64_t>(totals.largest_allocation, record.call.size);
-  ++totals.histogram[histogram_bucket(record.call.size)];
+  const bool counted = position_ == RangePosition::Inside;
+  if (counted) {
+    ++totals.allocations;
+    totals.bytes_allocated += record.call.size;
+    totals.largest_allocation =
+        std::max<std::uint64_t>(totals.largest_allocation, record.call.size);
+    ++totals.histogram[histogram_bucket(record.call.size)];
+  }
 
   LiveBlock* block = live_.allocate(key);
   if (block == nullptr) {
@@ -137,11 +148,19 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   // An id allocated again without a release in between starts a new block; the earlier one
   // stays counted as alive (a leak).
   const std::uint32_t site_index = site_for(key.type, record.frames, record.call.index);
-  *block = LiveBlock{
-      .size = record.call.size, .site = site_index, .allocator = function_id(record.function)};
+  const bool in_range = counted && range_;
+  *block = LiveBlock{.size = record.call.size,
+                     .site = site_index,
+                     .allocator = function_id(record.function) | (in_range ? kInRange : 0)};
   Site& site = sites_[site_index];
-  ++site.allocations;
-  site.bytes_allocated += record.call.size;
+  if (counted) {
+    ++site.allocations;
+    site.bytes_allocated += record.call.size;
+  }
+  if (in_range) {
+    ++site.grown_blocks;
+    site.grown_bytes += record.call.size;
+  }
   change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call);
 }
 
@@ -164,22 +183,30 @@ std::uint32_t ReportBuilder::function_id(std::string_view function) {
 }
 
 void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
-  ++type_state(key.type).totals.releases;
+  const bool counted = position_ == RangePosition::Inside;
+  type_state(key.type).totals.releases += counted ? 1 : 0;
   const std::optional<LiveBlock> block = live_.release(key);
   if (!block) {
-    if (key.id != 0 && !live_.contains(key)) {
+    if (counted && key.id != 0 && !live_.contains(key)) {
       ++type_state(key.type).totals.released_before_tracing;
     }
     return;
   }
   Site& site = sites_[block->site];
-  if (just_allocated(record.call) == key) {
+  const bool allocated_in_range = (block->allocator & kInRange) != 0;
+  if (allocated_in_range) {
+    --site.grown_blocks;
+    site.grown_bytes -= block->size;
+  }
+  // A temporary of a range: its allocation too is in it.
+  if (just_allocated(record.call) == key && counted && (!range_ || allocated_in_range)) {
     ++site.temporary;
     ++state_of(key.type).totals.temporary;
   }
   change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
-  if (mismatched(function_families_[block->allocator], release_family(record.function))) {
-    MismatchCount& count = mismatches_[{block->site, block->allocator, function_id(record.function),
+  const std::uint32_t allocator = allocator_of(*block);
+  if (counted && mismatched(function_families_[allocator], release_family(record.function))) {
+    MismatchCount& count = mismatches_[{block->site, allocator, function_id(record.function),
                                         tree_->intern(record.frames)}];
     ++count.blocks;
     count.bytes += block->size;
@@ -190,10 +217,38 @@ void ReportBuilder::module(const ModuleInfo& module) {
   data_.attached = data_.attached || module.name == tracer_options::kAttachModuleName;
 }
 
+void ReportBuilder::set_range(const CallRange& range) {
+  range_.emplace(range);
+  data_.range = ReportRange{.description = range.describe()};
+}
+
 void ReportBuilder::call(const CallRecord& record) {
+  if (range_) {
+    position_ = range_->place(record.call);
+    if (position_ == RangePosition::After) {
+      return;  // the report stops at the range's end
+    }
+    if (position_ == RangePosition::Inside) {
+      data_.range->first_call = data_.range->first_call.value_or(record.call.index);
+      data_.range->last_call = record.call.index;
+    }
+  }
+  const ResourceKey key = resource_key(record.call);
+  if (position_ != RangePosition::Inside) {
+    // Before the range: only what stays alive into it.
+    if (record.call.kind == CallKind::Alloc) {
+      allocate(record, key);
+      just_allocated(record.call) = key;
+    } else if (record.call.kind == CallKind::Free) {
+      release(record, key);
+      just_allocated(record.call).reset();
+    } else {
+      just_allocated(record.call).reset();
+    }
+    return;
+  }
   ++data_.calls;
   checkpoints_.call(record);
-  const ResourceKey key = resource_key(record.call);
   ++type_state(key.type).totals.calls;
   switch (record.call.kind) {
     case CallKind::Alloc:
@@ -388,6 +443,8 @@ void ReportBuilder::finish() {
                     .peak_bytes = site.at_peak_generation == types_[site.type].generation
                                       ? site.at_peak
                                       : site.live_bytes,
+                    .grown_blocks = site.grown_blocks,
+                    .grown_bytes = site.grown_bytes,
                     .first_index = site.first_index};
     const std::optional<std::size_t> rule =
         stats.leaked_blocks > 0 ? suppressing_rule(site.node) : std::nullopt;
@@ -400,6 +457,10 @@ void ReportBuilder::finish() {
     } else if (totals != data_.types.end()) {
       totals->leaked_blocks += stats.leaked_blocks;
       totals->leaked_bytes += stats.leaked_bytes;
+    }
+    if (totals != data_.types.end()) {
+      totals->grown_blocks += stats.grown_blocks;
+      totals->grown_bytes += stats.grown_bytes;
     }
     data_.sites.push_back(std::move(stats));
   }

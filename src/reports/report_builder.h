@@ -22,6 +22,7 @@
 
 #include "filters/live_resources.h"
 #include "filters/suppression_rules.h"
+#include "model/call_range.h"
 #include "model/trace_sink.h"
 #include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
@@ -47,6 +48,10 @@ class ReportBuilder final : public TraceSink {
   void attachment(const Attachment& attachment) override;
   void finish() override;
 
+  // Reports on `range` of the trace only (ReportRange says what that means); before the first
+  // call.
+  void set_range(const CallRange& range);
+
   // The report; valid after finish().
   const ReportData& data() const { return data_; }
   // The report, moved out (the builder is done with): a report of millions of sites is not
@@ -65,13 +70,19 @@ class ReportBuilder final : public TraceSink {
     std::uint64_t live_bytes = 0;
     std::uint64_t at_peak = 0;             // live_bytes at the type's latest peak, if
     std::uint64_t at_peak_generation = 0;  // this equals the type's generation
+    std::uint64_t grown_blocks = 0;        // live blocks allocated in the range
+    std::uint64_t grown_bytes = 0;
   };
   // 16 bytes (the size first, no padding): a million live blocks are a table of 40-byte slots.
   struct LiveBlock {
     std::uint64_t size = 0;
     std::uint32_t site = 0;
-    std::uint32_t allocator = 0;  // interned name of the allocating function
+    // Interned name of the allocating function, kInRange set when the block was allocated in
+    // the report's range (the 16 bytes stay 16).
+    std::uint32_t allocator = 0;
   };
+  static constexpr std::uint32_t kInRange = 1U << 31;
+  static std::uint32_t allocator_of(const LiveBlock& block) { return block.allocator & ~kInRange; }
   // A mismatched release: (allocating site, allocator, releaser, release backtrace).
   using MismatchKey =
       std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, CallingContextTree::NodeId>;
@@ -126,6 +137,8 @@ class ReportBuilder final : public TraceSink {
 
   std::shared_ptr<const SuppressionRules> suppressions_;
   ReportData data_;
+  std::optional<CallRangeSelector> range_;          // none: the whole trace
+  RangePosition position_ = RangePosition::Inside;  // of the current call
   // By resource type id: ids come from the input, so no table sized by them.
   std::unordered_map<std::uint32_t, TypeState> types_;
   std::uint32_t last_type_ = 0;

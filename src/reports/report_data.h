@@ -38,6 +38,9 @@ struct TypeTotals {
   std::uint64_t leaked_bytes = 0;
   std::uint64_t peak_bytes = 0;  // most bytes alive at once
   std::uint64_t peak_index = 0;  // the call that reached the peak
+  // With a range (--from/--to): what was allocated in it and is still alive at its end.
+  std::uint64_t grown_blocks = 0;
+  std::uint64_t grown_bytes = 0;
   std::uint32_t peak_timestamp_ms = 0;
   SizeHistogram histogram{};
 };
@@ -79,7 +82,9 @@ struct SiteStats {
   std::uint64_t temporary = 0;
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
-  std::uint64_t peak_bytes = 0;  // alive from here when its type reached its peak
+  std::uint64_t peak_bytes = 0;    // alive from here when its type reached its peak
+  std::uint64_t grown_blocks = 0;  // with a range: allocated in it and alive at its end
+  std::uint64_t grown_bytes = 0;
   std::uint64_t first_index = 0;
   bool suppressed = false;  // its leaks match a suppression
 };
@@ -125,6 +130,16 @@ struct LeakKindTotals {
   std::array<std::vector<SiteCount>, 5> sites{};
 };
 
+// The stretch of the trace a report covers (rtrace report --from/--to), when it covers one:
+// its counts (calls, allocations, bytes allocated, temporaries, releases, the peak) are those of
+// the calls inside it, what is "leaked" is what is alive at its end (allocated before it or in
+// it), and the grown figures what was allocated in it and is still alive at its end.
+struct ReportRange {
+  std::string description;  // as the command line gave it: "from 2.5 s to call 1200"
+  std::optional<std::uint64_t> first_call{};  // the first call inside (none: no call is)
+  std::optional<std::uint64_t> last_call{};
+};
+
 struct ReportData {
   std::string process;
   std::uint32_t pid = 0;
@@ -137,8 +152,9 @@ struct ReportData {
   // is not in the trace, and releases of it are counted apart.
   bool attached = false;
   std::uint64_t calls = 0;
-  std::vector<TypeTotals> types;  // registry order
-  std::vector<SiteStats> sites;   // in order of first allocation
+  std::optional<ReportRange> range;  // the whole trace when absent
+  std::vector<TypeTotals> types;     // registry order
+  std::vector<SiteStats> sites;      // in order of first allocation
   // The sites' backtraces; shared by copies.
   std::shared_ptr<const CallingContextTree> tree = std::make_shared<CallingContextTree>();
   // Each distinct frame of the tree described once, by its index there (what the frame names

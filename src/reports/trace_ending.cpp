@@ -33,6 +33,9 @@ bool ended_by_toggle(const ReportData& data) {
 }
 
 std::string_view leak_wording(const ReportData& data) {
+  if (data.range) {
+    return "alive at the range's end";
+  }
   return ended_by_toggle(data) ? "alive when tracing stopped" : "leaked";
 }
 

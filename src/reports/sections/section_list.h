@@ -2,6 +2,7 @@
 // file of the same name in this folder as `ReportSection NAME_section()`. Included with
 // RTRACE_REPORT_SECTION defined (section_table.cpp).
 RTRACE_REPORT_SECTION(process)
+RTRACE_REPORT_SECTION(range)
 RTRACE_REPORT_SECTION(totals)
 RTRACE_REPORT_SECTION(peaks)
 RTRACE_REPORT_SECTION(leaks)
