@@ -36,9 +36,10 @@ struct TypeTotals {
   std::uint64_t released_before_tracing = 0;
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
-  std::uint64_t peak_bytes = 0;  // most bytes alive at once
-  std::uint64_t peak_index = 0;  // the call that reached the peak
-  std::uint32_t peak_timestamp_ms = 0;
+  std::uint64_t peak_bytes = 0;         // most bytes alive at once
+  std::uint64_t peak_index = 0;         // the call that reached the peak
+  std::uint32_t peak_timestamp_ms = 0;  // the monotonic clock's milliseconds, as the trace has it
+  std::uint64_t peak_timestamp_ns = 0;  // the same in nanoseconds; 0: the trace has no times
   SizeHistogram histogram{};
 };
 
@@ -137,6 +138,8 @@ struct ReportData {
   // is not in the trace, and releases of it are counted apart.
   bool attached = false;
   std::uint64_t calls = 0;
+  // The earliest timestamp of the calls (none without times): times are shown since then.
+  std::optional<std::uint64_t> start_ns;
   std::vector<TypeTotals> types;  // registry order
   std::vector<SiteStats> sites;   // in order of first allocation
   // The sites' backtraces; shared by copies.
