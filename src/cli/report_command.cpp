@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "io/progress.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/tee_sink.h"
+#include "reports/cost_weight.h"
 #include "reports/json_report.h"
 #include "reports/report_builder.h"
 #include "reports/report_inputs.h"
@@ -85,8 +87,14 @@ class Reporter {
     suppressions_ = load_suppressions(o.suppressions, o.quiet);
     render_ = {.top = o.top,
                .wrappers = o.wrappers,
-               .short_templates = o.short_templates,
-               .callers_min_share = o.callers_min_share.value_or(reports::kDefaultCallersMinShare)};
+               .short_templates = !o.full_templates,
+               .callers_min_share = o.callers_min_share.value_or(reports::kDefaultCallersMinShare),
+               .trees = {.weight = reports::cost_weight_named(o.weight).value(),
+                         .bottom_up = o.bottom_up,
+                         .top_down = o.top_down,
+                         .function = o.function,
+                         .depth = o.depth,
+                         .children = o.sub_limit}};
   }
 
   // The report of `path` (with the diff against the baseline, if any), rendered; the damage of
@@ -269,6 +277,40 @@ int report(const ReportOptions& o) {
   return report_many(reporter, inputs, o.json);
 }
 
+// A pattern std::regex refuses, refused with the options: before the trace is read.
+std::string regex_error(const std::string& pattern) {
+  try {
+    const std::regex compiled(pattern);
+  } catch (const std::regex_error& error) {
+    return fmt::format("not a regular expression: '{}' ({})", pattern, error.what());
+  }
+  return {};
+}
+
+void add_call_tree_options(CLI::App& app, ReportOptions& o) {
+  app.add_flag("--bottom-up", o.bottom_up,
+               "Add the bottom-up view: each allocating function (self, inclusive), the paths "
+               "of its callers beneath");
+  app.add_flag("--top-down", o.top_down,
+               "Add the top-down view: from the entry points down, inclusive and self");
+  app.add_option("--function", o.function,
+                 "Add the callers and callees of the functions this regex finds (the --top "
+                 "most costly), with their costs")
+      ->option_text("REGEX")
+      ->check(regex_error);
+  app.add_option("--weight", o.weight,
+                 "What the views weigh: peak (bytes alive at the peak, the default), leaked, "
+                 "allocated (bytes), allocations, temporary")
+      ->option_text("WEIGHT")
+      ->check(CLI::IsMember({"peak", "leaked", "allocated", "allocations", "temporary"}));
+  app.add_option("--depth", o.depth, "Levels of the views' trees beneath each entry (default 12)")
+      ->option_text("N");
+  app.add_option("--sub-limit", o.sub_limit,
+                 "Children per node of the views' trees (default 5); smaller ones count in "
+                 "'... N more', as do those under --callers-min-share of their entry")
+      ->option_text("N");
+}
+
 }  // namespace
 
 void add_report_options(CLI::App& app, ReportOptions& o) {
@@ -286,9 +328,14 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "allocation sites are its callers; repeatable")
       ->option_text("PATTERN")
       ->allow_extra_args(false);  // --wrapper X TRACE: TRACE is a trace, not a pattern
+  auto* full = app.add_flag("--full-templates", o.full_templates,
+                            "Keep C++ template arguments in names; by default the text and JSON "
+                            "leave them out (std::vector<>::push_back)");
   app.add_flag("--short-templates", o.short_templates,
-               "Leave C++ template arguments out of names (std::vector<>::push_back)");
+               "Leave C++ template arguments out of names (the default)")
+      ->excludes(full);
   app.add_option("-n,--top", o.top, "Entries per list")->option_text("N");
+  add_call_tree_options(app, o);
   app.add_option("--callers-min-share", o.callers_min_share,
                  "Leave out of the allocation sites' caller trees the callers under this share of "
                  "every amount of their site (default 0.01 = 1 %; 0 shows them all); they count "

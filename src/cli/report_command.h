@@ -30,7 +30,17 @@ struct ReportOptions {
   std::optional<double> html_min_share;
   CallRange range;  // --from/--to: the stretch of the trace reported on
   bool quiet = false;
+  // C++ template arguments are left out of names unless --full-templates (--short-templates, the
+  // former way to ask for it, is still accepted).
+  bool full_templates = false;
   bool short_templates = false;
+  // The call-tree views (--bottom-up, --top-down, --function) and their weight and limits.
+  bool bottom_up = false;
+  bool top_down = false;
+  std::string function;  // an ECMAScript regex; empty: no callers and callees section
+  std::string weight = "peak";
+  std::size_t depth = 12;
+  std::size_t sub_limit = 5;
   // Name backtrace addresses (debug information, else symbol tables) before reporting.
   bool resolve = true;
   std::string root;  // sysroot for a trace taken on another system

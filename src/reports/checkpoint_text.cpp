@@ -26,12 +26,13 @@ std::string interval_text(const IntervalStats& between) {
       between.median_estimated ? fmt::format("; median of a sample of {}", kMedianSample) : "");
 }
 
-void append_scope(std::string& out, const CheckpointStats& c) {
+void append_scope(std::string& out, const CheckpointStats& c, std::uint64_t start_ns) {
   fmt::format_to(std::back_inserter(out), "  {}{}{} (pid {}): {} hit(s) in {} thread(s)", c.scope,
                  c.location.empty() ? "" : " at ", c.location, c.pid, c.hits, c.threads);
   if (c.first_ns != 0) {
-    fmt::format_to(std::back_inserter(out), ", first {}, last {}", seconds(c.first_ns),
-                   seconds(c.last_ns));
+    // The start is the first timestamp of the trace: no hit comes before it.
+    fmt::format_to(std::back_inserter(out), ", first {}, last {}", seconds(c.first_ns - start_ns),
+                   seconds(c.last_ns - start_ns));
   }
   fmt::format_to(std::back_inserter(out), "\n    between hits of one thread: {}\n",
                  interval_text(c.between_hits));
@@ -39,7 +40,8 @@ void append_scope(std::string& out, const CheckpointStats& c) {
 
 }  // namespace
 
-std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, std::size_t top) {
+std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, std::size_t top,
+                               std::uint64_t start_ns) {
   if (checkpoints.empty()) {
     return {};
   }
@@ -50,13 +52,13 @@ std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, 
   }
   std::ranges::stable_sort(
       order, [](const CheckpointStats* a, const CheckpointStats* b) { return a->hits > b->hits; });
-  // The trace's clock: StackTrack's starts with the process, sp-rtrace's and rtrace's tracers'
-  // (CLOCK_MONOTONIC) with the machine.
+  // Since the trace's first timestamp, as every time of the report: the trace's own clock
+  // starts with the process (StackTrack) or with the machine (sp-rtrace's and rtrace's tracers).
   std::string out =
-      "\nCHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)\n";
+      "\nCHECKPOINTS (calls that neither allocate nor release; seconds since the trace's start)\n";
   const std::size_t shown = std::min(order.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
-    append_scope(out, *order[i]);
+    append_scope(out, *order[i], start_ns);
   }
   if (order.size() > shown) {
     fmt::format_to(std::back_inserter(out), "  ... and {} more scope(s) (-n)\n",

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,8 @@
 namespace rtrace::reports {
 
 // The `top` most hit scopes (equal counts in order of first hit), with a line saying how many
-// more there are.
-std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, std::size_t top);
+// more there are. Times are shown since `start_ns` (the trace's first timestamp).
+std::string render_checkpoints(const std::vector<CheckpointStats>& checkpoints, std::size_t top,
+                               std::uint64_t start_ns);
 
 }  // namespace rtrace::reports

@@ -125,6 +125,7 @@ void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t by
     state.totals.peak_bytes = state.live_bytes;
     state.totals.peak_index = call.index;
     state.totals.peak_timestamp_ms = call.timestamp_ns / 1'000'000;
+    state.totals.peak_timestamp_ns = call.timestamp_ns;
     ++state.generation;
   }
 }
@@ -248,6 +249,12 @@ void ReportBuilder::call(const CallRecord& record) {
     return;
   }
   ++data_.calls;
+  // The earliest time, not the first call's: threads' timestamps interleave a little out of
+  // order, and no time of the report must come before its start.
+  if (record.call.timestamp_ns != 0 &&
+      (!data_.start_ns || record.call.timestamp_ns < *data_.start_ns)) {
+    data_.start_ns = record.call.timestamp_ns;
+  }
   checkpoints_.call(record);
   ++type_state(key.type).totals.calls;
   switch (record.call.kind) {

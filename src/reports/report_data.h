@@ -36,12 +36,13 @@ struct TypeTotals {
   std::uint64_t released_before_tracing = 0;
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
-  std::uint64_t peak_bytes = 0;  // most bytes alive at once
-  std::uint64_t peak_index = 0;  // the call that reached the peak
+  std::uint64_t peak_bytes = 0;         // most bytes alive at once
+  std::uint64_t peak_index = 0;         // the call that reached the peak
+  std::uint32_t peak_timestamp_ms = 0;  // the monotonic clock's milliseconds, as the trace has it
+  std::uint64_t peak_timestamp_ns = 0;  // the same in nanoseconds; 0: the trace has no times
   // With a range (--from/--to): what was allocated in it and is still alive at its end.
   std::uint64_t grown_blocks = 0;
   std::uint64_t grown_bytes = 0;
-  std::uint32_t peak_timestamp_ms = 0;
   SizeHistogram histogram{};
 };
 
@@ -153,8 +154,10 @@ struct ReportData {
   bool attached = false;
   std::uint64_t calls = 0;
   std::optional<ReportRange> range;  // the whole trace when absent
-  std::vector<TypeTotals> types;     // registry order
-  std::vector<SiteStats> sites;      // in order of first allocation
+  // The earliest timestamp of the calls (none without times): times are shown since then.
+  std::optional<std::uint64_t> start_ns;
+  std::vector<TypeTotals> types;  // registry order
+  std::vector<SiteStats> sites;   // in order of first allocation
   // The sites' backtraces; shared by copies.
   std::shared_ptr<const CallingContextTree> tree = std::make_shared<CallingContextTree>();
   // Each distinct frame of the tree described once, by its index there (what the frame names

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/cost_weight.h"
 #include "reports/report_data.h"
 
 namespace rtrace::reports {
@@ -14,6 +15,17 @@ namespace rtrace::reports {
 // By default a caller of an allocation site is shown when it holds 1 % of some amount of its
 // site: a site reached by a million distinct paths prints a few hundred lines, not millions.
 inline constexpr double kDefaultCallersMinShare = 0.01;
+
+// The call-tree views (bottom-up, top-down, callers and callees of a function): which the report
+// shows, over what weight, how deep and how wide.
+struct CallTreeOptions {
+  CostWeight weight = CostWeight::Peak;
+  bool bottom_up = false;
+  bool top_down = false;
+  std::string function{};    // an ECMAScript regex: the functions whose callers and callees show
+  std::size_t depth = 12;    // levels beneath each entry
+  std::size_t children = 5;  // children per node (heaptrack_print's sub-peak limit)
+};
 
 struct RenderOptions {
   std::size_t top = 10;  // entries per list
@@ -24,6 +36,7 @@ struct RenderOptions {
   // The text's caller trees leave out the callers that hold less than this share of every
   // amount of their site (allocation_sites.h).
   double callers_min_share = kDefaultCallersMinShare;
+  CallTreeOptions trees{};
 };
 
 // A frame or function name as the options want it shown.

@@ -41,14 +41,15 @@ TEST(CheckpointProfile, ScopesPerProcessIntervalsPerThread) {
   EXPECT_FALSE(result[0].between_hits.median_estimated);
   EXPECT_EQ(result[1].pid, 2U);
   EXPECT_EQ(result[1].hits, 1U);
-  EXPECT_EQ(render_checkpoints(result, 1),
-            "\nCHECKPOINTS (calls that neither allocate nor release; seconds on the trace's "
-            "clock)\n"
-            "  loop (pid 1): 5 hit(s) in 2 thread(s), first 0.000001, last 0.000002\n"
+  // Times since the trace's start, here 500 ns before the first hit.
+  EXPECT_EQ(render_checkpoints(result, 1, 500),
+            "\nCHECKPOINTS (calls that neither allocate nor release; seconds since the trace's "
+            "start)\n"
+            "  loop (pid 1): 5 hit(s) in 2 thread(s), first 0.000000, last 0.000001\n"
             "    between hits of one thread: min 0.000000, median 0.000002, max 0.000002 (2 "
             "interval(s))\n"
             "  ... and 1 more scope(s) (-n)\n");
-  EXPECT_EQ(render_checkpoints({}, 10), "");
+  EXPECT_EQ(render_checkpoints({}, 10, 0), "");
 }
 
 // Intervals 1..n us in random order: the exact median up to the sample size, a close estimate

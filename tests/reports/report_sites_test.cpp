@@ -87,16 +87,16 @@ TEST_F(ReportSites, WrappedSiteWithItsTwoCallerPathsAndPercentages) {
   const std::uint64_t peak = number(r.out, R"(  memory: (\d+) bytes alive after call)");
   EXPECT_NE(
       r.out.find("    make_record(unsigned long) at sites_program.cpp:17\n"
-                 "      2 allocation(s), 4.0 KB (" +
-                 percent(4000, allocated) + ") allocated, peak 4.0 KB (" + percent(4000, peak) +
+                 "      2 allocation(s), 3.9 KiB (" +
+                 percent(4000, allocated) + ") allocated, peak 3.9 KiB (" + percent(4000, peak) +
                  "), leaked 0 B (0.0%) in 0 block(s)\n"
-                 "        main() at sites_program.cpp:43 (1 allocation(s), 3.0 KB allocated, "
-                 "peak 3.0 KB, leaked 0 B in 0 block(s))\n"
+                 "        main() at sites_program.cpp:43 (1 allocation(s), 2.9 KiB allocated, "
+                 "peak 2.9 KiB, leaked 0 B in 0 block(s))\n"
                  "          __libc_start_call_main() at libc_start_call_main.h:58\n"),
       std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("        main() at sites_program.cpp:42 (1 allocation(s), 1.0 KB allocated, "
-                       "peak 1.0 KB, leaked 0 B in 0 block(s))\n"),
+  EXPECT_NE(r.out.find("        main() at sites_program.cpp:42 (1 allocation(s), 1000 B allocated, "
+                       "peak 1000 B, leaked 0 B in 0 block(s))\n"),
             std::string::npos);
   // The leak: three blocks of 100 bytes, every one of them still there at the peak.
   const std::uint64_t leaked = number(r.out, R"(  memory: \d+ block\(s\) leaked, (\d+) bytes)");
@@ -121,15 +121,15 @@ std::string site_block(const std::string& text, std::size_t start) {
 }
 
 TEST_F(ReportSites, CallersUnderTheShareAreLeftOutAndCounted) {
-  // make_record's callers: main():43 with 1 of its 2 allocations and 3 of its 4 KB, main():42
-  // with the other (half the allocations, a quarter of the bytes and of the peak).
+  // make_record's callers: main():43 with 1 of its 2 allocations and 3000 of its 4000 bytes,
+  // main():42 with the other (half the allocations, a quarter of the bytes and of the peak).
   const auto r = report("-n 10 --wrapper xmalloc --callers-min-share 0.6");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::size_t site = r.out.find("    make_record(unsigned long) at sites_program.cpp:17\n");
   ASSERT_NE(site, std::string::npos) << r.out;
   const std::string block = site_block(r.out, site);
-  EXPECT_NE(block.find("\n        main() at sites_program.cpp:43 (1 allocation(s), 3.0 KB "
-                       "allocated, peak 3.0 KB, leaked 0 B in 0 block(s))\n"
+  EXPECT_NE(block.find("\n        main() at sites_program.cpp:43 (1 allocation(s), 2.9 KiB "
+                       "allocated, peak 2.9 KiB, leaked 0 B in 0 block(s))\n"
                        "          __libc_start_call_main() at libc_start_call_main.h:58\n"),
             std::string::npos)
       << block;
@@ -181,7 +181,10 @@ TEST_F(ReportSites, InlinedFramesAndShortTemplates) {
       << r.out;
   EXPECT_NE(r.out.find("    Pool<>::grab() at sites_program.cpp:22\n"), std::string::npos);
   EXPECT_EQ(r.out.find("std::pair"), std::string::npos);
-  const auto full = report("-n 10");
+  // Short by default (--short-templates is still accepted, and changes nothing).
+  const auto plain = report("-n 10");
+  EXPECT_EQ(plain.out, r.out);
+  const auto full = report("-n 10 --full-templates");
   EXPECT_NE(full.out.find("    Pool<std::pair<int, long> >::grab() at sites_program.cpp:22\n"),
             std::string::npos)
       << full.out;
@@ -195,7 +198,7 @@ TEST_F(ReportSites, MismatchedReleasesCommandLineAndHeap) {
   EXPECT_NE(out.find("MISMATCHED RELEASES (released by another allocator family)\n"
                      "  1 block(s) of 64 B from operator new[](unsigned long) released by free, "
                      "allocated from:\n"
-                     "      ADDR Pool<std::pair<int, long> >::grab() at sites_program.cpp:22\n"
+                     "      ADDR Pool<>::grab() at sites_program.cpp:22\n"
                      "      ADDR main() at sites_program.cpp:46\n"),
             std::string::npos)
       << out;
@@ -215,12 +218,14 @@ TEST_F(ReportSites, MismatchedReleasesCommandLineAndHeap) {
             std::string::npos)
       << r.out;
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex("\npeak RSS: [0-9.]+ [KM]?B \\(RSS at the end: [0-9.]+ [KM]?B\\)\n")))
+      r.out,
+      std::regex("\npeak RSS: [0-9.]+ ([KMG]i)?B \\(RSS at the end: [0-9.]+ ([KMG]i)?B\\)\n")))
       << r.out;
   // The tracer sends mallinfo2 when the program exits.
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex("\nheap when tracing stopped: [0-9.]+ [KM]?B in use, [0-9.]+ [KM]?B free, "
-                        "arena [0-9.]+ [KM]?B, [0-9.]+ [KM]?B in \\d+ mmapped region\\(s\\)\n")))
+      r.out,
+      std::regex("\nheap when tracing stopped: [0-9.]+ ([KMG]i)?B in use, [0-9.]+ ([KMG]i)?B free, "
+                 "arena [0-9.]+ ([KMG]i)?B, [0-9.]+ ([KMG]i)?B in \\d+ mmapped region\\(s\\)\n")))
       << r.out;
 }
 

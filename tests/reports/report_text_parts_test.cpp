@@ -10,16 +10,26 @@
 namespace rtrace::reports {
 namespace {
 
-TEST(HumanUnits, DecimalUnitsWithOneDecimal) {
+TEST(HumanUnits, BinaryUnitsWithOneDecimal) {
   EXPECT_EQ(human_bytes(0), "0 B");
-  EXPECT_EQ(human_bytes(999), "999 B");
-  EXPECT_EQ(human_bytes(1000), "1.0 KB");
-  EXPECT_EQ(human_bytes(4096), "4.1 KB");
-  EXPECT_EQ(human_bytes(8'500'000), "8.5 MB");
-  EXPECT_EQ(human_bytes(999'960), "1.0 MB");  // never "1000.0 KB"
-  EXPECT_EQ(human_bytes(~std::uint64_t{0}), "18.4 EB");
+  EXPECT_EQ(human_bytes(1023), "1023 B");
+  EXPECT_EQ(human_bytes(1024), "1.0 KiB");
+  EXPECT_EQ(human_bytes(4096), "4.0 KiB");
+  EXPECT_EQ(human_bytes(56'000), "54.7 KiB");
+  EXPECT_EQ(human_bytes(8'912'896), "8.5 MiB");
+  EXPECT_EQ(human_bytes(1'048'524), "1023.9 KiB");
+  EXPECT_EQ(human_bytes(1'048'540), "1.0 MiB");  // never "1024.0 KiB"
+  EXPECT_EQ(human_bytes(~std::uint64_t{0}), "16.0 EiB");
   EXPECT_EQ(percent(1, 3), "33.3%");
   EXPECT_EQ(percent(5, 0), "");
+}
+
+TEST(HumanUnits, DurationsAsThePageWritesThem) {
+  EXPECT_EQ(human_duration(0), "0 ns");
+  EXPECT_EQ(human_duration(999), "999 ns");
+  EXPECT_EQ(human_duration(1'500), "1.5 µs");
+  EXPECT_EQ(human_duration(12'345'678), "12.3 ms");
+  EXPECT_EQ(human_duration(3'456'000'000), "3.46 s");
 }
 
 TEST(ShortTemplates, ArgumentListsEmptiedOperatorsKept) {

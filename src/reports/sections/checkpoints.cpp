@@ -7,7 +7,8 @@ namespace rtrace::reports {
 namespace {
 
 void text(const SectionInput& input, std::string& out) {
-  out += render_checkpoints(input.data.checkpoints, input.options.top);
+  out += render_checkpoints(input.data.checkpoints, input.options.top,
+                            input.data.start_ns.value_or(0));
 }
 
 }  // namespace

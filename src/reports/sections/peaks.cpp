@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "reports/human_units.h"
 #include "reports/resource_unit.h"
 #include "reports/section_table.h"
 #include "reports/sections/site_lists.h"
@@ -11,11 +12,13 @@
 namespace rtrace::reports {
 namespace {
 
-// "[HH:MM:SS.mmm]" of the monotonic millisecond clock modulo 24 hours, as the text protocol.
-std::string clock_text(std::uint32_t ms) {
-  const std::uint32_t day = ms % (24U * 3600U * 1000U);
-  return fmt::format(" [{:02}:{:02}:{:02}.{:03}]", day / 3600000, day / 60000 % 60, day / 1000 % 60,
-                     day % 1000);
+// ", 12.3 ms after the start": when the peak came, since the trace's first call; nothing for a
+// trace without times.
+std::string since_start(const ReportData& data, const TypeTotals& t) {
+  if (t.peak_timestamp_ns == 0 || !data.start_ns || t.peak_timestamp_ns < *data.start_ns) {
+    return "";
+  }
+  return ", " + human_duration(t.peak_timestamp_ns - *data.start_ns) + " after the start";
 }
 
 void append_type(std::string& out, const SectionInput& input, const TypeTotals& t) {
@@ -33,8 +36,7 @@ void append_type(std::string& out, const SectionInput& input, const TypeTotals& 
     return unit.sized ? fmt::format("{} bytes", bytes) : unit.count(bytes);
   };
   fmt::format_to(std::back_inserter(out), "  {}: {} alive after call {}{}\n", t.type.type,
-                 amount(t.peak_bytes), t.peak_index,
-                 t.peak_timestamp_ms == 0 ? "" : clock_text(t.peak_timestamp_ms));
+                 amount(t.peak_bytes), t.peak_index, since_start(input.data, t));
   for (const SiteStats* site : peak_sites(input.data, sites_type(t), input.options.top)) {
     fmt::format_to(std::back_inserter(out), "    {} held from:\n", amount(site->peak_bytes));
     append_frames(out, input.data.frame_names(*site), input.options);

@@ -86,6 +86,10 @@ Json type_json(const SectionInput& input, const TypeTotals& t) {
   peak["bytes"] = t.peak_bytes;
   peak["call"] = t.peak_index;
   peak["timestamp_ms"] = t.peak_timestamp_ms;
+  const std::optional<std::uint64_t> start = input.data.start_ns;
+  peak["since_start_ns"] = t.peak_timestamp_ns != 0 && start && t.peak_timestamp_ns >= *start
+                               ? Json(t.peak_timestamp_ns - *start)
+                               : Json();
   peak["sites"] = sites_json(input.data, peak_sites(input.data, sites_type(t), input.options.top),
                              input.options);
   type["peak"] = std::move(peak);

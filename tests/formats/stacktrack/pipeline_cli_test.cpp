@@ -257,14 +257,15 @@ TEST(StackTrackPipeline, ReportProfilesCheckpoints) {
   ASSERT_NE(section, std::string::npos) << r.out;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
             "rtrace report: (program not recorded) (pid 2818), 9 calls");
+  // Times since the earliest hit of the stream (process 2561's first, 0.0001 s on its clock).
   EXPECT_EQ(r.out.substr(section),
             R"(
-CHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)
-  loop at src/a.cpp:10 (pid 2561): 6 hit(s) in 2 thread(s), first 0.000100, last 0.001500
+CHECKPOINTS (calls that neither allocate nor release; seconds since the trace's start)
+  loop at src/a.cpp:10 (pid 2561): 6 hit(s) in 2 thread(s), first 0.000000, last 0.001400
     between hits of one thread: min 0.000100, median 0.000300, max 0.001000 (4 interval(s))
-  serve at b.cpp:5 (pid 2818): 2 hit(s) in 1 thread(s), first 1.500000, last 2.500000
+  serve at b.cpp:5 (pid 2818): 2 hit(s) in 1 thread(s), first 1.499900, last 2.499900
     between hits of one thread: min 1.000000, median 1.000000, max 1.000000 (1 interval(s))
-  io at src/a.cpp:12 (pid 2561): 1 hit(s) in 1 thread(s), first 0.000600, last 0.000600
+  io at src/a.cpp:12 (pid 2561): 1 hit(s) in 1 thread(s), first 0.000500, last 0.000500
     between hits of one thread: no interval
 )");
 }
@@ -275,12 +276,13 @@ TEST(StackTrackPipeline, ReportOfTheFixture) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string::size_type section = r.out.find("\nCHECKPOINTS");
   ASSERT_NE(section, std::string::npos) << r.out;
+  // Times since the trace's first hit.
   EXPECT_EQ(r.out.substr(section),
             R"(
-CHECKPOINTS (calls that neither allocate nor release; seconds on the trace's clock)
-  file_sink_impl::open at ..\..\..\libs\stacktrack\src\filesink.cpp:98 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000640, last 0.000640
+CHECKPOINTS (calls that neither allocate nor release; seconds since the trace's start)
+  file_sink_impl::open at ..\..\..\libs\stacktrack\src\filesink.cpp:98 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000000, last 0.000000
     between hits of one thread: no interval
-  name at ..\..\..\libs\stacktrack\src\filesink.cpp:99 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000685, last 0.000685
+  name at ..\..\..\libs\stacktrack\src\filesink.cpp:99 (pid 1548): 1 hit(s) in 1 thread(s), first 0.000045, last 0.000045
     between hits of one thread: no interval
 )");
 }
