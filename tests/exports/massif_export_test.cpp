@@ -1,11 +1,14 @@
 // rtrace export massif opened by its consumers: ms_print prints the detailed snapshots of a
-// program whose allocations are known, and of the benchmarks' churn.
+// program whose allocations are known, and of the benchmarks' churn; massif-visualizer draws the
+// known program's sites as a stacked chart.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "support/test_paths.h"
@@ -84,19 +87,19 @@ TEST(MassifExport, MsPrintShowsTheDetailedSnapshotsOfAKnownProgram) {
   // Change 80: 41 big blocks and 40 small ones.
   EXPECT_EQ(tree_of(printed, 10),
             "100.00% (163,000B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
-            "->75.46% (123,000B) 0x: big_buffer() (massif_steps.c:13)\n"
-            "| ->75.46% (123,000B) 0x: main() (massif_steps.c:32)\n" +
+            "->75.46% (123,000B) 0x: big_buffer() (massif_steps.c:17)\n"
+            "| ->75.46% (123,000B) 0x: main() (massif_steps.c:46)\n" +
                 outer_frames("| ", "75.46", "123,000") +
-                "->24.54% (40,000B) 0x: small_buffer() (massif_steps.c:19)\n"
-                "  ->24.54% (40,000B) 0x: main() (massif_steps.c:33)\n" +
+                "->24.54% (40,000B) 0x: small_buffer() (massif_steps.c:23)\n"
+                "  ->24.54% (40,000B) 0x: main() (massif_steps.c:47)\n" +
                 outer_frames("  ", "24.54", "40,000"));
   // The peak: every block alive, the tiny one below the 1% threshold.
   const std::string peak = tree_of(printed, 25);
   EXPECT_TRUE(peak.starts_with(
       "100.00% (400,008B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
-      "->75.00% (300,000B) 0x: big_buffer() (massif_steps.c:13)\n"))
+      "->75.00% (300,000B) 0x: big_buffer() (massif_steps.c:17)\n"))
       << peak;
-  EXPECT_NE(peak.find("->25.00% (100,000B) 0x: small_buffer() (massif_steps.c:19)\n"),
+  EXPECT_NE(peak.find("->25.00% (100,000B) 0x: small_buffer() (massif_steps.c:23)\n"),
             std::string::npos)
       << peak;
   EXPECT_NE(peak.find("\n->00.00% (8B) in 1+ places, all below ms_print's threshold (01.00%)\n"),
@@ -106,14 +109,14 @@ TEST(MassifExport, MsPrintShowsTheDetailedSnapshotsOfAKnownProgram) {
   const std::string late = tree_of(printed, 40);
   EXPECT_TRUE(late.starts_with(
       "100.00% (160,008B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
-      "->75.00% (120,000B) 0x: big_buffer() (massif_steps.c:13)\n"))
+      "->75.00% (120,000B) 0x: big_buffer() (massif_steps.c:17)\n"))
       << late;
   // Change 400: the tiny block alone.
   EXPECT_TRUE(
       tree_of(printed, 50)
           .starts_with(
               "100.00% (8B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
-              "->100.00% (8B) 0x: tiny_buffer() (massif_steps.c:25)\n"))
+              "->100.00% (8B) 0x: tiny_buffer() (massif_steps.c:29)\n"))
       << tree_of(printed, 50);
 }
 
@@ -148,6 +151,65 @@ TEST(MassifExport, MsPrintShowsTreesAcrossTheChurn) {
   const std::string list = match[1].str();
   EXPECT_GE(std::count(list.begin(), list.end(), ',') + 1, 6) << list;
   EXPECT_NE(list.find("(peak)"), std::string::npos) << list;
+}
+
+// The hue of "RRGGBB", in degrees.
+double hue(const std::string& hex) {
+  const auto channel = [&](std::size_t at) {
+    return std::stoi(hex.substr(at, 2), nullptr, 16) / 255.0;
+  };
+  const double r = channel(0);
+  const double g = channel(2);
+  const double b = channel(4);
+  const double high = std::max({r, g, b});
+  const double range = high - std::min({r, g, b});
+  if (range == 0) {
+    return 0;
+  }
+  double h = high == r   ? std::fmod((g - b) / range, 6.0)
+             : high == g ? (b - r) / range + 2
+                         : (r - g) / range + 4;
+  h *= 60;
+  return h < 0 ? h + 360 : h;
+}
+
+// massif-visualizer (Debian's) opens the export of massif_steps on a virtual display (xvfb-run):
+// it reads every snapshot and the peak (what it prints on loading), and its stacked chart shows
+// the two sites as two areas, big_buffer's and small_buffer's, in the colours of its palette
+// (orange and green: the saturated colours of at least 1000 pixels on the screen, counted by
+// xwd_to_png.py from an xwd dump). The screenshot stays in the test's output folder,
+// build/tests/exports/massif_export_test/.
+TEST(MassifExport, MassifVisualizerDrawsTheSitesStacked) {
+  const test::ScratchDir dir;
+  const std::filesystem::path massif = export_massif(dir, record(dir, RTRACE_MASSIF_STEPS));
+  const std::filesystem::path out = RTRACE_TEST_OUTPUT_DIR;
+  std::filesystem::remove_all(out);
+  const std::string shot =
+      "xvfb-run -a -s '-screen 0 1280x900x24' " +
+      test::quoted(test::source_dir() / "tests" / "exports" / "massif_visualizer_shot.sh") + " " +
+      test::quoted(massif) + " " + test::quoted(out);
+  test::CommandResult r = test::run_command(shot);
+  if (test::read_file(out / "massif-visualizer.log").find("could not connect to display") !=
+      std::string::npos) {
+    // Another program took the display number xvfb-run chose between its check and its start.
+    r = test::run_command(shot);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string log = test::read_file(out / "massif-visualizer.log");
+  EXPECT_NE(log.find("snapshots: 52\npeak: snapshot # 25 after 201 \"i\"\n"), std::string::npos)
+      << log;
+  const std::string png = test::read_file(out / "massif-visualizer.png");
+  EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n");
+  const std::string colours = test::read_file(out / "colours.txt");
+  bool orange = false;
+  bool green = false;
+  std::istringstream lines(colours);
+  for (std::string hex, count; lines >> hex >> count;) {
+    const double h = hue(hex);
+    orange = orange || (h >= 20 && h <= 50);
+    green = green || (h >= 90 && h <= 150);
+  }
+  EXPECT_TRUE(orange && green) << colours << log;
 }
 
 }  // namespace
