@@ -315,6 +315,15 @@ TEST(ExportCli, BadOptionsAndUnknownTypes) {
   const test::ScratchDir dir;
   EXPECT_EQ(export_of("folded -w heaviest -i " + fixture_arg("fd/fd.raw")).status, 2);
   EXPECT_EQ(export_of("pdf -i " + fixture_arg("fd/fd.raw")).status, 2);
+  // One export's options given to another, or out of their range.
+  const test::CommandResult misplaced =
+      export_of("folded --max-events 5 -i " + fixture_arg("fd/fd.raw"));
+  EXPECT_EQ(misplaced.status, 2);
+  EXPECT_EQ(misplaced.err,
+            "rtrace: --max-events is the chrome export's, not the folded export's\n");
+  EXPECT_EQ(export_of("chrome --threshold 5 -i " + fixture_arg("fd/fd.raw")).status, 2);
+  EXPECT_EQ(export_of("massif --max-snapshots 5 -i " + fixture_arg("fd/fd.raw")).status, 2);
+  EXPECT_EQ(export_of("massif --threshold 101 -i " + fixture_arg("fd/fd.raw")).status, 2);
   const test::CommandResult r = export_of("folded --type gpu -i " + fixture_arg("fd/fd.raw") +
                                           " -o " + quoted(dir / "out.folded"));
   EXPECT_EQ(r.status, 1);

@@ -178,7 +178,7 @@ double hue(const std::string& hex) {
 // the two sites as two areas, big_buffer's and small_buffer's, in the colours of its palette
 // (orange and green: the saturated colours of at least 1000 pixels on the screen, counted by
 // xwd_to_png.py from an xwd dump). The screenshot stays in the test's output folder,
-// build/tests/exports/massif_export_test/.
+// build/tests/exports/massif_export_output/.
 TEST(MassifExport, MassifVisualizerDrawsTheSitesStacked) {
   const test::ScratchDir dir;
   const std::filesystem::path massif = export_massif(dir, record(dir, RTRACE_MASSIF_STEPS));
