@@ -18,8 +18,9 @@ packages=(
   elfutils binutils gzip zstd
   # tests: libc's separate debug file (resolver); real third-party programs to trace
   libc6-dbg python3 git
-  # tests of rtrace export: the consumers that open its files (dot, ms_print)
-  graphviz valgrind
+  # tests of rtrace export: the consumers that open its files (dot, ms_print, and
+  # massif-visualizer on a virtual X display, whose screen xwd dumps)
+  graphviz valgrind massif-visualizer xvfb xauth x11-apps
   # rtrace export pprof: protoc and the protobuf runtime; its tests read the profiles with
   # `go tool pprof`
   libprotobuf-dev protobuf-compiler golang-go

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "model/call_range.h"
@@ -22,6 +24,12 @@ struct ExportCommandOptions {
   bool resolve = true;
   std::string root;  // sysroot for a trace taken on another system
   CallRange range;   // --from/--to, for the exports that show a stretch of the trace (pprof)
+  // massif's --max-snapshots, --detailed-freq, --threshold; chrome's --max-events (unset: the
+  // export's default). Each is refused by the other exports.
+  std::optional<std::size_t> max_snapshots;
+  std::optional<std::size_t> detailed_freq;
+  std::optional<double> threshold_percent;
+  std::optional<std::uint64_t> max_events;
 };
 
 void add_export_options(CLI::App& app, ExportCommandOptions& options);

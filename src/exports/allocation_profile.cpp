@@ -110,10 +110,12 @@ void AllocationProfile::change_type_live(TypeProfile& type, std::int64_t blocks,
     type.peak_time_ns = time_ns;
     ++type.generation;
   }
-  type.timeline.add({.time_ns = time_ns,
-                     .index = call.index,
-                     .value = type.live_bytes,
-                     .blocks = type.live_blocks});
+  const TimelinePoint point{.time_ns = time_ns,
+                            .index = call.index,
+                            .value = type.live_bytes,
+                            .blocks = type.live_blocks};
+  type.timeline.add(point);
+  live_changed(type, point);
 }
 
 void AllocationProfile::call(const CallRecord& record) {

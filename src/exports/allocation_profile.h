@@ -71,6 +71,9 @@ class AllocationProfile : public TraceSink {
  protected:
   // Call once at the start of finish(): fixes every site's value at its type's peak.
   void settle();
+  // After every change of a type's live bytes, the sites' figures already changed: for an
+  // export that samples the sites while the trace streams (massif's detailed snapshots).
+  virtual void live_changed(const TypeProfile& /*type*/, const TimelinePoint& /*point*/) {}
 
   const std::vector<Site>& sites() const { return sites_; }
   // Innermost first, as the trace has them.

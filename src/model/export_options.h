@@ -1,6 +1,8 @@
 // What every output writer (a format's writer or an export) may be told.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "model/call_range.h"
@@ -26,6 +28,14 @@ struct ExportOptions {
   // Where the trace's modules are found (a sysroot for a trace from another system; "" = /),
   // for exports that read the modules themselves.
   std::string root{};
+  // massif: at most this many snapshots (--max-snapshots), every how many one is detailed
+  // (--detailed-freq), and the share of a snapshot's bytes below which a tree's entries are
+  // summed into one line (--threshold, in percent); massif's own defaults.
+  std::size_t max_snapshots = 100;
+  std::size_t detailed_freq = 10;
+  double threshold_percent = 1.0;
+  // chrome: write at most this many call events and say how many were left out (0: all).
+  std::uint64_t max_events = 0;
 };
 
 }  // namespace rtrace

@@ -110,7 +110,7 @@ TEST(ExportCli, MassifIsReadByMsPrintWithTheReportsPeak) {
   const test::CommandResult report = test::run_command(rtrace() + " report " + trace);
   const std::uint64_t peak = report_figure(report.out, R"(memory: (\d+) bytes alive after call)");
   EXPECT_EQ(peak, 4900U);
-  // The largest snapshot is the peak, and the one detailed snapshot.
+  // The largest snapshot is the peak; every 10th snapshot is detailed, as massif does.
   std::uint64_t largest = 0;
   const std::regex row(R"(\n\s+\d+\s+[\d,]+\s+([\d,]+)\s+[\d,]+\s+0\s+0)");
   for (auto m = std::sregex_iterator(printed.out.begin(), printed.out.end(), row);
@@ -120,7 +120,9 @@ TEST(ExportCli, MassifIsReadByMsPrintWithTheReportsPeak) {
     largest = std::max<std::uint64_t>(largest, std::stoull(digits));
   }
   EXPECT_EQ(largest, peak) << printed.out;
-  EXPECT_NE(printed.out.find("Detailed snapshots: [43 (peak)]"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("Detailed snapshots: [0, 10, 20, 30, 40, 43 (peak)]"),
+            std::string::npos)
+      << printed.out;
   EXPECT_NE(printed.out.find("100.00% (4,900B) (heap allocation functions)"), std::string::npos);
   EXPECT_NE(printed.out.find("->83.59% (4,096B) 0x7F75690A28CC: _IO_file_doallocate"),
             std::string::npos)
@@ -128,7 +130,8 @@ TEST(ExportCli, MassifIsReadByMsPrintWithTheReportsPeak) {
 }
 
 // Exact massif file of a small trace without a moving clock (the call numbers are the time):
-// one snapshot per change, the last the peak with its tree, innermost frame first.
+// one snapshot per change, the first detailed (every 10th is), the last the peak with its tree,
+// innermost frame first.
 TEST(ExportCli, MassifOfTheResolvedFixtureExactly) {
   RTRACE_NEEDS_FIXTURES();
   const test::CommandResult r = export_of("massif -i " + fixture_arg("memory/memory.lcr.txt"));
@@ -140,7 +143,20 @@ TEST(ExportCli, MassifOfTheResolvedFixtureExactly) {
     expected += fmt::format(
         "#-----------\nsnapshot={}\n#-----------\ntime={}\nmem_heap_B={}\nmem_heap_extra_B=0\n"
         "mem_stacks_B=0\nheap_tree={}\n",
-        i, snapshots[i].first, snapshots[i].second, i + 1 < snapshots.size() ? "empty" : "peak");
+        i, snapshots[i].first, snapshots[i].second,
+        i == 0 ? "detailed" : (i + 1 < snapshots.size() ? "empty" : "peak"));
+    if (i == 0) {
+      expected +=
+          "n1: 100 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
+          " n1: 100 0x4011AE: leaf_malloc_leak() (in /tmp/ref/progs/memory)\n"
+          "  n1: 100 0x401303: level3_a() (in /tmp/ref/progs/memory)\n"
+          "   n1: 100 0x401322: level2_a() (in /tmp/ref/progs/memory)\n"
+          "    n1: 100 0x40132E: level1_a() (in /tmp/ref/progs/memory)\n"
+          "     n1: 100 0x401400: main() (in /tmp/ref/progs/memory)\n"
+          "      n1: 100 0x7F756905424A: ??? (in libc.so.6)\n"
+          "       n1: 100 0x7F7569054305: ??? (in libc.so.6)\n"
+          "        n0: 100 0x4010D1: _start() (in /tmp/ref/progs/memory)\n";
+    }
   }
   expected +=
       "n5: 4900 (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n"
@@ -299,6 +315,15 @@ TEST(ExportCli, BadOptionsAndUnknownTypes) {
   const test::ScratchDir dir;
   EXPECT_EQ(export_of("folded -w heaviest -i " + fixture_arg("fd/fd.raw")).status, 2);
   EXPECT_EQ(export_of("pdf -i " + fixture_arg("fd/fd.raw")).status, 2);
+  // One export's options given to another, or out of their range.
+  const test::CommandResult misplaced =
+      export_of("folded --max-events 5 -i " + fixture_arg("fd/fd.raw"));
+  EXPECT_EQ(misplaced.status, 2);
+  EXPECT_EQ(misplaced.err,
+            "rtrace: --max-events is the chrome export's, not the folded export's\n");
+  EXPECT_EQ(export_of("chrome --threshold 5 -i " + fixture_arg("fd/fd.raw")).status, 2);
+  EXPECT_EQ(export_of("massif --max-snapshots 5 -i " + fixture_arg("fd/fd.raw")).status, 2);
+  EXPECT_EQ(export_of("massif --threshold 101 -i " + fixture_arg("fd/fd.raw")).status, 2);
   const test::CommandResult r = export_of("folded --type gpu -i " + fixture_arg("fd/fd.raw") +
                                           " -o " + quoted(dir / "out.folded"));
   EXPECT_EQ(r.status, 1);
