@@ -32,6 +32,13 @@
 namespace rtrace::cli {
 namespace {
 
+// The options of the HTML page's tables: names whole, since the page shortens them itself (its
+// switch).
+reports::RenderOptions whole_names(reports::RenderOptions options) {
+  options.short_templates = false;
+  return options;
+}
+
 // The report of one trace; `damage` receives what was wrong with a damaged input, whose report
 // covers everything before the damage. `also`, when given, sees the same records (in one pass).
 reports::ReportData build(const std::string& path, const ReportOptions& o,
@@ -133,7 +140,7 @@ class Reporter {
         {.data = data,
          .profile = profile,
          .diff = diff ? &*diff : nullptr,
-         .top = o_.top,
+         .tables = whole_names(render_),
          .min_share = o_.html_min_share.value_or(exporters::HtmlProfile::kDefaultMinShare)});
   }
 

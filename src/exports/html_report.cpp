@@ -34,7 +34,7 @@ std::string script_safe(const std::string& json) {
 std::string render_html_report(const HtmlReportInput& input) {
   // One member a line; the timelines and the flame graph, most of the page's data, compact.
   std::string json = R"({"generator":)" + reports::Json(kOrigin).dump() + ",";
-  json += report_tables_json(input.data, input.diff, input.top);
+  json += report_tables_json(input.data, input.diff, input.tables);
   json += ",\n\"timelines\":";
   input.profile.append_timelines_json(json);
   json += ",\n\"flame\":";

@@ -20,6 +20,7 @@
 #include "exports/html_profile.h"
 #include "reports/report_data.h"
 #include "reports/report_diff.h"
+#include "reports/report_sections.h"
 
 namespace rtrace::exporters {
 
@@ -27,7 +28,9 @@ struct HtmlReportInput {
   const reports::ReportData& data;
   const HtmlProfile& profile;       // of the same trace, after finish()
   const reports::ReportDiff* diff;  // may be null (no --diff)
-  std::size_t top = 10;             // sites per table
+  // How the tables are chosen (sites per table, wrappers, the call-tree views asked for). Names
+  // stay whole: the page shortens them itself when its switch says so.
+  reports::RenderOptions tables{};
   // Flame graph nodes under this share of every weight of their type are left out.
   double min_share = HtmlProfile::kDefaultMinShare;
 };

@@ -5,8 +5,7 @@
 namespace rtrace::exporters {
 
 std::string report_tables_json(const reports::ReportData& data, const reports::ReportDiff* diff,
-                               std::size_t top) {
-  const reports::RenderOptions options{.top = top};
+                               const reports::RenderOptions& options) {
   const reports::SectionInput input{.data = data, .diff = diff, .options = options};
   reports::HtmlSectionParts parts;
   for (const reports::ReportSection& section : reports::report_section_table()) {

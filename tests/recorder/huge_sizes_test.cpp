@@ -78,7 +78,7 @@ TEST(HugeSizes, ReportTotalsAreThePrograms) {
                        "of 15294967295 bytes, 1 releases, 0 temporary\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\nPEAK CONSUMPTION\n  memory: 15294967295 bytes alive after call 3 "),
+  EXPECT_NE(r.out.find("\nPEAK CONSUMPTION\n  memory: 15294967295 bytes alive after call 3, "),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\nLEAKS\n  memory: 2 block(s) leaked, 10294967295 bytes\n"),

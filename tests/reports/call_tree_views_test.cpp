@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/headless_chromium.h"
 #include "support/test_paths.h"
 
 namespace rtrace {
@@ -200,6 +201,29 @@ TEST_F(CallTreeViews, JsonCarriesTheExactFigures) {
             R"j({"function":"__libc_start_call_main()","inclusive":10,"callers":[],"more":1}]}],)j"
             R"j("callees":[{"function":"recurse()","inclusive":10,"self":0,"callees":[)j"
             R"j({"function":"recurse()","inclusive":10,"self":0,"callees":[],"more":1}]}]}]}]})j");
+}
+
+// With --html, the views asked for are tables of the page, names whole (the page shortens them
+// with its own switch): the bottom-up view's first function with its leaked bytes, its callers
+// beneath.
+TEST_F(CallTreeViews, ThePageDrawsTheViewsAskedFor) {
+  const test::ScratchDir dir;
+  const fs::path page = dir / "report.html";
+  const auto r = report("--html " + test::quoted(page) + " --bottom-up --weight leaked");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const test::BrowserRun run = test::dump_dom(test::file_url(page));
+  ASSERT_EQ(run.status, 0) << run.log;
+  EXPECT_EQ(test::console_messages(run.log), "");
+  const std::size_t section =
+      run.dom.find("<section id=\"bottom-up-memory\"><h2>Bottom-up: memory by leaked bytes</h2>");
+  ASSERT_NE(section, std::string::npos) << run.dom;
+  const std::string rest = run.dom.substr(section);
+  const std::size_t alloc_node = rest.find("<td data-value=\"alloc_node()\"");
+  const std::size_t load = rest.find("load()");
+  ASSERT_NE(alloc_node, std::string::npos) << rest;
+  EXPECT_LT(alloc_node, load) << rest;
+  EXPECT_NE(rest.find("data-value=\"1410\""), std::string::npos) << rest;
+  EXPECT_EQ(run.dom.find("id=\"top-down-memory\""), std::string::npos);
 }
 
 TEST_F(CallTreeViews, BadOptionsAreRefusedBeforeReading) {

@@ -71,7 +71,7 @@ TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
   const RtraceCall call{.resource_type = 3,
                         .kind = sprtrace::kCallAlloc,
                         .name = "open",
-                        .size = std::uint64_t{5} << 32,  // beyond the field: saturates
+                        .size = std::uint64_t{5} << 32,  // beyond the CALL's field: in RSIZ
                         .id = 0x1122334455667788,
                         .args = args,
                         .arg_count = 2};
@@ -93,7 +93,7 @@ TEST(TracerCallEncoding, ACallWithArgumentsAndFramesReadsBackAsItWas) {
   EXPECT_EQ(decoded.timestamp, 1234U);
   EXPECT_EQ(decoded.kind, 2U);
   EXPECT_EQ(decoded.name, "open");
-  EXPECT_EQ(decoded.size, std::uint64_t{UINT32_MAX});
+  EXPECT_EQ(decoded.size, std::uint64_t{5} << 32);
   EXPECT_EQ(decoded.id, 0x1122334455667788U);
   EXPECT_EQ(decoded.frames, (std::vector<std::uint64_t>{0x401000, 0x402000, 0x7fff00001234}));
   EXPECT_EQ(decoded.args, (std::vector<std::pair<std::string, std::string>>{{"path", "/tmp/x"},

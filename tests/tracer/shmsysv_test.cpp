@@ -218,7 +218,7 @@ TEST(ShmsysvModule, ReportNamesTheUnits) {
                          "allocations, 2 releases, 0 temporary\n"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("  segment: 20480 bytes alive after call 11 "), std::string::npos)
+  EXPECT_NE(run.out.find("  segment: 20480 bytes alive after call 11, "), std::string::npos)
       << run.out;
 }
 

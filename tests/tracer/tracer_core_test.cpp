@@ -168,9 +168,15 @@ std::string reference_call_packets(const RtraceCall& call, std::uint32_t context
   encoder.u32(timestamp);
   encoder.u32(call.kind);
   encoder.string(call.name);
-  encoder.u32(call.size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(call.size));
+  const bool wide = sprtrace::needs_call_size_packet(call.size);
+  encoder.u32(wide ? sprtrace::kCappedCallSize : static_cast<std::uint32_t>(call.size));
   encoder.pointer(call.id);
   encoder.end_packet();
+  if (wide) {  // the real size, which the CALL's field cannot hold
+    encoder.begin_packet(sprtrace::PacketType::CallSize);
+    encoder.u64(call.size);
+    encoder.end_packet();
+  }
   if (call.arg_count > 0) {
     encoder.begin_packet(sprtrace::PacketType::FunctionArgs);
     encoder.u32(call.arg_count);
