@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <span>
@@ -136,6 +137,59 @@ void append_tree_rows(Json& rows, const FunctionTree& tree, FunctionTree::NodeId
                       std::size_t level, std::uint64_t entry_cost, const TreeShape& shape) {
   if (shape.options.trees.depth != 0) {
     rows_level(rows, tree, parent, level, 0, entry_cost, shape);
+  }
+}
+
+void append_view_text(std::string& out, const CallTreeView& view, CostWeight weight,
+                      std::span<const TypeCallTree> trees,
+                      const std::function<void(const TypeCallTree&)>& body) {
+  fmt::format_to(std::back_inserter(out), "\n{} ({}: {})\n", view.title, cost_weight_title(weight),
+                 view.explanation);
+  if (trees.empty()) {
+    out += "  none\n";
+  }
+  for (const TypeCallTree& t : trees) {
+    fmt::format_to(std::back_inserter(out), "  {}: {} in all\n", t.totals->type.type,
+                   cost_text(t.tree.root().inclusive, weight, resource_unit(*t.totals)));
+    body(t);
+  }
+}
+
+void append_view_json(JsonLines& out, const CallTreeView& view, CostWeight weight,
+                      std::span<const TypeCallTree> trees,
+                      const std::function<void(const TypeCallTree&, Json&)>& members) {
+  Json types = Json::array();
+  for (const TypeCallTree& t : trees) {
+    Json type;
+    type["type"] = json_text(t.totals->type.type);
+    type["total"] = t.tree.root().inclusive;
+    members(t, type);
+    types.push_back(std::move(type));
+  }
+  Json section;
+  section["weight"] = cost_weight_name(weight);
+  section["types"] = std::move(types);
+  out.push_back({{view.member, std::move(section)}});
+}
+
+void append_view_tables(HtmlSectionParts& out, const CallTreeView& view, CostWeight weight,
+                        std::span<const TypeCallTree> trees,
+                        const std::function<Json(const TypeCallTree&)>& rows) {
+  const std::string_view kind = cost_weight_is_size(weight) ? "bytes" : "count";
+  Json columns = Json::array({Json::array({"text", "function"})});
+  for (const std::string_view figure : view.figures) {
+    columns.push_back(Json::array({kind, figure}));
+  }
+  // "BOTTOM-UP" -> "Bottom-up"
+  std::string title(view.title);
+  for (std::size_t i = 1; i < title.size(); ++i) {
+    title[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(title[i])));
+  }
+  for (const TypeCallTree& t : trees) {
+    out.tables.push_back(html_table(
+        fmt::format("{}-{}", view.id, t.totals->type.type),
+        fmt::format("{}: {} by {}", title, t.totals->type.type, cost_weight_title(weight)),
+        view.note, columns, rows(t)));
   }
 }
 

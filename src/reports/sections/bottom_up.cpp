@@ -23,24 +23,25 @@ TreeShape shape(const SectionInput& input, const FunctionStacks& stacks, const T
           .children_member = "callers"};
 }
 
+constexpr std::string_view kFigures[] = {"cost"};
+constexpr CallTreeView kView{
+    .title = "BOTTOM-UP",
+    .explanation = "each allocating function, self and inclusive, its callers beneath",
+    .member = "bottom_up",
+    .id = "bottom-up",
+    .note =
+        "each allocating function with what it allocated itself, the paths of its callers "
+        "indented beneath it with what each path allocated",
+    .figures = kFigures};
+
 void text(const SectionInput& input, std::string& out) {
   if (!input.options.trees.bottom_up) {
     return;
   }
   const CostWeight weight = input.options.trees.weight;
-  fmt::format_to(std::back_inserter(out),
-                 "\nBOTTOM-UP ({}: each allocating function, self and inclusive, its callers "
-                 "beneath)\n",
-                 cost_weight_title(weight));
   FunctionStacks stacks(input.data, input.options.wrappers);
-  const std::vector<TypeCallTree> all = trees(input, stacks);
-  if (all.empty()) {
-    out += "  none\n";
-  }
-  for (const TypeCallTree& t : all) {
+  append_view_text(out, kView, weight, trees(input, stacks), [&](const TypeCallTree& t) {
     const TreeShape look = shape(input, stacks, t);
-    fmt::format_to(std::back_inserter(out), "  {}: {} in all\n", t.totals->type.type,
-                   cost_text(t.tree.root().inclusive, weight, look.unit));
     std::size_t shown = 0;
     for (const FunctionTree::NodeId id : t.tree.root().children) {
       if (shown++ == input.options.top) {
@@ -55,7 +56,7 @@ void text(const SectionInput& input, std::string& out) {
                      cost_text(t.function_cost[node.function], weight, look.unit));
       append_tree_text(out, t.tree, id, 6, node.inclusive, look);
     }
-  }
+  });
 }
 
 void json(const SectionInput& input, JsonLines& out) {
@@ -63,33 +64,26 @@ void json(const SectionInput& input, JsonLines& out) {
     return;
   }
   FunctionStacks stacks(input.data, input.options.wrappers);
-  Json types = Json::array();
-  for (const TypeCallTree& t : trees(input, stacks)) {
-    const TreeShape look = shape(input, stacks, t);
-    Json functions = Json::array();
-    std::size_t shown = 0;
-    for (const FunctionTree::NodeId id : t.tree.root().children) {
-      if (shown++ == input.options.top) {
-        break;
-      }
-      const FunctionTree::Node& node = t.tree.node(id);
-      Json function;
-      function["function"] = json_text(shown_name(stacks.name(node.function), input.options));
-      function["self"] = node.inclusive;
-      function["inclusive"] = t.function_cost[node.function];
-      function["callers"] = tree_json(t.tree, id, node.inclusive, look);
-      functions.push_back(std::move(function));
-    }
-    Json type;
-    type["type"] = json_text(t.totals->type.type);
-    type["total"] = t.tree.root().inclusive;
-    type["functions"] = std::move(functions);
-    types.push_back(std::move(type));
-  }
-  Json section;
-  section["weight"] = cost_weight_name(input.options.trees.weight);
-  section["types"] = std::move(types);
-  out.push_back({{"bottom_up", std::move(section)}});
+  append_view_json(out, kView, input.options.trees.weight, trees(input, stacks),
+                   [&](const TypeCallTree& t, Json& type) {
+                     const TreeShape look = shape(input, stacks, t);
+                     Json functions = Json::array();
+                     std::size_t shown = 0;
+                     for (const FunctionTree::NodeId id : t.tree.root().children) {
+                       if (shown++ == input.options.top) {
+                         break;
+                       }
+                       const FunctionTree::Node& node = t.tree.node(id);
+                       Json function;
+                       function["function"] =
+                           json_text(shown_name(stacks.name(node.function), input.options));
+                       function["self"] = node.inclusive;
+                       function["inclusive"] = t.function_cost[node.function];
+                       function["callers"] = tree_json(t.tree, id, node.inclusive, look);
+                       functions.push_back(std::move(function));
+                     }
+                     type["functions"] = std::move(functions);
+                   });
 }
 
 void html(const SectionInput& input, HtmlSectionParts& out) {
@@ -97,28 +91,21 @@ void html(const SectionInput& input, HtmlSectionParts& out) {
     return;
   }
   FunctionStacks stacks(input.data, input.options.wrappers);
-  const CostWeight weight = input.options.trees.weight;
-  const std::string_view kind = cost_weight_is_size(weight) ? "bytes" : "count";
-  for (const TypeCallTree& t : trees(input, stacks)) {
-    const TreeShape look = shape(input, stacks, t);
-    Json rows = Json::array();
-    std::size_t shown = 0;
-    for (const FunctionTree::NodeId id : t.tree.root().children) {
-      if (shown++ == input.options.top) {
-        break;
-      }
-      const FunctionTree::Node& node = t.tree.node(id);
-      rows.push_back(Json::array({json_text(stacks.name(node.function)), node.inclusive}));
-      append_tree_rows(rows, t.tree, id, 1, node.inclusive, look);
-    }
-    out.tables.push_back(html_table(
-        fmt::format("bottom-up-{}", t.totals->type.type),
-        fmt::format("Bottom-up: {} by {}", t.totals->type.type, cost_weight_title(weight)),
-        "each allocating function with what it allocated itself, the paths of its callers "
-        "indented beneath it with what each path allocated",
-        Json::array({Json::array({"text", "function"}), Json::array({kind, "cost"})}),
-        std::move(rows)));
-  }
+  append_view_tables(
+      out, kView, input.options.trees.weight, trees(input, stacks), [&](const TypeCallTree& t) {
+        const TreeShape look = shape(input, stacks, t);
+        Json rows = Json::array();
+        std::size_t shown = 0;
+        for (const FunctionTree::NodeId id : t.tree.root().children) {
+          if (shown++ == input.options.top) {
+            break;
+          }
+          const FunctionTree::Node& node = t.tree.node(id);
+          rows.push_back(Json::array({json_text(stacks.name(node.function)), node.inclusive}));
+          append_tree_rows(rows, t.tree, id, 1, node.inclusive, look);
+        }
+        return rows;
+      });
 }
 
 }  // namespace
