@@ -428,7 +428,7 @@ TEST(FileModule, ReportCountsDescriptorsAndStreams) {
       "  fd (file descriptor): 17 calls, 9 allocations, 8 releases, 3 temporary\n";
   for (const std::string& line : std::vector<std::string>{
            fd_totals, "  fp (file pointer): 3 calls, 2 allocations, 1 releases, 1 temporary\n",
-           "  fd: 3 descriptor(s) alive after call 4, 0 ns after the start\n",
+           "  fd: 3 descriptor(s) alive after call 4, in the trace's first millisecond\n",
            "  fd: 2 descriptor(s) leaked\n", "  fp: 1 stream(s) leaked\n",
            "    1 stream(s) of fp from:\n"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << r.out;

@@ -13,12 +13,20 @@ namespace rtrace::reports {
 namespace {
 
 // ", 12.3 ms after the start": when the peak came, since the trace's first call; nothing for a
-// trace without times.
+// trace without times. A peak in the trace's first tick is not "0 ns after": the recorder's
+// clock counts milliseconds (times that are whole milliseconds), so the peak came within the
+// first one, not at the very start.
 std::string since_start(const ReportData& data, const TypeTotals& t) {
   if (t.peak_timestamp_ns == 0 || !data.start_ns || t.peak_timestamp_ns < *data.start_ns) {
     return "";
   }
-  return ", " + human_duration(t.peak_timestamp_ns - *data.start_ns) + " after the start";
+  constexpr std::uint64_t kNanosecondsPerMillisecond = 1'000'000;
+  const std::uint64_t since = t.peak_timestamp_ns - *data.start_ns;
+  if (since == 0) {
+    return *data.start_ns % kNanosecondsPerMillisecond == 0 ? ", in the trace's first millisecond"
+                                                            : ", at the start";
+  }
+  return ", " + human_duration(since) + " after the start";
 }
 
 void append_type(std::string& out, const SectionInput& input, const TypeTotals& t) {
