@@ -199,6 +199,7 @@ enum class EndReason : std::uint8_t {
   FastExit = 3,   // _exit() or quick_exit(): no exit handlers ran
   Signal = 4,     // a fatal signal (a crash, or SIGTERM, SIGINT...): `signal` says which
   Exec = 5,       // the process replaced its image (the new image starts a new trace)
+  NoSpace = 6,    // the trace's file system was full: tracing stopped there, the program ran on
 };
 
 // The last record of a trace written by rtrace's tracer, when the process closes the trace

@@ -7,12 +7,13 @@
 namespace rtrace {
 namespace {
 
-constexpr std::array<std::pair<EndReason, std::string_view>, 5> kReasonNames = {{
+constexpr std::array<std::pair<EndReason, std::string_view>, 6> kReasonNames = {{
     {EndReason::Exit, "exit"},
     {EndReason::ToggleOff, "toggle-off"},
     {EndReason::FastExit, "_exit"},
     {EndReason::Signal, "signal"},
     {EndReason::Exec, "exec"},
+    {EndReason::NoSpace, "no-space"},
 }};
 
 }  // namespace

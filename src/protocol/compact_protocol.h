@@ -26,9 +26,10 @@ inline constexpr std::size_t kMagicSize = sizeof kMagic;
 // resource deltas and references per thread, version 5 writes a size equal to the thread's last
 // one as 0, version 6 writes a STACK as the frames it adds to the outer frames of a stack written
 // before (docs/format.md); readers read versions 1 to 5 too. Minor 1 adds LEAK_KINDS, which
-// readers of 6.0 skip as an unknown tag.
+// readers of 6.0 skip as an unknown tag; minor 2 the END reason "no space", which older readers
+// refuse at that record, having read every record before it.
 inline constexpr std::uint8_t kMajor = 6;
-inline constexpr std::uint8_t kMinor = 1;
+inline constexpr std::uint8_t kMinor = 2;
 inline constexpr std::uint8_t kOldestMajor = 1;
 inline constexpr std::size_t kFileHeaderSize = kMagicSize + 2;
 
@@ -155,8 +156,9 @@ enum class EndReason : std::uint8_t {
   FastExit = 3,   // _exit() or quick_exit()
   Crash = 4,      // a crash signal; the record names it
   Exec = 5,       // the process called exec
+  NoSpace = 6,    // no space left for the trace: tracing stopped, the program ran on
 };
-inline constexpr std::uint8_t kLastEndReason = 5;
+inline constexpr std::uint8_t kLastEndReason = 6;
 
 constexpr std::uint64_t zigzag(std::int64_t value) {
   return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);

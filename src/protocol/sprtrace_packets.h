@@ -87,6 +87,7 @@ inline constexpr std::uint32_t kEndToggleOff = 2;
 inline constexpr std::uint32_t kEndFastExit = 3;  // _exit, quick_exit
 inline constexpr std::uint32_t kEndSignal = 4;    // a fatal signal; `signal` says which
 inline constexpr std::uint32_t kEndExec = 5;
+inline constexpr std::uint32_t kEndNoSpace = 6;  // the trace's file system filled up
 inline constexpr std::size_t kTraceEndSize = 5 * 4 + 2 * 8;
 // RSIZ, right after a CALL whose size does not fit its 4-byte field (which then holds
 // kCappedCallSize): [size:8], the call's real size.

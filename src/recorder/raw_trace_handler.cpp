@@ -20,6 +20,7 @@
 #include "protocol/sprtrace_packets.h"
 #include "recorder/packet_stream.h"
 #include "recorder/pid_sniffer.h"
+#include "recorder/space_reserve.h"
 #include "recorder/trace_file_passing.h"
 
 namespace rtrace::recorder {
@@ -99,14 +100,20 @@ bool RawTraceHandler::record(int fd, std::uint32_t peer_pid) {
     }
   } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): record_copied says it
   }
+  // Kept aside before the process may write.
+  std::optional<SpaceReserve> reserve;
+  if (out) {
+    reserve.emplace(names_.directory(), file_from_recorder::kOutOfSpaceReserve);
+  }
   if (!send_trace_file(fd, out ? out->fd() : -1)) {
     return true;  // gone before it wrote anything
   }
-  return out ? record_passed(fd, peer_pid, argv0, *out) : record_copied(fd, peer_pid, argv0, {});
+  return out ? record_passed(fd, peer_pid, argv0, *out, *reserve)
+             : record_copied(fd, peer_pid, argv0, {});
 }
 
 bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, const std::string& argv0,
-                                    OutputStream& out) {
+                                    OutputStream& out, SpaceReserve& reserve) {
   try {
     std::uint64_t shown = 0;
     const std::function<void()> show_progress = [&] {
@@ -114,8 +121,18 @@ bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, const std::s
       progress_.advance(size > shown ? size - shown : 0);
       shown = std::max(shown, size);
     };
-    const bool closed = wait_for_trace_close(
-        fd, Progress::shown_on_stderr(quiet_) ? show_progress : std::function<void()>());
+    const auto out_of_space = [&] {
+      reserve.release();
+      progress_.interrupt();
+      // Not quiet, and at once: the program runs on, untraced from now on.
+      fmt::print(stderr,
+                 "rtrace: trace of process {}: no space left on device in {}: the trace ends here; "
+                 "the program runs on untraced\n",
+                 peer_pid, names_.directory());
+    };
+    const TraceClose said = wait_for_trace_close(
+        fd, out_of_space,
+        Progress::shown_on_stderr(quiet_) ? show_progress : std::function<void()>());
     const std::uint64_t size = file_size(out.fd());
     progress_.advance(size > shown ? size - shown : 0);
     if (size == 0) {
@@ -126,7 +143,8 @@ bool RawTraceHandler::record_passed(int fd, std::uint32_t peer_pid, const std::s
     read_head(out.fd(), size, sniffer, packets);
     // Only rtrace's tracer asks for its file, and it says when it closed the trace in order:
     // without that word the trace broke off, in whatever format it is written.
-    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0), !closed);
+    return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
+                  {.broke_off = !said.closed, .out_of_space = said.out_of_space});
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -161,7 +179,7 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
       return true;
     }
     return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
-                  packets.broke_off(), packets.capped_sizes());
+                  {.broke_off = packets.broke_off(), .capped_sizes = packets.capped_sizes()});
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -171,22 +189,31 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
 }
 
 bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, const std::string& argv0,
-                             bool broke_off, std::uint64_t capped_sizes) {
+                             Damage damage) {
   const std::string path = commit_trace(out, names_.name(argv0, pid));
   if (!quiet_) {
     progress_.interrupt();
     fmt::print(stderr, "{}\n", trace_summary(path));
   }
-  if (capped_sizes > 0) {
+  if (damage.capped_sizes > 0) {
     // Not quiet either: the file holds sizes other than the program's.
     progress_.interrupt();
     fmt::print(stderr,
                "rtrace: {}: warning: {} call(s) of 4 GiB or more recorded with size {}: the "
                "sp-rtrace protocol's sizes have 32 bits\n",
-               path, capped_sizes, sprtrace::kCappedCallSize);
+               path, damage.capped_sizes, sprtrace::kCappedCallSize);
   }
-  if (broke_off) {
-    // Not quiet: a trace that looks whole and is not must never go unnoticed.
+  // Not quiet: a trace that looks whole and is not must never go unnoticed.
+  if (damage.out_of_space) {
+    progress_.interrupt();
+    fmt::print(stderr, "rtrace: {}: warning: {}\n", path,
+               damage.broke_off ? "trace incomplete: no space was left on the device, not even "
+                                  "for the trace's end"
+                                : "trace cut short: no space was left on the device (the "
+                                  "trace's end says so)");
+    return false;
+  }
+  if (damage.broke_off) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: {}: warning: {}\n", path, kIncompleteTrace);
     return false;

@@ -19,6 +19,7 @@
 
 #include "io/output_stream.h"
 #include "io/progress.h"
+#include "recorder/space_reserve.h"
 #include "recorder/terminal_writers.h"
 #include "recorder/trace_file_names.h"
 #include "recorder/trace_handler.h"
@@ -38,17 +39,23 @@ class RawTraceHandler final : public TraceHandler {
 
  private:
   // The process writes `out`'s temporary itself; the handler names the file at the end.
-  // `argv0`: the process's, read while it waited for the file.
-  bool record_passed(int fd, std::uint32_t peer_pid, const std::string& argv0, OutputStream& out);
+  // `argv0`: the process's, read while it waited for the file. `reserve`: freed when the
+  // process runs out of space, for the trace's end.
+  bool record_passed(int fd, std::uint32_t peer_pid, const std::string& argv0, OutputStream& out,
+                     SpaceReserve& reserve);
   // The stream comes through the connection and is copied into the file.
   // `read_already`: its first bytes, read before. `argv0`: the process's, when it could be read
   // (the stream's PINF packet wins).
   bool record_copied(int fd, std::uint32_t peer_pid, const std::string& argv0,
                      std::span<const std::uint8_t> read_already);
-  // Names the file after the process and says so; false (with a warning) when it broke off.
-  // `capped_sizes`: calls whose size the file holds capped (said in a warning).
-  bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, bool broke_off,
-              std::uint64_t capped_sizes = 0);
+  // What the file holds besides the trace's records, said in warnings at the commit.
+  struct Damage {
+    bool broke_off = false;          // no orderly end: the process died or the connection broke
+    bool out_of_space = false;       // a write failed for lack of space; the trace ends there
+    std::uint64_t capped_sizes = 0;  // calls whose size the file holds capped
+  };
+  // Names the file after the process and says so; false (with a warning) when it is damaged.
+  bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, Damage damage);
 
   TraceFileNames names_;
   bool quiet_;

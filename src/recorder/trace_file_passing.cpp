@@ -3,11 +3,11 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +18,8 @@ namespace rtrace::recorder {
 
 using file_from_recorder::kFilePassed;
 using file_from_recorder::kNoFile;
+using file_from_recorder::kOutOfSpace;
+using file_from_recorder::kReserveFreed;
 using file_from_recorder::kTraceClosed;
 
 bool send_trace_file(int connection, int file) {
@@ -46,9 +48,10 @@ bool send_trace_file(int connection, int file) {
   }
 }
 
-bool wait_for_trace_close(int connection, const std::function<void()>& every_100ms) {
+TraceClose wait_for_trace_close(int connection, const std::function<void()>& out_of_space,
+                                const std::function<void()>& every_100ms) {
   constexpr int kTickMs = 100;
-  bool closed = false;
+  TraceClose said;
   std::array<std::uint8_t, 64> buffer{};
   for (;;) {
     if (every_100ms) {
@@ -65,12 +68,18 @@ bool wait_for_trace_close(int connection, const std::function<void()>& every_100
     }
     const std::size_t n = read_some(connection, buffer.data(), buffer.size());
     if (n == 0) {
-      return closed;
+      return said;
     }
-    // Only kTraceClosed is ever sent; anything else is ignored.
-    const std::uint8_t* end = buffer.data() + n;
-    closed = closed || std::find(static_cast<const std::uint8_t*>(buffer.data()), end,
-                                 static_cast<std::uint8_t>(kTraceClosed)) != end;
+    // Bytes other than the protocol's are ignored.
+    for (const std::uint8_t byte : std::span(buffer.data(), n)) {
+      if (byte == static_cast<std::uint8_t>(kTraceClosed)) {
+        said.closed = true;
+      } else if (byte == static_cast<std::uint8_t>(kOutOfSpace) && !said.out_of_space) {
+        said.out_of_space = true;
+        out_of_space();
+        ::send(connection, &kReserveFreed, 1, MSG_NOSIGNAL);
+      }
+    }
   }
 }
 

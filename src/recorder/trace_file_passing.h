@@ -11,9 +11,17 @@ namespace rtrace::recorder {
 // Sends the answer: `file`'s descriptor, or (file < 0) none. False when the process is gone.
 bool send_trace_file(int connection, int file);
 
-// Reads `connection` to its end (the process closed it or died) and says whether the process
-// said it closed the trace in order. `every_100ms`, when set, is called about every 100 ms
-// meanwhile. Throws std::runtime_error on a read error.
-bool wait_for_trace_close(int connection, const std::function<void()>& every_100ms);
+// What the process said on its connection before it ended.
+struct TraceClose {
+  bool closed = false;        // it closed the trace in order
+  bool out_of_space = false;  // a write of its trace failed for lack of space
+};
+
+// Reads `connection` to its end (the process closed it or died). When the process says it ran
+// out of space, `out_of_space` is called (it frees the reserve) and the process is answered.
+// `every_100ms`, when set, is called about every 100 ms meanwhile. Throws std::runtime_error on a
+// read error.
+TraceClose wait_for_trace_close(int connection, const std::function<void()>& out_of_space,
+                                const std::function<void()>& every_100ms);
 
 }  // namespace rtrace::recorder

@@ -20,6 +20,8 @@ std::string end_description(const TraceEnd& end) {
       return "_exit";
     case EndReason::Exec:
       return "exec";
+    case EndReason::NoSpace:
+      return "no space left on device for the trace (tracing stopped there; the program ran on)";
     case EndReason::Signal:
       break;
   }
@@ -28,15 +30,16 @@ std::string end_description(const TraceEnd& end) {
                          : fmt::format("signal {} (SIG{})", end.signal, name);
 }
 
-bool ended_by_toggle(const ReportData& data) {
-  return data.end && data.end->reason == EndReason::ToggleOff;
+bool tracing_stopped_early(const ReportData& data) {
+  return data.end &&
+         (data.end->reason == EndReason::ToggleOff || data.end->reason == EndReason::NoSpace);
 }
 
 std::string_view leak_wording(const ReportData& data) {
   if (data.range) {
     return "alive at the range's end";
   }
-  return ended_by_toggle(data) ? "alive when tracing stopped" : "leaked";
+  return tracing_stopped_early(data) ? "alive when tracing stopped" : "leaked";
 }
 
 namespace {

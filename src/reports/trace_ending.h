@@ -14,7 +14,9 @@ namespace rtrace::reports {
 // "exit", "_exit", "tracing toggled off", "signal 11 (SIGSEGV)", "exec".
 std::string end_description(const TraceEnd& end);
 
-bool ended_by_toggle(const ReportData& data);
+// Whether tracing stopped while the program ran on (toggled off, or no space was left for the
+// trace): what was alive then is not known to be leaked.
+bool tracing_stopped_early(const ReportData& data);
 
 // "leaked", or "alive when tracing stopped" for a trace ended by toggling.
 std::string_view leak_wording(const ReportData& data);

@@ -576,7 +576,7 @@ void BinaryReader::read_trace_end(PacketCursor& packet) {
   end.peak_rss_bytes = packet.qword();
   end.rss_bytes = packet.qword();
   if (reason < static_cast<std::uint32_t>(EndReason::Exit) ||
-      reason > static_cast<std::uint32_t>(EndReason::Exec)) {
+      reason > static_cast<std::uint32_t>(EndReason::NoSpace)) {
     warn(packet.packet_offset(),
          fmt::format("REND packet with unknown reason {}; ignored", reason));
     return;

@@ -25,9 +25,14 @@ void append_type(std::string& out, const ReportData& data, const TypeTotals& t) 
 
 void text(const SectionInput& input, std::string& out) {
   const ReportData& data = input.data;
-  out += ended_by_toggle(data)
-             ? "\nALIVE WHEN TRACING STOPPED (tracing was toggled off: not known to be leaks)\n"
-             : "\nLEAKS\n";
+  if (!tracing_stopped_early(data)) {
+    out += "\nLEAKS\n";
+  } else if (data.end->reason == EndReason::NoSpace) {
+    out +=
+        "\nALIVE WHEN TRACING STOPPED (no space was left for the trace: not known to be leaks)\n";
+  } else {
+    out += "\nALIVE WHEN TRACING STOPPED (tracing was toggled off: not known to be leaks)\n";
+  }
   for (const TypeTotals& t : data.types) {
     if (t.calls != 0) {
       append_type(out, data, t);

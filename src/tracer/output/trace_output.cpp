@@ -1,6 +1,7 @@
 #include "tracer/output/trace_output.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -38,6 +39,9 @@ bool g_fd_is_socket = false;
 int g_connection = -1;
 unsigned g_managed_index = 0;
 bool g_broken = false;
+// A write to the trace's file failed for lack of space: the session ends the trace
+// (output_out_of_space), with the room the recorder kept for that when it could free it.
+bool g_out_of_space = false;
 // The compact format (compact_transcoder.h): everything written is transcoded into g_buffer.
 bool g_compact = false;
 
@@ -226,6 +230,35 @@ bool open_recorder_output(const TracerOptions& options, const char* socket_path)
   return true;
 }
 
+// The recorder's reserve (protocol/file_from_recorder.h): asks it to free the room it keeps in
+// the trace's folder, and waits for its answer. A second at most: a recorder that does not know
+// the request never answers, and the program must not hang on its trace.
+bool ask_recorder_for_room() {
+  constexpr int kPatienceMs = 1000;
+  if (g_connection < 0 ||
+      ::send(g_connection, &file_from_recorder::kOutOfSpace, 1, MSG_NOSIGNAL) != 1) {
+    return false;
+  }
+  const std::uint32_t deadline = monotonic_milliseconds() + kPatienceMs;
+  for (;;) {
+    const auto left = static_cast<std::int32_t>(deadline - monotonic_milliseconds());
+    pollfd readable{g_connection, POLLIN, 0};
+    const int ready = left > 0 ? ::poll(&readable, 1, left) : 0;
+    if (ready < 0 && errno == EINTR) {
+      continue;
+    }
+    char answer = 0;
+    return ready > 0 && ::recv(g_connection, &answer, 1, 0) == 1 &&
+           answer == file_from_recorder::kReserveFreed;
+  }
+}
+
+// Whether a failed write of the trace's file is the file system's lack of space (or of the
+// user's quota), which the trace's end can still say when the recorder frees its reserve.
+bool out_of_space(ssize_t written) {
+  return written < 0 && !g_fd_is_socket && (errno == ENOSPC || errno == EDQUOT);
+}
+
 // Writes pieces[0..count), resuming after short writes; false when the connection broke.
 bool write_vector(iovec* piece, int count) {
   while (count > 0 && g_fd >= 0) {
@@ -237,6 +270,12 @@ bool write_vector(iovec* piece, int count) {
                                 : ::writev(g_fd, piece, static_cast<int>(message.msg_iovlen));
     if (written < 0 && errno == EINTR) {
       continue;
+    }
+    if (out_of_space(written) && !g_out_of_space) {
+      g_out_of_space = true;
+      if (ask_recorder_for_room()) {
+        continue;
+      }
     }
     if (written <= 0) {
       drop_connection();
@@ -325,6 +364,7 @@ bool output_open(const TracerOptions& options, const char* socket_path, pid_t pi
     return false;
   }
   g_broken = false;
+  g_out_of_space = false;
   g_compact = options.compact;
   g_compress_level = options.compress_level;
   g_compression = g_compact && g_compress_level > 0 ? Compression::Undecided : Compression::Off;
@@ -338,6 +378,10 @@ bool output_open(const TracerOptions& options, const char* socket_path, pid_t pi
 
 bool output_is_open() {
   return g_fd >= 0;
+}
+
+bool output_out_of_space() {
+  return g_out_of_space;
 }
 
 int output_descriptors(int (&fds)[2]) {

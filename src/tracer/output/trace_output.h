@@ -18,6 +18,9 @@ namespace rtrace::tracer {
 // Opens a new trace; moves the descriptor above the numbers programs use.
 bool output_open(const TracerOptions& options, const char* socket_path, pid_t pid);
 bool output_is_open();
+// Whether a write of the trace's file failed for lack of space. The output stays open when the
+// recorder freed room for the trace's end (the session then writes it and closes the trace).
+bool output_out_of_space();
 // The descriptors the trace holds (0, 1 or 2: the output, and the recorder's connection when the
 // output is a file it passed), in ascending order. The program must not close them.
 int output_descriptors(int (&fds)[2]);

@@ -22,8 +22,15 @@ namespace {
 // The ticket counter at the previous drain_pass (the control thread's).
 std::uint64_t g_tickets_at_last_pass = 0;
 
+// A write failed: the recorder went away, or the file system is full and the trace ends saying
+// so while its output can still take the end.
 void check_flushed(bool ok) {
-  if (!ok && g_session.state.load() == State::Tracing) {
+  if (g_session.state.load() != State::Tracing) {
+    return;
+  }
+  if (output_out_of_space() && output_is_open()) {
+    end_for_lack_of_space();
+  } else if (!ok) {
     connection_lost();
   }
 }
@@ -36,9 +43,7 @@ void flush_output() {
 
 void drain_locked(std::uint64_t bound) {
   const bool emit = g_session.state.load() == State::Tracing || output_is_open();
-  if (!merge_records(bound, g_session.floor, emit) && g_session.state.load() == State::Tracing) {
-    connection_lost();
-  }
+  check_flushed(merge_records(bound, g_session.floor, emit));
 }
 
 // Signals stay blocked meanwhile: a handler that ends the process (_exit, a crash) must find the

@@ -80,7 +80,9 @@ void write_trace_end(const SessionEnd& ending) {
     encode_heap_info(encoder, g_session.heap_bottom);
     output_append(packet, encoder.size());
   }
-  if (ending.reason != sprtrace::kEndSignal) {
+  // Not after a crash (touch nothing more of a damaged process), nor when the trace's file
+  // system is full (the modules' files would not fit either).
+  if (ending.reason != sprtrace::kEndSignal && ending.reason != sprtrace::kEndNoSpace) {
     run_stop_hooks(g_session.options.attachment_directory());
   }
   if (g_session.options.extensions) {
@@ -174,6 +176,14 @@ void stop_session(const SessionEnd& ending, long patience_ms, State next) {
   output_close();
   g_session.state.store(next);
   drain_unlock();
+}
+
+void end_for_lack_of_space() {
+  __atomic_store_n(&rtrace_tracing, 0, __ATOMIC_SEQ_CST);
+  write_trace_end({.reason = sprtrace::kEndNoSpace});
+  output_flush_now();
+  output_close();
+  g_session.state.store(State::Finished);
 }
 
 // ---- public (trace_session.h) ------------------------------------------------------------------

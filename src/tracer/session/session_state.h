@@ -56,5 +56,9 @@ void start_if_pending();
 // Stops recording, waits up to `patience_ms` for calls in progress, writes everything out, ends
 // the trace and closes; the state is `next` afterwards.
 void stop_session(const SessionEnd& ending, long patience_ms, State next);
+// Drain lock held, a write having failed for lack of space (output_out_of_space) with the output
+// still open: stops recording and ends the trace at once, with reason "no space" and nothing more
+// (the calls not yet merged are dropped); the program runs on untraced.
+void end_for_lack_of_space();
 
 }  // namespace rtrace::tracer
