@@ -131,7 +131,8 @@ void OutputStream::flush() {
         continue;
       }
       buffer_.clear();
-      throw system_error(path_.empty() ? std::string("<stdout>") : path_);
+      // A file still unnamed (in_directory) is known by its folder.
+      throw system_error(!path_.empty() ? path_ : !directory_.empty() ? directory_ : "<stdout>");
     }
     done += static_cast<std::size_t>(n);
   }

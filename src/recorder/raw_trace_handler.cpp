@@ -164,22 +164,38 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
     std::string kept;
     std::uint64_t total = 0;
     std::size_t held = read_already.size();
+    std::string write_error;
     while (const std::size_t n = held + read_some(fd, buffer.data() + held, buffer.size() - held)) {
       held = 0;
       const std::span<const std::uint8_t> bytes(buffer.data(), n);
       sniffer.feed(bytes);
       kept.clear();
       packets.feed(bytes, kept);
-      out.write(kept);
       total += n;
       progress_.advance(n);
+      if (!write_error.empty()) {
+        continue;  // read on, so that the process never blocks on its trace
+      }
+      try {
+        out.write(kept);
+      } catch (const std::exception& error) {
+        // What was written stays (the readers read it up to the damage); said now, not quietly.
+        write_error = error.what();
+        progress_.interrupt();
+        fmt::print(stderr,
+                   "rtrace: trace of process {}: {}: the trace ends here; the program runs on "
+                   "untraced\n",
+                   peer_pid, write_error);
+      }
     }
     // A process that connected and wrote nothing (it died at once) leaves no file.
     if (total == 0) {
       return true;
     }
     return commit(out, sniffer.pid().value_or(peer_pid), sniffer.name().value_or(argv0),
-                  {.broke_off = packets.broke_off(), .capped_sizes = packets.capped_sizes()});
+                  {.broke_off = packets.broke_off() || !write_error.empty(),
+                   .capped_sizes = packets.capped_sizes(),
+                   .write_error = write_error});
   } catch (const std::exception& error) {
     progress_.interrupt();
     fmt::print(stderr, "rtrace: trace of process {} lost: {}\n", peer_pid, error.what());
@@ -211,6 +227,14 @@ bool RawTraceHandler::commit(OutputStream& out, std::uint32_t pid, const std::st
                                   "for the trace's end"
                                 : "trace cut short: no space was left on the device (the "
                                   "trace's end says so)");
+    return false;
+  }
+  if (!damage.write_error.empty()) {
+    progress_.interrupt();
+    fmt::print(stderr,
+               "rtrace: {}: warning: trace incomplete: writing it failed ({}); what was "
+               "written before is kept\n",
+               path, damage.write_error);
     return false;
   }
   if (damage.broke_off) {

@@ -53,6 +53,7 @@ class RawTraceHandler final : public TraceHandler {
     bool broke_off = false;          // no orderly end: the process died or the connection broke
     bool out_of_space = false;       // a write failed for lack of space; the trace ends there
     std::uint64_t capped_sizes = 0;  // calls whose size the file holds capped
+    std::string write_error{};       // why the recorder's writes of the file stopped, if they did
   };
   // Names the file after the process and says so; false (with a warning) when it is damaged.
   bool commit(OutputStream& out, std::uint32_t pid, const std::string& argv0, Damage damage);

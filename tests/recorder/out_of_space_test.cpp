@@ -25,61 +25,102 @@ using test::ScratchDir;
 // far less than the program's two million calls take.
 constexpr const char* kTmpfsSize = "2304k";
 
-TEST(OutOfSpace, TheTraceEndsSayingSoAndTheProgramRunsOn) {
+// What a recording into a small tmpfs left: the program's output, the recorder's, and what
+// `rtrace process` and `rtrace report` made of the trace (read inside the namespace: its tmpfs
+// goes with it).
+struct SmallDiskRun {
+  std::string program_out;
+  std::string record_status;
+  std::string record_err;
+  std::string files;
+  std::string process;
+  std::string report;
+};
+
+SmallDiskRun record_on_small_disk(const std::string& recorder, const std::string& tmpfs_size) {
   const ScratchDir scratch;
   const fs::path small = scratch / "small";
   const fs::path out = scratch / "out";
   fs::create_directory(small);
   fs::create_directory(out);
   const std::string trace = quoted(small) + "/*.rtrace";
-  // Everything that reads the trace runs inside the namespace: its tmpfs goes with it.
   const std::string inside =
-      "mount -t tmpfs -o size=" + std::string(kTmpfsSize) + " tmpfs " + quoted(small) +
-      " || exit 9; " + built_tool("rtrace") + " record -e memory -o " + quoted(small) + " " +
-      quoted(RTRACE_DISK_FILLING_PROGRAM) + " > " + quoted(out / "program.out") + " 2> " +
-      quoted(out / "record.err") + "; echo $? > " + quoted(out / "record.status") + "; ls " +
-      quoted(small) + " > " + quoted(out / "files") + "; " + built_tool("rtrace") + " process " +
-      trace + " > " + quoted(out / "process.txt") + " 2>&1; " + built_tool("rtrace") + " report " +
-      trace + " > " + quoted(out / "report.txt") + " 2>&1";
+      "mount -t tmpfs -o size=" + tmpfs_size + " tmpfs " + quoted(small) + " || exit 9; " +
+      recorder + " -o " + quoted(small) + " -x " + quoted(RTRACE_DISK_FILLING_PROGRAM) + " > " +
+      quoted(out / "program.out") + " 2> " + quoted(out / "record.err") + "; echo $? > " +
+      quoted(out / "record.status") + "; ls " + quoted(small) + " > " + quoted(out / "files") +
+      "; " + built_tool("rtrace") + " process " + trace + " > " + quoted(out / "process.txt") +
+      " 2>&1; " + built_tool("rtrace") + " report " + trace + " > " + quoted(out / "report.txt") +
+      " 2>&1";
+  test::write_file(scratch / "inside.sh", inside);
   const std::string unshare =
       ::geteuid() == 0 ? "unshare --mount" : "unshare --mount --map-root-user";
-  test::write_file(scratch / "inside.sh", inside);
   const auto run = run_command(unshare + " sh " + quoted(scratch / "inside.sh"));
-  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.status, 0) << run.err;
+  return {read_file(out / "program.out"), read_file(out / "record.status"),
+          read_file(out / "record.err"),  read_file(out / "files"),
+          read_file(out / "process.txt"), read_file(out / "report.txt")};
+}
+
+TEST(OutOfSpace, TheTraceEndsSayingSoAndTheProgramRunsOn) {
+  const SmallDiskRun run =
+      record_on_small_disk(built_tool("rtrace") + " record -e memory", kTmpfsSize);
 
   // The program made every block and ended normally; the recorder says what happened to the
   // trace, when it happened and again at the end, and exits 1 (the trace is not whole).
-  EXPECT_EQ(read_file(out / "program.out"), "made 1000000 blocks\n");
-  EXPECT_EQ(read_file(out / "record.status"), "1\n");
-  const std::string err = read_file(out / "record.err");
+  EXPECT_EQ(run.program_out, "made 1000000 blocks\n");
+  EXPECT_EQ(run.record_status, "1\n");
   EXPECT_TRUE(std::regex_search(
-      err, std::regex("rtrace: trace of process [0-9]+: no space left on device in .*/small: the "
-                      "trace ends here; the program runs on untraced\n")))
-      << err;
+      run.record_err,
+      std::regex("rtrace: trace of process [0-9]+: no space left on device in .*/small: the "
+                 "trace ends here; the program runs on untraced\n")))
+      << run.record_err;
   EXPECT_TRUE(std::regex_search(
-      err, std::regex("rtrace: .*/small/recorder_disk_filling_program\\.[0-9]+\\.rtrace: "
-                      "warning: trace cut short: no space was left on the device \\(the trace's "
-                      "end says so\\)\n")))
-      << err;
-  EXPECT_TRUE(std::regex_match(read_file(out / "files"),
-                               std::regex("recorder_disk_filling_program\\.[0-9]+\\.rtrace\n")));
+      run.record_err, std::regex("rtrace: .*/small/recorder_disk_filling_program\\.[0-9]+\\."
+                                 "rtrace: warning: trace cut short: no space was left on the "
+                                 "device \\(the trace's end says so\\)\n")))
+      << run.record_err;
+  EXPECT_TRUE(
+      std::regex_match(run.files, std::regex("recorder_disk_filling_program\\.[0-9]+\\.rtrace\n")));
 
   // The trace reads without a warning and ends with its reason: no space.
-  const std::string process = read_file(out / "process.txt");
   EXPECT_TRUE(std::regex_search(
-      process, std::regex("\n## trace end: pid=[0-9]+, reason=no-space, time=[0-9.]+, ")))
-      << process.substr(0, 2000);
-  EXPECT_EQ(process.find("warning"), std::string::npos) << process.substr(0, 2000);
-  EXPECT_TRUE(std::regex_search(process, std::regex("\n[0-9]+\\. \\[[0-9:.]+\\] malloc\\(")));
-  const std::string report = read_file(out / "report.txt");
-  EXPECT_NE(report.find("\ntrace ended by: no space left on device for the trace (tracing stopped "
-                        "there; the program ran on)\n"),
+      run.process, std::regex("\n## trace end: pid=[0-9]+, reason=no-space, time=[0-9.]+, ")))
+      << run.process.substr(0, 2000);
+  EXPECT_EQ(run.process.find("warning"), std::string::npos) << run.process.substr(0, 2000);
+  EXPECT_TRUE(std::regex_search(run.process, std::regex("\n[0-9]+\\. \\[[0-9:.]+\\] malloc\\(")));
+  EXPECT_NE(run.report.find("\ntrace ended by: no space left on device for the trace (tracing "
+                            "stopped there; the program ran on)\n"),
             std::string::npos)
-      << report.substr(0, 2000);
-  EXPECT_NE(report.find("\nALIVE WHEN TRACING STOPPED (no space was left for the trace: not known "
-                        "to be leaks)\n"),
+      << run.report.substr(0, 2000);
+  EXPECT_NE(run.report.find("\nALIVE WHEN TRACING STOPPED (no space was left for the trace: not "
+                            "known to be leaks)\n"),
             std::string::npos)
-      << report.substr(0, 2000);
+      << run.report.substr(0, 2000);
+}
+
+// sp-rtrace's recorder copies the stream into the file itself: a write that fails keeps what was
+// written (before, the whole file was removed and the error named "<stdout>"), says so at once,
+// and reads on so that the program never blocks.
+TEST(OutOfSpace, TheRecordersOwnCopyKeepsWhatItWrote) {
+  const SmallDiskRun run = record_on_small_disk(built_tool("sp-rtrace") + " -s -e memory", "1m");
+  EXPECT_EQ(run.program_out, "made 1000000 blocks\n");
+  EXPECT_EQ(run.record_status, "1\n");
+  EXPECT_TRUE(std::regex_search(
+      run.record_err,
+      std::regex("rtrace: trace of process [0-9]+: .*/small: No space left on device: the trace "
+                 "ends here; the program runs on untraced\n")))
+      << run.record_err;
+  EXPECT_TRUE(std::regex_search(
+      run.record_err,
+      std::regex("rtrace: .*/small/[0-9]+-0\\.rtrace: warning: trace incomplete: writing it "
+                 "failed \\(.*/small: No space left on device\\); what was written before is "
+                 "kept\n")))
+      << run.record_err;
+  EXPECT_TRUE(std::regex_match(run.files, std::regex("[0-9]+-0\\.rtrace\n"))) << run.files;
+  // What was written reads back, up to the damage.
+  EXPECT_TRUE(std::regex_search(run.process, std::regex("\n[0-9]+\\. \\[[0-9:.]+\\] malloc\\([0-9]+\\) = 0x")))
+      << run.process.substr(0, 2000);
 }
 
 }  // namespace
