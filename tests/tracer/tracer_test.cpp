@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -864,6 +865,65 @@ TEST(TracerTest, ProgramsStartedByTheTracedOneAreTracedOnlyWhenAsked) {
     with_marker += calls_of_size(trace, 2222).size();
   }
   EXPECT_EQ(with_marker, 1U);
+}
+
+// How many marker blocks of `size` the traces in <scratch>/out hold in all; each trace must be
+// whole.
+std::size_t markers_in_traces(const ScratchDir& scratch, std::uint32_t size) {
+  std::size_t found = 0;
+  for (const auto& file : trace_files(scratch)) {
+    const TraceDecoder trace = decode_file(file.string());
+    EXPECT_TRUE(trace.complete()) << file << ": " << trace.error();
+    found += calls_of_size(trace, size).size();
+  }
+  return found;
+}
+
+// The tracer's variables go with every exec even when the program cleared or replaced its
+// environment: the new image is traced, the process itself (same pid: env -i) and under
+// follow-forks a child whose shell gave it an LD_PRELOAD of its own.
+TEST(TracerTest, ExecWithAClearedOrReplacedEnvironmentStaysTraced) {
+  const ScratchDir cleared;
+  ASSERT_EQ(run_traced(cleared, "env -i " + program("lifecycle") + " after-exec").status, 0);
+  EXPECT_EQ(trace_files(cleared).size(), 2U);  // env's, then the program's
+  EXPECT_EQ(markers_in_traces(cleared, 2222), 1U);
+
+  const ScratchDir replaced;
+  const auto result = run_traced(
+      replaced, "bash -c 'LD_PRELOAD=libm.so.6 " + program("lifecycle") + " after-exec; true'",
+      "start=1,follow-forks=1");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(trace_files(replaced).size(), 3U);  // bash, its child, the program
+  EXPECT_EQ(markers_in_traces(replaced, 2222), 1U);
+}
+
+// A set-user-ID program runs in the dynamic linker's secure mode, which preloads nothing named by
+// a path: the trace that ends at its exec says why no trace follows.
+TEST(TracerTest, AnExecTheDynamicLinkerWillNotPreloadIntoIsNoted) {
+  const ScratchDir scratch;
+  std::string target = "/usr/bin/su";  // set-user-ID root: secure for any other user
+  if (::geteuid() == 0) {
+    // Root's own set-user-ID programs are not secure for root: one of another user's.
+    target = (scratch / "suid-true").string();
+    fs::copy_file("/usr/bin/true", target);
+    ASSERT_EQ(::chown(target.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod(target.c_str(), 04755), 0);
+  }
+  // The note is a NOTE record of the compact format (the sp-rtrace protocol has none).
+  ASSERT_EQ(run_traced(scratch, "bash -c 'exec " + target + " --version' > /dev/null",
+                       "start=1,compact=1")
+                .status,
+            0);
+  const auto files = trace_files(scratch);
+  ASSERT_EQ(files.size(), 1U);
+  const auto read = run_command("'" + (build_dir() / "bin" / "rtrace").string() + "' process '" +
+                                files[0].string() + "' > /dev/null");
+  EXPECT_EQ(read.status, 0) << read.err;
+  EXPECT_NE(read.err.find("warning: writer's note: exec of " + target +
+                          ": a set-user-ID or set-group-ID program, into which the dynamic linker "
+                          "preloads no library: its new image is not traced\n"),
+            std::string::npos)
+      << read.err;
 }
 
 TEST(TracerTest, MallocFromASignalHandlerIsRecorded) {

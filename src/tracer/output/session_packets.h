@@ -33,6 +33,8 @@ void encode_heap_info(PacketEncoder& encoder, std::uintptr_t heap_bottom);
 struct SessionEnd {
   std::uint32_t reason = sprtrace::kEndExit;
   std::uint32_t signal = 0;
+  // A remark for the trace's readers, written before the end (compact traces: a NOTE record).
+  const char* note = nullptr;
 };
 
 // REND (rtrace's extension, protocol.h): how the trace ended and the resident set size (from

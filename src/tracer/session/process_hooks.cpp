@@ -11,16 +11,21 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 #include "tracer/api/real_symbol.h"
 #include "tracer/api/tracer_api.h"
+#include "tracer/session/exec_environment.h"
 #include "tracer/session/got_patcher.h"
 #include "tracer/session/trace_session.h"
 
@@ -32,10 +37,10 @@ namespace {
   FUNCTION(dlopen)                                      \
   FUNCTION(dlclose)                                     \
   FUNCTION(execve)                                      \
-  FUNCTION(execv)                                       \
-  FUNCTION(execvp)                                      \
   FUNCTION(execvpe)                                     \
   FUNCTION(fexecve)                                     \
+  FUNCTION(posix_spawn)                                 \
+  FUNCTION(posix_spawnp)                                \
   SYMBOL(exit, "_exit", void(int))                      \
   FUNCTION(quick_exit)                                  \
   FUNCTION(close)                                       \
@@ -57,12 +62,66 @@ const RealProcessFunctions& real() {
   return g_real;
 }
 
-// Runs an exec-family function; if it returns (it failed), tracing goes on in a new trace.
+// "exec of PATH: ..." for a program the dynamic linker runs in secure mode: the trace says why
+// the new image has none. In static storage: no allocation here, and an exec is one thread's.
+char g_secure_exec_note[PATH_MAX + 160];
+
+const char* secure_exec_note(const char* path) {
+  if (!rtrace::tracer::exec_drops_preload(path)) {
+    return nullptr;
+  }
+  char* out = g_secure_exec_note;
+  const auto add = [&](const char* text) {
+    const std::size_t room = g_secure_exec_note + sizeof g_secure_exec_note - 1 - out;
+    const std::size_t length = std::min(std::strlen(text), room);
+    std::memcpy(out, text, length);
+    out += length;
+  };
+  add("exec of ");
+  add(path);
+  add(": a set-user-ID or set-group-ID program, into which the dynamic linker preloads no "
+      "library: its new image is not traced");
+  *out = '\0';
+  return g_secure_exec_note;
+}
+
+// The file execvp would run for `file`: itself when it names a path, else the first executable
+// of that name along PATH (into `buffer`); null when there is none.
+const char* path_search(const char* file, char (&buffer)[PATH_MAX]) {
+  if (file == nullptr || std::strchr(file, '/') != nullptr) {
+    return file;
+  }
+  const char* path = nullptr;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    if (std::strncmp(*entry, "PATH=", 5) == 0) {
+      path = *entry + 5;
+    }
+  }
+  const std::size_t name_length = std::strlen(file);
+  for (const char* at = path != nullptr ? path : "/bin:/usr/bin"; *at != '\0';) {
+    const char* stop = std::strchr(at, ':');
+    stop = stop != nullptr ? stop : at + std::strlen(at);
+    const auto dir_length = static_cast<std::size_t>(stop - at);
+    if (dir_length + name_length + 2 <= sizeof buffer) {
+      std::memcpy(buffer, at, dir_length);
+      buffer[dir_length] = '/';
+      std::memcpy(buffer + dir_length + 1, file, name_length + 1);
+      if (::access(buffer, X_OK) == 0) {
+        return buffer;
+      }
+    }
+    at = *stop != '\0' ? stop + 1 : stop;
+  }
+  return nullptr;
+}
+
+// Runs an exec-family function of `path`; if it returns (it failed), tracing goes on in a new
+// trace.
 template <typename Exec>
-int around_exec(Exec&& exec) {
+int around_exec(const char* path, Exec&& exec) {
   {
     rtrace::tracer::GuardScope guard;
-    rtrace::tracer::session_finish(FinishReason::Exec);
+    rtrace::tracer::session_finish(FinishReason::Exec, 0, secure_exec_note(path));
   }
   const int result = exec();
   const int saved_errno = errno;
@@ -100,6 +159,23 @@ std::size_t collect_arguments(const char* first, va_list& list, char** argv, std
 }
 
 constexpr std::size_t kMaxExecArguments = 4096;
+
+// execve and execv.
+int exec_path(const char* path, char* const argv[], char* const envp[]) {
+  const rtrace::tracer::ExecEnvironment environment(envp);
+  if (names_no_file(path)) {
+    return real().execve(path, argv, environment.get());
+  }
+  return around_exec(path, [&] { return real().execve(path, argv, environment.get()); });
+}
+
+// execvpe and execvp: the file along PATH.
+int exec_file(const char* file, char* const argv[], char* const envp[]) {
+  const rtrace::tracer::ExecEnvironment environment(envp);
+  char found[PATH_MAX];
+  return around_exec(path_search(file, found),
+                     [&] { return real().execvpe(file, argv, environment.get()); });
+}
 
 bool is_connection(int fd) {
   return rtrace::tracer::session_owns_descriptor(fd);
@@ -152,30 +228,43 @@ RTRACE_EXPORT int dlclose(void* handle) {
   return result;
 }
 
+// Every exec passes the environment through ExecEnvironment: the tracer's variables go with the
+// new image even when the program cleared or replaced them (exec_environment.h).
 RTRACE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
-  if (names_no_file(path)) {
-    return real().execve(path, argv, envp);
-  }
-  return around_exec([&] { return real().execve(path, argv, envp); });
+  return exec_path(path, argv, envp);
 }
 
 RTRACE_EXPORT int execv(const char* path, char* const argv[]) {
-  if (names_no_file(path)) {
-    return real().execv(path, argv);
-  }
-  return around_exec([&] { return real().execv(path, argv); });
-}
-
-RTRACE_EXPORT int execvp(const char* file, char* const argv[]) {
-  return around_exec([&] { return real().execvp(file, argv); });
+  return exec_path(path, argv, environ);
 }
 
 RTRACE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  return around_exec([&] { return real().execvpe(file, argv, envp); });
+  return exec_file(file, argv, envp);
+}
+
+RTRACE_EXPORT int execvp(const char* file, char* const argv[]) {
+  return exec_file(file, argv, environ);
 }
 
 RTRACE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-  return around_exec([&] { return real().fexecve(fd, argv, envp); });
+  const rtrace::tracer::ExecEnvironment environment(envp);
+  return around_exec(nullptr, [&] { return real().fexecve(fd, argv, environment.get()); });
+}
+
+RTRACE_EXPORT int posix_spawn(pid_t* pid, const char* path,
+                              const posix_spawn_file_actions_t* file_actions,
+                              const posix_spawnattr_t* attributes, char* const argv[],
+                              char* const envp[]) {
+  const rtrace::tracer::ExecEnvironment environment(envp);
+  return real().posix_spawn(pid, path, file_actions, attributes, argv, environment.get());
+}
+
+RTRACE_EXPORT int posix_spawnp(pid_t* pid, const char* file,
+                               const posix_spawn_file_actions_t* file_actions,
+                               const posix_spawnattr_t* attributes, char* const argv[],
+                               char* const envp[]) {
+  const rtrace::tracer::ExecEnvironment environment(envp);
+  return real().posix_spawnp(pid, file, file_actions, attributes, argv, environment.get());
 }
 
 RTRACE_EXPORT int execl(const char* path, const char* arg, ...) {
@@ -184,7 +273,7 @@ RTRACE_EXPORT int execl(const char* path, const char* arg, ...) {
   va_start(list, arg);
   collect_arguments(arg, list, argv, kMaxExecArguments);
   va_end(list);
-  return execv(path, argv);
+  return exec_path(path, argv, environ);
 }
 
 RTRACE_EXPORT int execlp(const char* file, const char* arg, ...) {
@@ -193,7 +282,7 @@ RTRACE_EXPORT int execlp(const char* file, const char* arg, ...) {
   va_start(list, arg);
   collect_arguments(arg, list, argv, kMaxExecArguments);
   va_end(list);
-  return execvp(file, argv);
+  return exec_file(file, argv, environ);
 }
 
 RTRACE_EXPORT int execle(const char* path, const char* arg, ...) {
@@ -203,7 +292,7 @@ RTRACE_EXPORT int execle(const char* path, const char* arg, ...) {
   collect_arguments(arg, list, argv, kMaxExecArguments);
   char* const* envp = va_arg(list, char* const*);
   va_end(list);
-  return execve(path, argv, envp);
+  return exec_path(path, argv, envp);
 }
 
 RTRACE_EXPORT void _exit(int status) {

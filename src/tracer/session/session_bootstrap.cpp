@@ -10,6 +10,7 @@
 #include "tracer/core/libc_memory.h"
 #include "tracer/core/thread_rings.h"
 #include "tracer/session/control_thread.h"
+#include "tracer/session/exec_environment.h"
 #include "tracer/session/late_attach.h"
 #include "tracer/session/module_order.h"
 #include "tracer/session/process_hooks.h"
@@ -103,6 +104,9 @@ bool initialize() {
   init_unwinder();
   init_clock();
   session_register_module("main", 1, 0);
+  if (attached == nullptr) {
+    exec_environment_capture();
+  }
   start_when_modules_ready();
   return true;
 }

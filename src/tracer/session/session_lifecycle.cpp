@@ -7,6 +7,7 @@
 #include "tracer/core/clock.h"
 #include "tracer/core/record_merge.h"
 #include "tracer/core/thread_rings.h"
+#include "tracer/output/compact_transcoder.h"
 #include "tracer/output/live_blocks.h"
 #include "tracer/output/packet_encoder.h"
 #include "tracer/output/session_packets.h"
@@ -84,6 +85,9 @@ void write_trace_end(const SessionEnd& ending) {
   // system is full (the modules' files would not fit either).
   if (ending.reason != sprtrace::kEndSignal && ending.reason != sprtrace::kEndNoSpace) {
     run_stop_hooks(g_session.options.attachment_directory());
+  }
+  if (ending.note != nullptr && g_session.options.compact) {
+    compact_note(ending.note);
   }
   if (g_session.options.extensions) {
     char packet[sprtrace::kPacketHeaderSize + sprtrace::kTraceEndSize];
@@ -205,7 +209,7 @@ void session_request_toggle() {
   request_toggle();  // without a control thread yet, the one the next call starts carries it out
 }
 
-void session_finish(FinishReason reason, int signal_number) {
+void session_finish(FinishReason reason, int signal_number, const char* note) {
   if (::getpid() != g_session.pid) {
     // A vfork child (sharing our memory) or a child we do not trace: the session is not its own.
     return;
@@ -213,6 +217,9 @@ void session_finish(FinishReason reason, int signal_number) {
   if (reason == FinishReason::Exec) {
     const State state = g_session.state.load();
     g_resume_after_exec = state == State::Tracing || state == State::Pending;
+    if (note != nullptr && state == State::Pending) {
+      start_session();  // a followed child that made no call yet: its trace holds the note
+    }
   }
   if (reason == FinishReason::Exit && g_session.options.compact &&
       g_session.options.compress_level > 0) {
@@ -223,7 +230,9 @@ void session_finish(FinishReason reason, int signal_number) {
   }
   const State next = reason == FinishReason::Exec ? State::Idle : State::Finished;
   const long patience_ms = reason == FinishReason::Crash ? 200 : 1000;
-  stop_session(session_end_of(reason, signal_number), patience_ms, next);
+  SessionEnd ending = session_end_of(reason, signal_number);
+  ending.note = note;
+  stop_session(ending, patience_ms, next);
   if (reason != FinishReason::Exec) {
     g_session.state.store(State::Finished);
   }

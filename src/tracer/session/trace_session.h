@@ -112,7 +112,8 @@ enum class FinishReason { Exit, FastExit, Exec, Crash };
 // Stops tracing and writes out everything recorded so far, then the end record (REND: the
 // reason, `signal_number` for Crash, the resident set size). Safe from a signal handler when
 // `reason` is FastExit or Crash (no heap statistics then).
-void session_finish(FinishReason reason, int signal_number = 0);
+// `note`: a remark written before the end record (compact traces only).
+void session_finish(FinishReason reason, int signal_number = 0, const char* note = nullptr);
 // After a failed exec: trace again (a new connection, as a new trace).
 void session_resume_after_exec();
 
