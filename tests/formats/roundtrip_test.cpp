@@ -395,6 +395,61 @@ TEST(RoundTrip, WhatTheCompactConversionWritesIsReadBack) {
   EXPECT_EQ(read_back.err, "");
 }
 
+// A stream of several processes is written as one trace per process, one after the other; each
+// format's reader goes on into the next trace, so a conversion keeps every process's calls (the
+// compact and binary conversions kept the first process only, with a misleading warning), and
+// the registries the traces repeat are declared once.
+TEST(RoundTrip, ConversionsOfSeveralProcessesKeepEveryProcess) {
+  ScratchDir scratch;
+  const std::filesystem::path input = scratch / "two.txt";
+  write_file(input,
+             "version=2.0, arch=x86_64, timestamp=2026.11.21 11:09:09, process=./a, pid=100, "
+             "backtrace depth=2, origin=rtrace 0.1.0, \n"
+             "<1> : memory (memory allocation in bytes)\n"
+             "1. malloc(10) = 0x1000\n\t0x401000\n\n"
+             "2. malloc(20) = 0x2000\n\t0x401000\n\n"
+             "## process: pid=200, process=./b, timestamp=2026.11.21 11:09:10, backtrace "
+             "depth=2, \n"
+             "## pid=200\n"
+             "3. malloc(30) = 0x3000\n\t0x402000\n\n"
+             "4. free(0x3000)\n\t0x402000\n\n"
+             "## pid=100\n"
+             "5. free(0x1000)\n\t0x401000\n\n");
+  const std::string rtrace = built_tool("rtrace");
+  // The text of each process as read from the input itself, calls numbered as in the input.
+  const CommandResult direct = run_command(rtrace + " process " + quoted(input));
+  ASSERT_EQ(direct.status, 0) << direct.err;
+  for (const std::string format : {"text", "binary", "compact"}) {
+    const std::filesystem::path converted = scratch / ("two." + format);
+    const CommandResult written = run_command(rtrace + " process --to " + format + " -o " +
+                                              quoted(converted) + " " + quoted(input));
+    ASSERT_EQ(written.status, 0) << format << written.err;
+    EXPECT_EQ(written.err, "") << format;
+    const CommandResult read_back = run_command(rtrace + " process " + quoted(converted));
+    EXPECT_EQ(read_back.status, 0) << format << read_back.err;
+    EXPECT_EQ(read_back.err, "") << format;
+    std::string expected = direct.out;
+    if (format != "text") {
+      // The binary and compact formats number calls by their place in the file
+      // (kLosesCallIndices) and keep each process's own start (the text header's timestamp is
+      // the stream's).
+      expected =
+          "version=2.0, arch=x86_64, timestamp=2026.11.21 11:09:09, process=./a, pid=100, "
+          "backtrace depth=2, origin=rtrace 0.1.0, \n"
+          "<1> : memory (memory allocation in bytes)\n"
+          "1. malloc(10) = 0x1000\n\t0x401000\n\n"
+          "2. malloc(20) = 0x2000\n\t0x401000\n\n"
+          "3. free(0x1000)\n\t0x401000\n\n"
+          "version=2.0, arch=x86_64, timestamp=2026.11.21 11:09:10, process=./b, pid=200, "
+          "backtrace depth=2, origin=rtrace 0.1.0, \n"
+          "<1> : memory (memory allocation in bytes)\n"
+          "4. malloc(30) = 0x3000\n\t0x402000\n\n"
+          "5. free(0x3000)\n\t0x402000\n\n";
+    }
+    EXPECT_EQ(read_back.out, expected) << format;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryFormat, RoundTripTest, testing::ValuesIn(kRoundTrips),
                          [](const testing::TestParamInfo<RoundTrip>& info) {
                            return std::string(info.param.format);

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "formats/compact/record_cursor.h"
+#include "formats/declared_once.h"
 #include "formats/sprtrace_binary/binary_reader.h"
 #include "protocol/compact_protocol.h"
 
@@ -117,6 +119,12 @@ class CompactReader {
 
  private:
   bool read_file_header();
+  // A file header at a record boundary: the next trace of a concatenation (`rtrace process` of a
+  // stream of several processes writes one trace per process, one after the other). Done with
+  // its size in `size` when `bytes` starts with one, Incomplete when they may but more bytes are
+  // needed, nullopt when they do not.
+  std::optional<Step> next_file_header(std::span<const std::uint8_t> bytes, std::uint64_t offset,
+                                       std::size_t& size);
   // False when the input ended inside a record (warned about). kWalk: any_mapping_after_a_call's
   // walk, which measures each record (frame_record) and stops at the first late mapping.
   template <bool kWalk = false>
@@ -167,6 +175,8 @@ class CompactReader {
   std::uint8_t major_ = compact::kMajor;
   std::uint8_t minor_ = compact::kMinor;
   bool seen_trace_ = false;
+  bool header_delivered_ = false;  // the first trace's TRACE; the others' are not passed on
+  DeclaredOnce declared_;
   bool ended_ = false;
   std::uint64_t time_unit_ns_ = 1;
   std::uint32_t pid_ = 0;
@@ -256,6 +266,52 @@ bool CompactReader::read_file_header() {
   return true;
 }
 
+std::optional<Step> CompactReader::next_file_header(std::span<const std::uint8_t> bytes,
+                                                    std::uint64_t offset, std::size_t& size) {
+  // A CALL's flags byte may equal the magic's first (a bare CALL has bit 7 set): the whole magic,
+  // "\x89RTC\r\n\x1a\n", tells them apart.
+  const std::size_t compared = std::min(bytes.size(), compact::kMagicSize);
+  if (!seen_trace_ || compared == 0 ||
+      !std::equal(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(compared),
+                  compact::kMagic,
+                  [](std::uint8_t a, char b) { return a == static_cast<std::uint8_t>(b); })) {
+    return std::nullopt;
+  }
+  if (bytes.size() < compact::kFileHeaderSize) {
+    size = compact::kFileHeaderSize;
+    return Step::Incomplete;
+  }
+  const std::uint8_t major = bytes[compact::kMagicSize];
+  if (major < compact::kOldestMajor || major > compact::kMajor) {
+    throw CorruptRecord{offset + compact::kMagicSize,
+                        fmt::format("unsupported compact format version {}.{} (a second trace)",
+                                    major, bytes[compact::kMagicSize + 1])};
+  }
+  if (!ended_) {
+    warn(offset,
+         "incomplete trace: no end-of-trace record before the next trace (the process was "
+         "killed or is still running)");
+  }
+  // What belongs to one trace starts again: its tables, delta bases and threads.
+  major_ = major;
+  minor_ = bytes[compact::kMagicSize + 1];
+  seen_trace_ = false;
+  ended_ = false;
+  pid_ = 0;
+  previous_timestamp_ = 0;
+  previous_frame_ = 0;
+  previous_type_ = 0;
+  previous_context_ = 0;
+  threads_.assign(1, ThreadState{});
+  slot_ = 0;
+  functions_.clear();
+  stack_frames_.clear();
+  stacks_.clear();
+  framed_call_ = false;
+  size = compact::kFileHeaderSize;
+  return Step::Done;
+}
+
 bool CompactReader::any_mapping_after_a_call() {
   try {
     if (read_file_header()) {
@@ -333,6 +389,9 @@ Step framed_record_size(std::span<const std::uint8_t> bytes, std::uint64_t offse
 
 Step CompactReader::frame_record(std::span<const std::uint8_t> bytes, std::uint64_t offset,
                                  std::size_t& size) {
+  if (const std::optional<Step> header = next_file_header(bytes, offset, size)) {
+    return *header;
+  }
   if (major_ >= compact::kFirstBareMajor && !bytes.empty() &&
       (bytes[0] & compact::kBareCall) != 0) {
     if (major_ >= compact::kFirstThreadMajor &&
@@ -372,6 +431,9 @@ Step CompactReader::frame_record(std::span<const std::uint8_t> bytes, std::uint6
 // many bytes it needs (at least one more than `bytes` holds).
 Step CompactReader::read_record(std::span<const std::uint8_t> bytes, std::uint64_t offset,
                                 std::size_t& size) {
+  if (const std::optional<Step> header = next_file_header(bytes, offset, size)) {
+    return *header;
+  }
   if (major_ >= compact::kFirstBareMajor && !bytes.empty() &&
       (bytes[0] & compact::kBareCall) != 0) {
     if (!seen_trace_) {
@@ -456,6 +518,8 @@ void CompactReader::read_trace(RecordCursor& record) {
     record.fail("a second TRACE record");
   }
   seen_trace_ = true;
+  const bool deliver = !header_delivered_;
+  header_delivered_ = true;
   TraceHeader header;
   header.arch = record.string("the architecture");
   const std::uint64_t pointer_size = record.varint("the pointer size");
@@ -477,7 +541,9 @@ void CompactReader::read_trace(RecordCursor& record) {
                       (machine & compact::kBigEndianMachine) != 0 ? "big" : "little");
   header.metadata.set("sprtrace.pointer_size", pointer_size == 4 ? "4" : "8");
   header.metadata.set("compact.version", fmt::format("{}.{}", major_, minor_));
-  sink_.header(header);
+  if (deliver) {
+    sink_.header(header);
+  }
 }
 
 void CompactReader::read_process(RecordCursor& record) {
@@ -523,7 +589,9 @@ void CompactReader::read_module(RecordCursor& record) {
   module.version_major = static_cast<std::uint16_t>(major);
   module.version_minor = static_cast<std::uint16_t>(minor);
   module.name = record.string("the module name");
-  sink_.module(module);
+  if (declared_.first(module)) {
+    sink_.module(module);
+  }
 }
 
 void CompactReader::read_mapping(RecordCursor& record) {
@@ -539,7 +607,9 @@ void CompactReader::read_context(RecordCursor& record) {
   ContextInfo context;
   context.id = record.u32("the context id");
   context.name = record.string("the context name");
-  sink_.context(context);
+  if (declared_.first(context)) {
+    sink_.context(context);
+  }
 }
 
 void CompactReader::read_resource(RecordCursor& record) {
@@ -548,7 +618,9 @@ void CompactReader::read_resource(RecordCursor& record) {
   type.flags = record.u32("the resource type flags");
   type.type = record.string("the resource type name");
   type.description = record.string("the resource type description");
-  sink_.resource_type(type);
+  if (declared_.first(type)) {
+    sink_.resource_type(type);
+  }
 }
 
 void CompactReader::read_function(RecordCursor& record) {

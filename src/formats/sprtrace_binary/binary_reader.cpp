@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/declared_once.h"
 #include "formats/sprtrace_binary/handshake.h"
 #include "protocol/sprtrace_framing.h"
 #include "protocol/sprtrace_handshake.h"
@@ -153,6 +154,12 @@ class BinaryReader {
   std::vector<Mapping> late_maps_;
   bool seen_call_ = false;
 
+  // The first trace's header is the stream's; the traces concatenated after it (`rtrace process`
+  // writes a stream of several processes as one trace per process) add their processes and
+  // declare their registries again, passed on once.
+  bool header_delivered_ = false;
+  DeclaredOnce declared_;
+
   // The handshake's version (its other fields are in layout_).
   std::uint8_t major_ = sprtrace::kWrittenMajor;
   std::uint8_t minor_ = sprtrace::kWrittenMinor;
@@ -225,9 +232,11 @@ void BinaryReader::collect_late_map(std::uint32_t type, PacketCursor& packet) {
   }
 }
 
-// The handshake (protocol/sprtrace_handshake.h): a truncated one is a warning, anything else
-// that is no handshake of a version this reader reads is an error at offset 0.
+// The handshake (protocol/sprtrace_handshake.h), the file's or a concatenated trace's: a
+// truncated one is a warning, anything else that is no handshake of a version this reader reads
+// is an error at its offset.
 bool BinaryReader::read_handshake() {
+  const std::uint64_t at = input_.offset();
   std::span<const std::uint8_t> bytes = input_.peek(2);
   sprtrace::HandshakeParse parsed = sprtrace::parse_handshake(bytes);
   if (parsed.status == ParseStatus::NeedMore && bytes.size() >= 2) {
@@ -235,19 +244,20 @@ bool BinaryReader::read_handshake() {
     parsed = sprtrace::parse_handshake(bytes);
   }
   if (parsed.status == ParseStatus::NeedMore) {
-    warn(0, "truncated handshake");
+    warn(at, "truncated handshake");
     return false;
   }
   if (parsed.status != ParseStatus::Complete) {
-    throw CorruptPacket{parsed.problem.offset, describe(parsed.problem)};
+    throw CorruptPacket{at + parsed.problem.offset, describe(parsed.problem)};
   }
   const sprtrace::Handshake& handshake = parsed.handshake;
   major_ = handshake.major;
   minor_ = handshake.minor;
   layout_ = sprtrace::layout_of(handshake);
-  if (mode_ == Mode::Everything) {
+  if (mode_ == Mode::Everything && !header_delivered_) {
     sink_.header(sprtrace::header_from_handshake(handshake));
   }
+  header_delivered_ = true;
   input_.consume(parsed.size);
   return true;
 }
@@ -277,8 +287,18 @@ void BinaryReader::read_packets() {
         continue;
       }
       if (step == Step::Stop) {
+        // The next trace of a concatenation: what the last one held is delivered, then its
+        // handshake read (the byte order and pointer size may differ).
         input_.consume(pos);
-        return;
+        deliver_call();
+        deliver_process();
+        seen_call_ = false;
+        if (!read_handshake()) {
+          return;
+        }
+        pos = 0;
+        wanted = sprtrace::kPacketHeaderSize;
+        break;
       }
       wanted = size;
       break;
@@ -370,7 +390,6 @@ Step BinaryReader::read_packet(std::span<const std::uint8_t> bytes, std::uint64_
     case ParseStatus::NeedMore:
       return Step::Incomplete;
     case ParseStatus::NextTrace:
-      warn(offset, "a second trace starts here (concatenated traces); reading stops");
       return Step::Stop;
     case ParseStatus::Invalid:
       throw CorruptPacket{frame.problem.offset, describe(frame.problem)};
@@ -599,7 +618,9 @@ void BinaryReader::read_module(PacketCursor& packet) {
   module_.version_major = static_cast<std::uint16_t>(version >> 16);
   module_.version_minor = static_cast<std::uint16_t>(version & 0xFFFF);
   module_.name.assign(packet.string());
-  sink_.module(module_);
+  if (declared_.first(module_)) {
+    sink_.module(module_);
+  }
 }
 
 void BinaryReader::read_mapping(PacketCursor& packet) {
@@ -615,7 +636,9 @@ void BinaryReader::read_mapping(PacketCursor& packet) {
 void BinaryReader::read_context(PacketCursor& packet) {
   context_.id = packet.dword();
   context_.name.assign(packet.string());
-  sink_.context(context_);
+  if (declared_.first(context_)) {
+    sink_.context(context_);
+  }
 }
 
 void BinaryReader::read_resource_type(PacketCursor& packet) {
@@ -626,7 +649,9 @@ void BinaryReader::read_resource_type(PacketCursor& packet) {
   }
   resource_.type.assign(packet.string());
   resource_.description.assign(packet.string());
-  sink_.resource_type(resource_);
+  if (declared_.first(resource_)) {
+    sink_.resource_type(resource_);
+  }
 }
 
 void BinaryReader::read_heap_info(PacketCursor& packet) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/declared_once.h"
 #include "formats/sprtrace_text/comment_lines.h"
 #include "formats/sprtrace_text/header_line.h"
 #include "formats/sprtrace_text/record_lines.h"
@@ -128,6 +129,18 @@ class TextReader {
     held_process_ = std::move(header.process);
   }
 
+  // The header of the next trace of a concatenation (`rtrace process` writes a stream of several
+  // processes as one trace per process, one after the other): its process, whose calls follow.
+  void next_trace(std::string_view line) {
+    deliver_process();
+    HeaderFields header;
+    if (const std::string_view error = parse_header_line(line, header); !error.empty()) {
+      fail(error);
+    }
+    pid_ = header.process.pid;
+    held_process_ = std::move(header.process);
+  }
+
   // A process is passed on at the line after the one that announced it, which may be its
   // `## command line:`.
   void deliver_process() {
@@ -199,10 +212,9 @@ class TextReader {
         break;
       case 'v':
         if (is_header_line(line)) {
-          diagnostics_.warning(input_.name(), input_.line_number(),
-                               "a second trace starts here (concatenated files); reading stops");
           finish_pending();
-          return false;
+          next_trace(line);
+          return true;
         }
         break;
       default:
@@ -291,7 +303,9 @@ class TextReader {
 
   void handle_registry_or_comment(std::string_view line) {
     if (line.starts_with(kModulePrefix) && parse_module_line(line, module_)) {
-      sink_.module(module_);
+      if (declared_.first(module_)) {
+        sink_.module(module_);
+      }
       return;
     }
     if (line.starts_with("## ") && process_line(line)) {
@@ -312,7 +326,7 @@ class TextReader {
     switch (classify_registry_line(line)) {
       case RegistryLine::Context:
         error = parse_context_line(line, context_);
-        if (error.empty()) {
+        if (error.empty() && declared_.first(context_)) {
           sink_.context(context_);
         }
         break;
@@ -320,7 +334,9 @@ class TextReader {
         error = parse_resource_line(line, resource_type_);
         if (error.empty()) {
           remember_type(resource_type_);
-          sink_.resource_type(resource_type_);
+          if (declared_.first(resource_type_)) {
+            sink_.resource_type(resource_type_);
+          }
         }
         break;
       case RegistryLine::Mapping:
@@ -561,6 +577,7 @@ class TextReader {
   HeapInfo heap_;
   TraceEnd trace_end_;
   std::optional<ProcessInfo> held_process_;
+  DeclaredOnce declared_;   // registries repeated by the traces of a concatenation: passed on once
   std::string heap_lines_;  // the block's lines so far
   ContextInfo context_;
   ResourceType resource_type_;
