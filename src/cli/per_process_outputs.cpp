@@ -11,13 +11,22 @@
 #include <stdexcept>
 
 #include "cli/process_stages.h"
+#include "formats/format_registry.h"
+#include "formats/loss_witness.h"
 #include "rtrace/version.h"
 
 namespace rtrace::cli {
 
 PerProcessOutputs::PerProcessOutputs(const ProcessOptions& options, ExportInfo format,
                                      OutputStream* stream, std::string directory)
-    : options_(options), format_(format), stream_(stream), directory_(std::move(directory)) {}
+    : options_(options),
+      format_(format),
+      stream_(stream),
+      directory_(std::move(directory)),
+      losses_([&] {
+        const TraceFormatInfo* written = find_format(format.name);
+        return written != nullptr ? written->losses : kLosesNothing;
+      }()) {}
 
 PerProcessOutputs::~PerProcessOutputs() {
   std::vector<std::string> spilled;
@@ -61,8 +70,9 @@ TraceSink& PerProcessOutputs::open(std::uint32_t pid) {
     out = branch.own.get();
   }
   branch.writer = format_.open(*out, ExportOptions{.origin = std::string(kOrigin)});
+  branch.witness = std::make_unique<LossWitness>(*branch.writer, losses_, lost_);
   branch.stages = std::make_unique<Pipeline>(process_stages(options_),
-                                             process_stage_context(options_), *branch.writer);
+                                             process_stage_context(options_), *branch.witness);
   return branch.stages->head();
 }
 

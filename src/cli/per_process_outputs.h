@@ -37,12 +37,16 @@ class PerProcessOutputs {
   // spilled traces to the stream and commits it.
   std::vector<std::string> commit();
 
+  // What the traces held that the output format cannot (Loss bits; formats/loss_witness.h).
+  std::uint32_t lost() const { return lost_; }
+
  private:
   struct Branch {
     std::uint32_t pid = 0;
     std::unique_ptr<OutputStream> own;  // null when writing straight to the stream
     std::string spill;                  // path of the spilled trace, if spilled
     std::unique_ptr<TraceSink> writer;
+    std::unique_ptr<TraceSink> witness;  // in front of the writer
     std::unique_ptr<Pipeline> stages;
   };
 
@@ -54,6 +58,8 @@ class PerProcessOutputs {
   OutputStream* stream_;
   std::string directory_;
   std::string spill_directory_;  // made on first need
+  std::uint32_t losses_;         // the output format's (none for an export that is no format)
+  std::uint32_t lost_ = 0;
   std::vector<Branch> branches_;
 };
 

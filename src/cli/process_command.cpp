@@ -16,6 +16,7 @@
 #include "cli/trace_input_option.h"
 #include "exports/export_registry.h"
 #include "formats/format_registry.h"
+#include "formats/loss_witness.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/output_stream.h"
@@ -142,6 +143,14 @@ int process(const ProcessOptions& o) {
     if (!o.quiet) {
       fmt::print(stderr, "rtrace: created {}\n", path);
     }
+  }
+  // A conversion says what the format it wrote could not hold (the default text output, a view
+  // of the trace, says nothing: what it leaves out, the trace itself keeps).
+  if (const std::string lost = describe_losses(outputs.lost());
+      !lost.empty() && o.output_format != "text") {
+    diagnostics.warning(input->name(), fast ? fast->end_offset() : position(*input),
+                        fmt::format("the {} format cannot hold what the trace has of: {}; left out",
+                                    o.output_format, lost));
   }
   if (damage) {
     throw *damage;
