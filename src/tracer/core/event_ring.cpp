@@ -1,6 +1,7 @@
 #include "tracer/core/event_ring.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace rtrace::tracer {
 
@@ -20,6 +21,48 @@ bool EventRing::create(std::size_t payload_capacity, std::size_t entries) {
   index_ = reinterpret_cast<Entry*>(payload_ + payload_capacity);
   entries_ = entries;
   return true;
+}
+
+namespace {
+
+// Returns the pages wholly inside the ring bytes [from, to) of `base` (a ring of `capacity` bytes,
+// positions wrapping) to the system.
+void release_ring_bytes(char* base, std::size_t capacity, std::uint64_t from, std::uint64_t to) {
+  // Asked each time: a function-local static would need the C++ runtime's guard, which the
+  // tracer's libraries do not link (src/tracer/README.md).
+  const auto page = static_cast<std::uint64_t>(::getpagesize());
+  if (to - from < page) {
+    return;
+  }
+  if (to - from >= capacity) {
+    ::madvise(base, capacity, MADV_DONTNEED);
+    return;
+  }
+  const auto release = [&](std::uint64_t start, std::uint64_t end) {  // offsets in the ring
+    const std::uint64_t first = (start + page - 1) & ~(page - 1);
+    const std::uint64_t last = end & ~(page - 1);
+    if (first < last) {
+      ::madvise(base + first, last - first, MADV_DONTNEED);
+    }
+  };
+  const std::uint64_t start = from & (capacity - 1);
+  const std::uint64_t end = start + (to - from);
+  if (end <= capacity) {
+    release(start, end);
+  } else {
+    release(start, capacity);
+    release(0, end - capacity);
+  }
+}
+
+}  // namespace
+
+void EventRing::release_pages(std::uint64_t payload_to, std::uint64_t entry_to) {
+  release_ring_bytes(payload_, payload_capacity_, payload_tail.load(std::memory_order_relaxed),
+                     payload_to);
+  release_ring_bytes(reinterpret_cast<char*>(index_), entries_ * sizeof(Entry),
+                     tail.load(std::memory_order_relaxed) * sizeof(Entry),
+                     entry_to * sizeof(Entry));
 }
 
 void EventRing::void_record(std::uint64_t position) {

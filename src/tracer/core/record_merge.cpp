@@ -33,9 +33,17 @@ struct Cursor {
 };
 
 std::atomic<pid_t> g_drain_owner{0};
-// Runs of records the drain lock's holders have taken: a thread waiting for the lock waits as long
-// as this moves (written by the holder only, so a plain increment).
+// How far the drain lock's holders got: a thread waiting for the lock waits as long as this moves
+// (written by the holder only, so a plain increment). Counted per run and every kProgressRecords
+// records of a run: one run may be a whole ring, tens of thousands of records, which a holder
+// given little CPU (a loaded machine) took more than the waiter's patience over, and the program
+// exited without its trace's end.
 std::atomic<std::uint64_t> g_runs_taken{0};
+constexpr std::uint64_t kProgressRecords = 256;
+
+void count_progress() {
+  g_runs_taken.store(g_runs_taken.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 // Drain lock: the cursors of the current merge. A ring's space is given back only once what was
 // taken from it has been written.
@@ -64,6 +72,7 @@ void load_entry(Cursor& cursor) {
 
 // Gives `cursor`'s records taken so far back to its ring.
 void return_room(const Cursor& cursor) {
+  cursor.ring->release_pages(cursor.payload_position, cursor.position);
   cursor.ring->payload_tail.store(cursor.payload_position, std::memory_order_release);
   cursor.ring->tail.store(cursor.position, std::memory_order_release);
 }
@@ -98,6 +107,7 @@ bool any_eighth_taken() {
 // of the pass (`pass_ends`) or when an eighth of a ring is free again (eighth_taken).
 void flush_pieces(bool pass_ends) {
   g_output_ok = output_flush() && g_output_ok;
+  count_progress();
   g_expanded_used = 0;
   for (std::size_t i = 0; i < g_cursor_count; ++i) {
     return_room(g_cursors[i]);
@@ -176,7 +186,7 @@ void add_record(EventRing& ring, const char* record, std::size_t length, bool co
 
 // Takes records from `cursor` while their tickets stay below `limit`.
 void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emit) {
-  g_runs_taken.store(g_runs_taken.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  count_progress();
   const bool copies = output_copies_records();
   if (copies && emit) {
     output_thread(cursor.slot, static_cast<std::uint32_t>(
@@ -195,6 +205,9 @@ void take_run(Cursor& cursor, std::uint64_t limit, std::uint64_t floor, bool emi
     cursor.payload_position += entry.skip + entry.length;
     ++cursor.position;
     load_entry(cursor);
+    if (cursor.position % kProgressRecords == 0) {
+      count_progress();
+    }
     // A thread whose ring is full waits for room (ring_producer.cpp): without this it waited for
     // the end of the whole pass, as long as filling the ring had taken it, and a single-threaded
     // program spent about half its added wall time so (perf of `rtrace record`, 1 thread). Not

@@ -18,8 +18,15 @@ constinit thread_local RingSlot* t_ring_slot __attribute__((tls_model("initial-e
 
 namespace {
 
+// A ring: 2 MiB of records and an index of 64 Ki entries (1 MiB), resident as far as the writer
+// lags behind (EventRing::release_pages gives emptied pages back). The rings of threads beyond
+// the first kFullSizeRings are a quarter of that: a program of many threads allocating at full
+// speed outruns the one writer, and its rings fill; 64 such threads took 210 MB with full-size
+// rings, and the writer, not the rings, sets their pace (kSmallestRingCapacity, thread_rings.h).
 constexpr std::size_t kRingCapacity = std::size_t{2} << 20;
 constexpr std::size_t kRingEntries = std::size_t{1} << 16;
+constexpr std::size_t kFullSizeRings = 16;
+constexpr std::size_t kSmallRingDivisor = kRingCapacity / kSmallestRingCapacity;
 
 RingSlot g_rings[kMaxRings];
 std::atomic<std::size_t> g_ring_slots{0};
@@ -94,7 +101,8 @@ RingSlot* new_ring(int self) {
     return nullptr;
   }
   RingSlot& entry = g_rings[slot];
-  if (!entry.ring.create(kRingCapacity, kRingEntries)) {
+  const std::size_t divisor = slot < kFullSizeRings ? 1 : kSmallRingDivisor;
+  if (!entry.ring.create(kRingCapacity / divisor, kRingEntries / divisor)) {
     return nullptr;
   }
   entry.signal_stack = signal_stack_create();

@@ -18,6 +18,9 @@ namespace rtrace::tracer {
 struct WalkMemo;
 
 inline constexpr std::size_t kMaxRings = 1024;
+// The payload bytes of the smallest ring (a thread's beyond the first 16): a record takes at most
+// half a ring, so no record may be larger than half of this.
+inline constexpr std::size_t kSmallestRingCapacity = std::size_t{512} * 1024;
 
 // `drain_some` is called (without locks held) when a new thread finds no drained ring to reuse.
 void rings_init(void (*drain_some)());

@@ -21,6 +21,10 @@
 #include "tracer/unwind/unwinder.h"
 
 namespace rtrace::tracer {
+
+// The memory maps after a dlopen are the largest record, and any thread's ring must take it.
+static_assert(kMaxMapsPayload <= kSmallestRingCapacity / 2);
+
 namespace {
 
 // The call encoded by session_prepare and not yet published.
