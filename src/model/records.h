@@ -103,6 +103,10 @@ struct ContextInfo {
 // mask 1 << (id - 1).
 struct ResourceType {
   static constexpr std::uint32_t kRefcount = 0x1;
+  // Ids run from 1 to kMaxId: the text protocol names a type by the mask 1 << (id - 1), which a
+  // reader of the other formats checks (a type outside is left out, with a warning).
+  static constexpr std::uint32_t kMaxId = 64;
+  static bool valid_id(std::uint32_t id) { return id >= 1 && id <= kMaxId; }
 
   std::uint32_t id = 0;
   std::uint32_t flags = 0;

@@ -618,6 +618,12 @@ void CompactReader::read_resource(RecordCursor& record) {
   type.flags = record.u32("the resource type flags");
   type.type = record.string("the resource type name");
   type.description = record.string("the resource type description");
+  if (!ResourceType::valid_id(type.id)) {
+    warn(record.record_offset(),
+         fmt::format("resource type id {} out of range (1 to {}); the type is left out", type.id,
+                     ResourceType::kMaxId));
+    return;
+  }
   if (declared_.first(type)) {
     sink_.resource_type(type);
   }

@@ -649,6 +649,12 @@ void BinaryReader::read_resource_type(PacketCursor& packet) {
   }
   resource_.type.assign(packet.string());
   resource_.description.assign(packet.string());
+  if (!ResourceType::valid_id(resource_.id)) {
+    warn(packet.packet_offset(),
+         fmt::format("resource type id {} out of range (1 to {}); the type is left out",
+                     resource_.id, ResourceType::kMaxId));
+    return;
+  }
   if (declared_.first(resource_)) {
     sink_.resource_type(resource_);
   }

@@ -185,9 +185,8 @@ std::string_view parse_call_line(std::string_view line, CallLine& parsed) {
     parsed.type_tag = name.substr(lt + 1, name.size() - lt - 2);
     name = name.substr(0, lt);
   }
-  if (name.empty()) {
-    return "missing function name in a call record";
-  }
+  // An empty name reads as one: the other formats hold it (a hostile apitrace signature, say),
+  // and what rtrace writes it must read.
   parsed.function = name;
   return {};
 }
@@ -195,8 +194,10 @@ std::string_view parse_call_line(std::string_view line, CallLine& parsed) {
 bool parse_argument_line(std::string_view line, std::string_view& name, std::string_view& value) {
   constexpr std::string_view kPrefix = "\t$";
   constexpr std::string_view kEquals = " = ";
+  // An empty name ("\t$ = value") reads as one: the other formats hold it, and the text writer
+  // writes it so.
   const std::size_t equals = line.find(kEquals, kPrefix.size());
-  if (!line.starts_with(kPrefix) || equals == std::string_view::npos || equals == kPrefix.size()) {
+  if (!line.starts_with(kPrefix) || equals == std::string_view::npos) {
     return false;
   }
   name = line.substr(kPrefix.size(), equals - kPrefix.size());

@@ -131,7 +131,7 @@ std::string filter_text(const AppliedStages& filters) {
 
 // The mask the text protocol shows for a resource type ordinal.
 std::uint64_t resource_mask(std::uint32_t id) {
-  return id == 0 || id > 64 ? 0 : std::uint64_t{1} << (id - 1);
+  return ResourceType::valid_id(id) ? std::uint64_t{1} << (id - 1) : 0;
 }
 
 }  // namespace

@@ -277,6 +277,25 @@ TEST(BinaryReader, ReadsProtocol12WithDepthButNoResourceFlags) {
             "resource 1 flags=0x0 fd (file descriptor)");
 }
 
+// The text protocol names a resource type by the mask 1 << (id - 1): a type outside ids 1 to 64
+// could not be written back, and is left out with a warning.
+TEST(BinaryReader, ResourceTypeOutsideTheMasksIsLeftOut) {
+  TraceBuilder t(1, 2);
+  t.begin("PINF").dword(42).dword(1000).dword(5).dword(7).string("./old").end();
+  t.begin("RESR").dword(0).string("fd").string("file descriptor").end();
+  t.begin("RESR").dword(65).string("fp").string("file pointer").end();
+  t.begin("RESR").dword(64).string("last").string("the highest mask").end();
+  const auto result = read_bytes(t.bytes());
+  EXPECT_EQ(result->sink.text(),
+            "handshake 1.2 arch=x86_64 LE ptr=8 origin= filters=\n"
+            "process pid=42 name=./old start=1000.000005 text= depth=7\n"
+            "resource 64 flags=0x0 last (the highest mask)");
+  EXPECT_EQ(result->warnings,
+            "trace:48: warning: resource type id 0 out of range (1 to 64); the type is left out\n"
+            "trace:84: warning: resource type id 65 out of range (1 to 64); the type is left "
+            "out\n");
+}
+
 TEST(BinaryReader, ReadsProtocol13WithResourceFlags) {
   TraceBuilder t(1, 3, /*big_endian=*/true, /*pointer_size=*/4);
   t.begin("RESR").dword(1).dword(1).string("segment").string("shared memory").end();

@@ -264,12 +264,21 @@ TEST(TextReaderDamage, OverlongLine) {
                   "longer than");
 }
 
+// A call of an unnamed function, and an unnamed argument (the other formats hold them; the text
+// writer writes them so), read back as they are.
+TEST(TextReader, CallWithAnEmptyFunctionName) {
+  Outcome o;
+  read_into(std::string(kHeader) + "1. ({call})\n\t$ = \n\n2. (5) = 0x10\n\n", o);
+  EXPECT_EQ(o.error, "");
+  EXPECT_EQ(o.warnings, "");
+  EXPECT_EQ(o.sink.call_count(), 2U);
+}
+
 TEST(TextReaderDamage, MalformedCallLines) {
   expect_error_at("2. malloc(abc) = 0x10\n", "input.txt:5", "bad size");
   expect_error_at("2. malloc(-5) = 0x10\n", "input.txt:5", "bad size");
   expect_error_at("2. malloc(5) = 0xzz\n", "input.txt:5", "bad resource id");
   expect_error_at("2. malloc\n", "input.txt:5", "malformed call record");
-  expect_error_at("2. (5) = 0x10\n", "input.txt:5", "missing function name");
   expect_error_at("2.malloc(5) = 0x10\n", "input.txt:5", "expected '<index>. '");
   expect_error_at("2. @zz malloc(5) = 0x10\n", "input.txt:5", "bad context mask");
   expect_error_at("2. [12:00] malloc(5) = 0x10\n", "input.txt:5", "bad timestamp");
