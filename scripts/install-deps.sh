@@ -31,6 +31,9 @@ packages=(
   libglib2.0-dev
   # tests of the qobject tracing module: a real Qt 5 program (the module does not link Qt)
   qtbase5-dev
+  # tests of the other allocators' entry points: programs linked with jemalloc, tcmalloc
+  # (gperftools) and mimalloc
+  libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev
   # tests of the man pages: man renders each one and must print no warning
   man-db groff-base
 )

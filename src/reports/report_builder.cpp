@@ -158,6 +158,11 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
     ++site.allocations;
     site.bytes_allocated += record.call.size;
   }
+  FunctionCount& by_function = function_counts_[allocator_of(*block)];
+  by_function.allocations += counted ? 1 : 0;
+  by_function.bytes_allocated += counted ? record.call.size : 0;
+  ++by_function.live_blocks;
+  by_function.live_bytes += record.call.size;
   if (in_range) {
     ++site.grown_blocks;
     site.grown_bytes += record.call.size;
@@ -178,6 +183,7 @@ std::uint32_t ReportBuilder::function_id(std::string_view function) {
   const auto id = static_cast<std::uint32_t>(functions_.size());
   functions_.emplace_back(function);
   function_families_.push_back(allocation_family(function));
+  function_counts_.emplace_back();
   function_ids_.emplace(functions_.back(), id);
   last_function_ = id;
   return id;
@@ -206,6 +212,8 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   }
   change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
   const std::uint32_t allocator = allocator_of(*block);
+  --function_counts_[allocator].live_blocks;
+  function_counts_[allocator].live_bytes -= block->size;
   if (counted && mismatched(function_families_[allocator], release_family(record.function))) {
     MismatchCount& count = mismatches_[{block->site, allocator, function_id(record.function),
                                         tree_->intern(record.frames)}];
@@ -473,6 +481,7 @@ void ReportBuilder::finish() {
   }
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
+  finish_allocators();
   finish_leak_kinds();
   // Most bytes first; equal bytes in the rules' order.
   std::ranges::stable_sort(data_.suppression_hits,
@@ -487,6 +496,47 @@ void ReportBuilder::finish() {
   first_site_ = {};
   other_sites_ = {};
   sites_ = {};
+}
+
+void ReportBuilder::finish_allocators() {
+  constexpr auto kFamilies = static_cast<std::size_t>(AllocatorFamily::Tcmalloc) + 1;
+  std::array<AllocatorTotals, kFamilies> by_family{};
+  bool other_library = false;
+  for (std::size_t id = 0; id < function_counts_.size(); ++id) {
+    const AllocatorFamily family = function_families_[id];
+    const FunctionCount& count = function_counts_[id];
+    if (family == AllocatorFamily::Unknown || count.allocations + count.live_blocks == 0) {
+      continue;
+    }
+    AllocatorTotals& totals = by_family[static_cast<std::size_t>(family)];
+    totals.allocations += count.allocations;
+    totals.bytes_allocated += count.bytes_allocated;
+    totals.leaked_blocks += count.live_blocks;
+    totals.leaked_bytes += count.live_bytes;
+    other_library = other_library || family == AllocatorFamily::Mimalloc ||
+                    family == AllocatorFamily::Jemalloc || family == AllocatorFamily::Tcmalloc;
+  }
+  if (!other_library) {
+    return;
+  }
+  for (std::size_t family = 0; family < kFamilies; ++family) {
+    AllocatorTotals& totals = by_family[family];
+    const std::string_view name = allocator_name(static_cast<AllocatorFamily>(family));
+    if (name.empty() || totals.allocations + totals.leaked_blocks == 0) {
+      continue;
+    }
+    // new and new[] are one allocator: the second adds to the first.
+    if (!data_.allocators.empty() && data_.allocators.back().name == name) {
+      AllocatorTotals& previous = data_.allocators.back();
+      previous.allocations += totals.allocations;
+      previous.bytes_allocated += totals.bytes_allocated;
+      previous.leaked_blocks += totals.leaked_blocks;
+      previous.leaked_bytes += totals.leaked_bytes;
+      continue;
+    }
+    totals.name = std::string(name);
+    data_.allocators.push_back(std::move(totals));
+  }
 }
 
 void ReportBuilder::finish_mismatches() {

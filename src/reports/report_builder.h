@@ -113,6 +113,7 @@ class ReportBuilder final : public TraceSink {
   void release(const CallRecord& record, const ResourceKey& key);
   std::uint32_t function_id(std::string_view function);
   void finish_mismatches();
+  void finish_allocators();
   void fill_detail(const Frame& frame, FrameDetail& detail);
   std::string_view path_of(const Mapping& mapping);
   const Mapping* mapping_of(Address address) const;
@@ -166,7 +167,15 @@ class ReportBuilder final : public TraceSink {
   // Allocating and releasing function names, interned: live blocks and mismatches hold ids.
   std::vector<std::string> functions_;
   std::vector<AllocatorFamily> function_families_;  // as allocator, by id
-  std::uint32_t last_function_ = UINT32_MAX;        // the id function_id() found last
+  // What each function allocated, and what of it is alive: by id.
+  struct FunctionCount {
+    std::uint64_t allocations = 0;
+    std::uint64_t bytes_allocated = 0;
+    std::uint64_t live_blocks = 0;
+    std::uint64_t live_bytes = 0;
+  };
+  std::vector<FunctionCount> function_counts_;
+  std::uint32_t last_function_ = UINT32_MAX;  // the id function_id() found last
   struct NameHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view name) const {

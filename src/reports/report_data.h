@@ -102,6 +102,16 @@ struct MismatchedRelease {
   std::uint64_t bytes = 0;
 };
 
+// The memory blocks one allocator handed out (allocator_family.h: "malloc", "operator new",
+// "mimalloc", "jemalloc", "tcmalloc"), and those still alive at the end of the trace.
+struct AllocatorTotals {
+  std::string name;
+  std::uint64_t allocations = 0;
+  std::uint64_t bytes_allocated = 0;
+  std::uint64_t leaked_blocks = 0;
+  std::uint64_t leaked_bytes = 0;
+};
+
 // What one suppression rule took from the leaks.
 struct SuppressionHit {
   std::size_t rule = 0;  // its index among the rules applied
@@ -172,7 +182,10 @@ struct ReportData {
   std::vector<CheckpointStats> checkpoints;      // calls that neither allocate nor release
   std::optional<HeapInfo> heap;                  // the trace's last heap statistics (HINF), if any
   std::vector<MismatchedRelease> mismatched_releases;  // most blocks first
-  std::vector<Attachment> attachments;                 // the trace's FILE packets, in order
+  // By allocator, in allocator_family.h's order; empty unless some block came from the own
+  // functions of mimalloc, jemalloc or tcmalloc (the other traces say nothing new by it).
+  std::vector<AllocatorTotals> allocators;
+  std::vector<Attachment> attachments;  // the trace's FILE packets, in order
   // The pagemap module's attachments, read from beside the trace (by whoever knows where the
   // trace is: read_pagemap_attachments); none when the trace has none.
   std::optional<PagemapSummary> pagemap;

@@ -403,6 +403,24 @@ TEST(Attach, TracesFilesAndMemoryWithTwoModules) {
   EXPECT_EQ(leaks, expected);
 }
 
+// The same server linked with mimalloc: its malloc and free, mimalloc's, are traced from the
+// attach on as the C library's are.
+TEST(Attach, TracesAProgramLinkedWithMimalloc) {
+  const ScratchDir out;
+  Child server({RTRACE_ATTACH_SERVER_MIMALLOC}, true, false);
+  ASSERT_TRUE(server.read_until("ok\n"));
+  AttachedRecorder recorder(server.pid(), out.path());
+  ASSERT_TRUE(recorder.attached(server.pid())) << recorder.rest_of_output();
+  ASSERT_TRUE(server.command('p'));
+  ASSERT_TRUE(server.command('l'));
+  EXPECT_EQ(detach(server.pid()).status, 0);
+  EXPECT_EQ(recorder.wait(), 0) << recorder.rest_of_output();
+  ASSERT_TRUE(server.command('r'));
+  ASSERT_TRUE(server.command('x'));
+  EXPECT_EQ(server.wait(), 7);
+  EXPECT_EQ(leaks_of(only_trace(out.path())), kFiveLeaks);
+}
+
 // ---- what cannot be attached --------------------------------------------------------------------
 
 test::CommandResult attach_command(pid_t pid, const std::string& environment = "") {

@@ -60,6 +60,30 @@ TEST(AllocatorFamily, WhatMismatches) {
   EXPECT_FALSE(mismatched(allocation_family("open"), release_family("free")));  // not memory
 }
 
+// mimalloc, jemalloc and tcmalloc replace the process's malloc: their blocks and malloc's are
+// released by either family; two of those libraries, or one of them and C++'s operators, are not.
+TEST(AllocatorFamily, TheOtherAllocatorsReplaceMalloc) {
+  EXPECT_FALSE(mismatched(allocation_family("mi_malloc"), release_family("free")));
+  EXPECT_FALSE(mismatched(allocation_family("malloc"), release_family("mi_free")));
+  EXPECT_FALSE(mismatched(allocation_family("mallocx"), release_family("free")));
+  EXPECT_FALSE(mismatched(allocation_family("malloc"), release_family("sdallocx")));
+  EXPECT_FALSE(mismatched(allocation_family("tc_malloc"), release_family("tc_free_sized")));
+  EXPECT_FALSE(mismatched(allocation_family("tc_new"), release_family("operator delete(void*)")));
+  EXPECT_FALSE(mismatched(allocation_family("operator new[](unsigned long)"),
+                          release_family("tc_deletearray_sized")));
+  EXPECT_TRUE(mismatched(allocation_family("mi_malloc"), release_family("tc_free")));
+  EXPECT_TRUE(mismatched(allocation_family("mallocx"), release_family("mi_free")));
+  EXPECT_TRUE(mismatched(allocation_family("mi_malloc"), release_family("operator delete(void*)")));
+  EXPECT_TRUE(mismatched(allocation_family("tc_newarray"), release_family("tc_delete")));
+  EXPECT_TRUE(mismatched(allocation_family("tc_new"), release_family("free")));
+  EXPECT_EQ(allocator_name(allocation_family("mi_zalloc")), "mimalloc");
+  EXPECT_EQ(allocator_name(allocation_family("rallocx")), "jemalloc");
+  EXPECT_EQ(allocator_name(allocation_family("tc_memalign")), "tcmalloc");
+  EXPECT_EQ(allocator_name(allocation_family("tc_newarray")), "operator new");
+  EXPECT_EQ(allocator_name(allocation_family("strdup")), "malloc");
+  EXPECT_EQ(allocator_name(allocation_family("open")), "");
+}
+
 FrameDetail named(Address address, const std::string& function, std::uint32_t line,
                   std::vector<SourcePosition> inlined_by = {}) {
   return {

@@ -1014,7 +1014,7 @@ TEST(TracerTest, LibrariesNeedOnlyTheCLibraryAndTheUnwinder) {
       }
     }
   }
-  EXPECT_EQ(libraries, 12);  // main, context, the audit linker and the nine modules
+  EXPECT_EQ(libraries, 13);  // main, context, the audit linker and the ten modules
 }
 
 TEST(TracerTest, ContextsAreRegisteredAndStampedPerThread) {

@@ -16,8 +16,55 @@
 
 namespace rtrace::tracer {
 
+// Loaded by dlopen into a running process (rtrace record -p), our libraries are not in the
+// program's global scope: librtrace-main.so's own entry points are not found there.
+inline bool tracer_in_global_scope() {
+  return ::dlsym(RTLD_DEFAULT, "rtrace_bootstrap") != nullptr;
+}
+
+// The definition the program's global scope binds `name` to, when it is one (a symbol starts at
+// that address: not a non-PIE executable's PLT stub, which would lead back to our wrapper once
+// the GOT entries are rewritten); null otherwise.
+inline void* global_definition(const char* name) {
+  void* global = ::dlsym(RTLD_DEFAULT, name);
+  Dl_info info{};
+  return global != nullptr && ::dladdr(global, &info) != 0 && info.dli_saddr == global ? global
+                                                                                       : nullptr;
+}
+
+// True when `function` is defined by one of the tracer's libraries: an object whose scope (itself
+// and its dependencies) has librtrace-main.so's rtrace_bootstrap.
+inline bool defined_by_tracer_library(void* function) {
+  Dl_info info{};
+  if (::dladdr(function, &info) == 0 || info.dli_fname == nullptr) {
+    return false;
+  }
+  void* handle = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) {
+    return false;
+  }
+  const bool ours = ::dlsym(handle, "rtrace_bootstrap") != nullptr;
+  ::dlclose(handle);
+  return ours;
+}
+
 template <typename Function>
 void find_real(Function& target, const char* name) {
+  // Attached to a running process, the real function is the one the program's calls reach: its
+  // own scope's (mimalloc's malloc when it is linked with mimalloc), which RTLD_NEXT, searching
+  // only our library's dependencies, would miss for the C library's.
+  // A name another of our libraries wraps too stays chained to it, as under LD_PRELOAD.
+  if (!tracer_in_global_scope()) {
+    void* next = ::dlsym(RTLD_NEXT, name);
+    if (next != nullptr && defined_by_tracer_library(next)) {
+      target = reinterpret_cast<Function>(next);
+      return;
+    }
+    target = reinterpret_cast<Function>(global_definition(name));
+    if (target != nullptr) {
+      return;
+    }
+  }
   target = reinterpret_cast<Function>(::dlsym(RTLD_NEXT, name));
   if (target != nullptr) {
     return;

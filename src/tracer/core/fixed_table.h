@@ -77,6 +77,17 @@ class FixedTable {
 
   std::size_t size() const { return count_; }
 
+  // Calls visit(key, value) for every entry, in no particular order; the table must not change
+  // meanwhile (collect the keys to erase, then erase them).
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.used) {
+        visit(slot.key, slot.value);
+      }
+    }
+  }
+
  private:
   struct Slot {
     std::uint64_t key = 0;
