@@ -8,6 +8,7 @@
 #include <exception>
 #include <optional>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cli/standard_input_once.h"
 #include "cli/time_range_options.h"
 #include "exports/html_report.h"
+#include "filters/leak_kinds_filter.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
 #include "io/json_string.h"
@@ -101,7 +103,8 @@ class Reporter {
                          .top_down = o.top_down,
                          .function = o.function,
                          .depth = o.depth,
-                         .children = o.sub_limit}};
+                         .children = o.sub_limit},
+               .leak_kinds = parse_leak_kinds(o.leak_kinds)};
   }
 
   // The report of `path` (with the diff against the baseline, if any), rendered; the damage of
@@ -330,6 +333,19 @@ void add_report_options(CLI::App& app, ReportOptions& o) {
                  "matched by module+offset or source line, not address")
       ->option_text("OLD");
   add_suppression_options(app, o.suppressions);
+  app.add_option("--leak-kinds", o.leak_kinds,
+                 "The leak kinds whose sites LEAKS BY KIND lists, as valgrind's "
+                 "--show-leak-kinds: definite,indirect,possible,reachable or all (the default); "
+                 "the LEAK SUMMARY counts every kind")
+      ->option_text("KINDS")
+      ->check([](const std::string& kinds) {
+        try {
+          parse_leak_kinds(kinds);
+          return std::string();
+        } catch (const std::invalid_argument& error) {
+          return std::string(error.what());
+        }
+      });
   app.add_option("--wrapper", o.wrappers,
                  "A function (glob) wrapping the allocator, e.g. xmalloc or 'g_*alloc*': "
                  "allocation sites are its callers; repeatable")

@@ -41,6 +41,8 @@ struct ReportOptions {
   std::string weight = "peak";
   std::size_t depth = 12;
   std::size_t sub_limit = 5;
+  // The leak kinds whose sites LEAKS BY KIND lists (definite,indirect,possible,reachable or all).
+  std::string leak_kinds = "all";
   // Name backtrace addresses (debug information, else symbol tables) before reporting.
   bool resolve = true;
   std::string root;  // sysroot for a trace taken on another system

@@ -116,6 +116,7 @@ function summarySection(data) {
     ["allocations", "allocations", (t) => t.allocations],
     ["bytes", "allocated", (t) => t.bytes_allocated],
     ["count", "releases", (t) => t.releases],
+    ["count", "null releases", (t) => t.null_releases],
     ["count", "temporary", (t) => t.temporary],
     ["count", "leaked blocks", (t) => t.leaked_blocks],
     ["bytes", "leaked", (t) => t.leaked_bytes],

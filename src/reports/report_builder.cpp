@@ -142,6 +142,11 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
     ++totals.histogram[histogram_bucket(record.call.size)];
   }
 
+  if (freed_.size() != 0) {
+    if (const std::size_t freed = freed_.find(key); freed != ResourceMap<FreedBlock>::kNone) {
+      freed_.erase_at(freed);  // the id is a new block: releasing it again is no double free
+    }
+  }
   LiveBlock* block = live_.allocate(key);
   if (block == nullptr) {
     return;  // another reference to a live block of a refcounted type
@@ -191,14 +196,20 @@ std::uint32_t ReportBuilder::function_id(std::string_view function) {
 
 void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
   const bool counted = position_ == RangePosition::Inside;
+  if (null_releasing(key)) {
+    type_state(key.type).totals.null_releases += counted ? 1 : 0;  // releases nothing
+    return;
+  }
   type_state(key.type).totals.releases += counted ? 1 : 0;
   const std::optional<LiveBlock> block = live_.release(key);
   if (!block) {
     if (counted && key.id != 0 && !live_.contains(key)) {
       ++type_state(key.type).totals.released_before_tracing;
+      note_invalid_release(record, key);
     }
     return;
   }
+  note_released(record, key, *block);
   Site& site = sites_[block->site];
   const bool allocated_in_range = (block->allocator & kInRange) != 0;
   if (allocated_in_range) {
@@ -482,6 +493,7 @@ void ReportBuilder::finish() {
   data_.checkpoints = checkpoints_.result();
   finish_mismatches();
   finish_allocators();
+  finish_invalid_releases();
   finish_leak_kinds();
   // Most bytes first; equal bytes in the rules' order.
   std::ranges::stable_sort(data_.suppression_hits,

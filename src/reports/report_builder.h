@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "filters/live_resources.h"
+#include "filters/resource_map.h"
 #include "filters/suppression_rules.h"
 #include "model/call_range.h"
 #include "model/trace_sink.h"
@@ -133,6 +134,33 @@ class ReportBuilder final : public TraceSink {
     std::uint32_t site = 0;
   };
   std::optional<std::vector<KindedBlock>> kinded_blocks_;
+
+  // Releases of ids that are not alive (invalid_releases.cpp): each released block of the memory
+  // type is remembered until its id is allocated again, so that a second release of it is known
+  // as a double free, with the block's site and the first release's backtrace.
+  struct FreedBlock {
+    std::uint64_t size = 0;
+    std::uint32_t site = 0;
+    CallingContextTree::NodeId release = CallingContextTree::kRoot;
+  };
+  ResourceMap<FreedBlock> freed_;
+  // (cause, type, releasing function, release backtrace, first release backtrace, site + 1 or 0)
+  using InvalidKey =
+      std::tuple<InvalidRelease::Cause, std::uint32_t, std::uint32_t, CallingContextTree::NodeId,
+                 CallingContextTree::NodeId, std::uint32_t>;
+  struct InvalidCount {
+    Address id = 0;
+    std::uint64_t first_call = 0;
+    std::uint64_t count = 0;
+    std::uint64_t size = 0;
+  };
+  std::map<InvalidKey, InvalidCount> invalid_;
+  bool null_releasing(const ResourceKey& key) const {
+    return key.id == 0 && key.type == memory_type_;
+  }
+  void note_released(const CallRecord& record, const ResourceKey& key, const LiveBlock& block);
+  void note_invalid_release(const CallRecord& record, const ResourceKey& key);
+  void finish_invalid_releases();
   std::uint32_t memory_type_ = 0;  // the type named "memory", whose blocks the check classifies
   void finish_leak_kinds();
 

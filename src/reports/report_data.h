@@ -34,6 +34,9 @@ struct TypeTotals {
   // Releases of ids the trace never saw allocated (ids 0 and references left apart): in a trace
   // of an attached process, blocks allocated before the attach.
   std::uint64_t released_before_tracing = 0;
+  // Releases of the null id (free(NULL), delete of nullptr): recorded, but they release nothing,
+  // so they are counted here and never among `releases` (as memcheck does not count them).
+  std::uint64_t null_releases = 0;
   std::uint64_t leaked_blocks = 0;
   std::uint64_t leaked_bytes = 0;
   std::uint64_t peak_bytes = 0;         // most bytes alive at once
@@ -112,6 +115,28 @@ struct AllocatorTotals {
   std::uint64_t leaked_bytes = 0;
 };
 
+// A release of an id that is not alive, as memcheck's "Invalid free() / delete / delete[] /
+// realloc()": released again (a double free) or never allocated (a stack address, a pointer
+// into a block). One entry per releasing function, resource type and backtraces: a loop's
+// double free is one entry counted many times.
+struct InvalidRelease {
+  enum class Cause : std::uint8_t {
+    AlreadyReleased,  // allocated, released, released again
+    NeverAllocated,   // the trace never saw it allocated
+  };
+  Cause cause = Cause::NeverAllocated;
+  std::uint32_t type = 0;  // the resource type
+  std::string released_by{};
+  Address id = 0;                    // the first occurrence's
+  std::uint64_t first_call = 0;      // its call index
+  std::uint64_t count = 0;           // occurrences
+  FrameNames release_frame_names{};  // empty when the trace has no release backtraces
+  // A double free's earlier release and the allocation it ended (AlreadyReleased only).
+  FrameNames first_release_frame_names{};
+  std::optional<std::size_t> site{};  // index in ReportData::sites: where the block was allocated
+  std::uint64_t size = 0;             // the block's, when `site` is known
+};
+
 // What one suppression rule took from the leaks.
 struct SuppressionHit {
   std::size_t rule = 0;  // its index among the rules applied
@@ -185,7 +210,8 @@ struct ReportData {
   // By allocator, in allocator_family.h's order; empty unless some block came from the own
   // functions of mimalloc, jemalloc or tcmalloc (the other traces say nothing new by it).
   std::vector<AllocatorTotals> allocators;
-  std::vector<Attachment> attachments;  // the trace's FILE packets, in order
+  std::vector<InvalidRelease> invalid_releases;  // in order of first occurrence
+  std::vector<Attachment> attachments;           // the trace's FILE packets, in order
   // The pagemap module's attachments, read from beside the trace (by whoever knows where the
   // trace is: read_pagemap_attachments); none when the trace has none.
   std::optional<PagemapSummary> pagemap;

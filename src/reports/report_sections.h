@@ -2,6 +2,7 @@
 // JSON renderers so both always say the same thing.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,9 @@ struct RenderOptions {
   // amount of their site (allocation_sites.h).
   double callers_min_share = kDefaultCallersMinShare;
   CallTreeOptions trees{};
+  // The leak kinds whose sites LEAKS BY KIND lists (rtrace report --leak-kinds, as valgrind's
+  // --show-leak-kinds), by LeakKind value; the LEAK SUMMARY counts every kind whatever this says.
+  std::array<bool, 5> leak_kinds{false, true, true, true, true};
 };
 
 // A frame or function name as the options want it shown.

@@ -63,6 +63,77 @@ TEST(ReportBuilder, TotalsPeakLeaksAndTemporaries) {
   EXPECT_EQ(b.peak_bytes, 50U);  // its second block came after the peak
 }
 
+// free(NULL) releases nothing: a null release, never a release nor an error.
+TEST(ReportBuilder, NullReleasesAreCountedApart) {
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 8, {0x401000}).release(2, 0x0).release(3, 0x10).release(4, 0x0);
+  const ReportData data = report_of(trace);
+  EXPECT_EQ(data.types[0].calls, 4U);
+  EXPECT_EQ(data.types[0].releases, 1U);
+  EXPECT_EQ(data.types[0].null_releases, 2U);
+  EXPECT_TRUE(data.invalid_releases.empty());
+}
+
+// A block released twice is a double free, with its size and allocation site; an address never
+// allocated is an error of its own; releasing an address again after it was allocated anew is
+// no error. The same error repeated is one entry counted twice.
+TEST(ReportBuilder, DoubleFreesAndReleasesOfAddressesNeverAllocated) {
+  TraceBuilder trace;
+  trace.alloc(1, 0x10, 24, {0x401000})
+      .release(2, 0x10)
+      .release(3, 0x10)  // double free
+      .release(4, 0x10)  // and again: the same entry
+      .alloc(5, 0x10, 8, {0x402000})
+      .release(6, 0x10)     // a new block: no error
+      .release(7, 0x7ff0);  // never allocated
+  const ReportData data = report_of(trace);
+  EXPECT_EQ(data.types[0].releases, 5U);
+  ASSERT_EQ(data.invalid_releases.size(), 2U);
+  const InvalidRelease& twice = data.invalid_releases[0];
+  EXPECT_EQ(twice.cause, InvalidRelease::Cause::AlreadyReleased);
+  EXPECT_EQ(twice.id, 0x10U);
+  EXPECT_EQ(twice.first_call, 3U);
+  EXPECT_EQ(twice.count, 2U);
+  EXPECT_EQ(twice.size, 24U);
+  EXPECT_EQ(twice.released_by, "free");
+  ASSERT_TRUE(twice.site.has_value());
+  EXPECT_EQ(data.frame_names(data.sites[*twice.site]), (FrameNames{"0x401000 in /bin/prog"}));
+  const InvalidRelease& never = data.invalid_releases[1];
+  EXPECT_EQ(never.cause, InvalidRelease::Cause::NeverAllocated);
+  EXPECT_EQ(never.id, 0x7ff0U);
+  EXPECT_EQ(never.first_call, 7U);
+  EXPECT_FALSE(never.site.has_value());
+
+  const std::string text = render_text(data, nullptr, {});
+  const std::size_t errors = text.find("\nERRORS (releases memcheck reports, by its names)\n");
+  ASSERT_NE(errors, std::string::npos) << text;
+  EXPECT_EQ(text.substr(errors, text.find("\n\n", errors + 1) - errors),
+            "\nERRORS (releases memcheck reports, by its names)\n"
+            "  Invalid free() / delete / delete[] / realloc(): 3 error(s)\n"
+            "    free of 0x10 (call 3): a block of 24 bytes released before (double free), 2 "
+            "time(s)\n"
+            "     released at:\n"
+            "      (no backtrace)\n"
+            "     first released at:\n"
+            "      (no backtrace)\n"
+            "     allocated at:\n"
+            "      0x401000 in /bin/prog\n"
+            "    free of 0x7ff0 (call 7): never allocated (not a heap block's start), 1 time(s)\n"
+            "     released at:\n"
+            "      (no backtrace)");
+}
+
+// Only the memory type's releases are errors: a descriptor closed twice, or fd 0 closed, is not.
+TEST(ReportBuilder, OtherTypesHaveNoReleaseErrors) {
+  const ResourceType fd{.id = 1, .flags = 0, .type = "fd", .description = "file descriptor"};
+  TraceBuilder trace;
+  trace.alloc(1, 3, 1, {0x401000}).release(2, 3).release(3, 3).release(4, 0);
+  const ReportData data = report_of(trace, {}, {fd});
+  EXPECT_TRUE(data.invalid_releases.empty());
+  EXPECT_EQ(data.types[0].releases, 3U);
+  EXPECT_EQ(data.types[0].null_releases, 0U);
+}
+
 TEST(ReportBuilder, RefcountedTypesReleaseOnTheLastReference) {
   const ResourceType segment{
       .id = 1, .flags = ResourceType::kRefcount, .type = "segment", .description = "seg"};

@@ -99,6 +99,108 @@ TEST(LeakCheck, LeakKindsSelectTheLeaksAndTheirSummary) {
   EXPECT_NE(bad.err.find("unknown leak kind 'lost'"), std::string::npos) << bad.err;
 }
 
+// rtrace report --leak-kinds as valgrind's --show-leak-kinds: LEAKS BY KIND lists the selected
+// kinds only (text, JSON, the page's table), the LEAK SUMMARY every kind.
+TEST(LeakCheck, ReportLeakKindsSelectTheLossRecordsNotTheSummary) {
+  ScratchDir scratch;
+  const fs::path trace = record(scratch, "checked", "--leak-check");
+  const std::string options = " report --no-resolve --no-default-suppressions ";
+  const CommandResult all = run_command(rtrace() + options + "'" + trace.string() + "'");
+  const CommandResult definite =
+      run_command(rtrace() + options + "--leak-kinds definite '" + trace.string() + "'");
+  ASSERT_EQ(definite.status, 0) << definite.err;
+  const auto by_kind = [](const std::string& text) {
+    const std::size_t from = text.find("\nLEAKS BY KIND\n");
+    const std::size_t to = text.find("\n\n", from + 1);
+    return from == std::string::npos ? std::string() : text.substr(from, to - from);
+  };
+  // The 3 roots of the dropped chain, cycle and tree, each its own site (40 bytes each), and no
+  // other kind.
+  const std::string definite_only = by_kind(definite.out);
+  EXPECT_TRUE(
+      definite_only.starts_with("\nLEAKS BY KIND\ndefinitely lost: 120 bytes in 3 blocks\n"))
+      << definite_only;
+  std::size_t records = 0;
+  for (std::size_t at = definite_only.find("\n  40 bytes in 1 blocks allocated at\n");
+       at != std::string::npos;
+       at = definite_only.find("\n  40 bytes in 1 blocks allocated at\n", at + 1)) {
+    ++records;
+  }
+  EXPECT_EQ(records, 3U) << definite_only;
+  for (const char* other : {"\nindirectly lost: ", "\npossibly lost: ", "\nstill reachable: "}) {
+    EXPECT_EQ(definite_only.find(other), std::string::npos) << definite_only;
+  }
+  EXPECT_NE(by_kind(all.out).find("\nindirectly lost: 440 bytes in 11 blocks\n"),
+            std::string::npos);
+  EXPECT_EQ(leak_summary(trace), definite.out.substr(definite.out.find("LEAK SUMMARY:\n")));
+
+  const CommandResult json = run_command(
+      rtrace() + options + "--json --leak-kinds definite,indirect '" + trace.string() + "'");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find(R"("kind": "definite", "blocks": 3, "bytes": 120)"), std::string::npos)
+      << json.out;
+  EXPECT_NE(json.out.find(R"("kind": "indirect", "blocks": 11, "bytes": 440)"), std::string::npos);
+  EXPECT_EQ(json.out.find(R"("kind": "possible")"), std::string::npos);
+  EXPECT_EQ(json.out.find(R"("kind": "reachable")"), std::string::npos);
+  EXPECT_NE(json.out.find(R"("reachable": {"blocks": )"), std::string::npos);  // the summary
+
+  const fs::path page = scratch / "page.html";
+  ASSERT_EQ(run_command(rtrace() + options + "--leak-kinds possible --html '" + page.string() +
+                        "' '" + trace.string() + "'")
+                .status,
+            0);
+  const std::string html = read_file(page);
+  const std::size_t table = html.find(R"("id": "leaks-by-kind")");
+  ASSERT_NE(table, std::string::npos);
+  const std::string rows = html.substr(table, html.find(R"("id": "leak-summary")") - table);
+  EXPECT_NE(rows.find(R"(["possibly lost", )"), std::string::npos) << rows;
+  EXPECT_EQ(rows.find(R"(["definitely lost", )"), std::string::npos) << rows;
+
+  const CommandResult bad =
+      run_command(rtrace() + options + "--leak-kinds lost '" + trace.string() + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("unknown leak kind 'lost'"), std::string::npos) << bad.err;
+}
+
+// Suppressions apply on top of the kinds: the blocks of a suppressed backtrace leave their kinds
+// for the summary's "suppressed", with the default rules as with the user's.
+TEST(LeakCheck, SuppressedBlocksLeaveTheirKindsForSuppressed) {
+  ScratchDir scratch;
+  const fs::path trace = record(scratch, "checked", "--leak-check");
+  const fs::path rules = scratch / "cycle.supp";
+  write_file(rules, "leak:lose_a_cycle\n");
+  const CommandResult report =
+      run_command(rtrace() + " report --no-default-suppressions --suppressions '" + rules.string() +
+                  "' '" + trace.string() + "'");
+  ASSERT_EQ(report.status, 0) << report.err;
+  const std::string summary = report.out.substr(report.out.find("LEAK SUMMARY:\n"));
+  EXPECT_TRUE(
+      summary.starts_with("LEAK SUMMARY:\n"
+                          "   definitely lost: 80 bytes in 2 blocks\n"
+                          "   indirectly lost: 360 bytes in 9 blocks\n"))
+      << summary;
+  EXPECT_TRUE(summary.ends_with("        suppressed: 120 bytes in 3 blocks\n")) << summary;
+
+  // The shipped rules: what LEAKS says they took is the summary's "suppressed".
+  const CommandResult defaults = run_command(rtrace() + " report '" + trace.string() + "'");
+  ASSERT_EQ(defaults.status, 0) << defaults.err;
+  std::smatch taken;
+  ASSERT_TRUE(std::regex_search(defaults.out, taken,
+                                std::regex(R"(\n  suppressed: (\d+) block\(s\), (\d+) bytes\n)")))
+      << defaults.out;
+  EXPECT_GT(std::stoull(taken[1].str()), 0U);
+  const auto grouped = [](std::string digits) {  // 4242 as valgrind writes it, "4,242"
+    for (std::size_t at = digits.size(); at > 3; at -= 3) {
+      digits.insert(at - 3, ",");
+    }
+    return digits;
+  };
+  EXPECT_NE(defaults.out.find("\n        suppressed: " + grouped(taken[2].str()) + " bytes in " +
+                              grouped(taken[1].str()) + " blocks\n"),
+            std::string::npos)
+      << defaults.out;
+}
+
 TEST(LeakCheck, WithoutTheCheckKindsAreUnknownAndNothingChanges) {
   ScratchDir scratch;
   const fs::path trace = record(scratch, "plain", "");

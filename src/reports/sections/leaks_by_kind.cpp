@@ -18,6 +18,9 @@ void text(const SectionInput& input, std::string& out) {
   out += "\nLEAKS BY KIND\n";
   for (const LeakKind kind : kLeakKinds) {
     const auto index = static_cast<std::size_t>(kind);
+    if (!input.options.leak_kinds[index]) {
+      continue;
+    }
     const LeakKindTotals::Count& total = input.data.leak_kinds->kinds[index];
     fmt::format_to(std::back_inserter(out), "{}: {} bytes in {} blocks\n", leak_kind_name(kind),
                    total.bytes, total.blocks);
@@ -43,6 +46,9 @@ void json(const SectionInput& input, JsonLines& out) {
   Json kinds = Json::array();
   for (const LeakKind kind : kLeakKinds) {
     const auto index = static_cast<std::size_t>(kind);
+    if (!input.options.leak_kinds[index]) {
+      continue;
+    }
     Json sites = Json::array();
     for (const LeakKindTotals::SiteCount& site : input.data.leak_kinds->sites[index]) {
       Json frames = Json::array();
@@ -61,10 +67,41 @@ void json(const SectionInput& input, JsonLines& out) {
   out.push_back({{"leaks_by_kind", std::move(kinds)}});
 }
 
+// The page's table of loss records: one row a site of a selected kind, valgrind's order (its
+// kinds, then most bytes first), frames as the trace names them.
+void html(const SectionInput& input, HtmlSectionParts& out) {
+  if (!input.data.leak_kinds) {
+    return;
+  }
+  Json rows = Json::array();
+  for (const LeakKind kind : kLeakKinds) {
+    const auto index = static_cast<std::size_t>(kind);
+    if (!input.options.leak_kinds[index]) {
+      continue;
+    }
+    for (const LeakKindTotals::SiteCount& site : input.data.leak_kinds->sites[index]) {
+      Json frames = Json::array();
+      for (const std::string_view frame : input.data.frame_names(input.data.sites[site.site])) {
+        frames.push_back(json_text(frame));
+      }
+      rows.push_back(Json::array(
+          {leak_kind_name(kind), site.count.blocks, site.count.bytes, std::move(frames)}));
+    }
+  }
+  out.tables.push_back(html_table(
+      "leaks-by-kind", "Leaks by kind",
+      "the allocation sites of the blocks left at the end, by the leak check's kinds (rtrace "
+      "record --leak-check), as valgrind's loss records: definitely lost first, most bytes first",
+      Json::array({Json::array({"text", "kind"}), Json::array({"count", "blocks"}),
+                   Json::array({"bytes", "bytes"}),
+                   Json::array({"backtrace", "backtrace (innermost first)"})}),
+      std::move(rows)));
+}
+
 }  // namespace
 
 ReportSection leaks_by_kind_section() {
-  return {.name = "leaks_by_kind", .text = text, .json = json};
+  return {.name = "leaks_by_kind", .text = text, .json = json, .html = html};
 }
 
 }  // namespace rtrace::reports

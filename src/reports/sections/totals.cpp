@@ -25,10 +25,13 @@ void append_type(std::string& out, const TypeTotals& t, bool attached) {
     return;
   }
   const std::string weight = unit.sized ? fmt::format(" of {} bytes", t.bytes_allocated) : "";
+  // free(NULL) and the like: not releases, counted apart (shown when there are some).
+  const std::string null_releases =
+      t.null_releases != 0 ? fmt::format(", {} null releases", t.null_releases) : "";
   fmt::format_to(std::back_inserter(out),
-                 "  {} ({}): {} calls, {} allocations{}, {} releases{}, {} temporary\n",
+                 "  {} ({}): {} calls, {} allocations{}, {} releases{}{}, {} temporary\n",
                  t.type.type, t.type.description, t.calls, t.allocations, weight, t.releases,
-                 before_tracing(t, attached), t.temporary);
+                 before_tracing(t, attached), null_releases, t.temporary);
 }
 
 void text(const SectionInput& input, std::string& out) {
@@ -64,6 +67,7 @@ void add_counts(const TypeTotals& t, Json& type) {
   type["calls"] = t.calls;
   type["allocations"] = t.allocations;
   type["releases"] = t.releases;
+  type["null_releases"] = t.null_releases;
   type["bytes_allocated"] = t.bytes_allocated;
   type["temporary"] = t.temporary;
   type["leaked_blocks"] = t.leaked_blocks;
