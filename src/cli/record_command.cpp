@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "cli/byte_count_option.h"
 #include "cli/exit_status.h"
 #include "cli/process_command.h"
 #include "cli/process_stages.h"
@@ -87,6 +88,17 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
         "--format sp-rtrace");
   }
   s.leak_check = o.leak_check;
+  const std::optional<std::uint64_t> sample_bytes = parse_byte_count(o.sample_bytes);
+  if (!sample_bytes) {
+    throw UsageError("--sample-bytes: '" + o.sample_bytes +
+                     "' is not a number of bytes (N, or N with K, KiB, M, MiB, G, GiB)");
+  }
+  s.sample_bytes = *sample_bytes;
+  if (s.leak_check && s.sample_bytes != 0) {
+    throw UsageError(
+        "--leak-check needs every block (it follows pointers from block to block); drop "
+        "--sample-bytes");
+  }
   return s;
 }
 
@@ -342,6 +354,12 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  "Classify the blocks left when the trace ends (exit, toggle off) as valgrind's "
                  "leak kinds: definitely, indirectly, possibly lost, still reachable; the tracer "
                  "scans the process's memory for pointers (docs/leak-kinds.md)");
+    app.add_option("--sample-bytes", o.sample_bytes,
+                   "Record allocations sampled as a Poisson process over the allocated bytes, "
+                   "one sample every N bytes on average (512K as tcmalloc, 4K as heapprofd); "
+                   "the reports then estimate every figure (docs/sampling.md). 0 (the default): "
+                   "every call")
+        ->option_text("N[K|M|G]");
     app.add_flag("--no-compress", o.no_compress,
                  "Write the compact trace uncompressed (by default the tracer compresses it with "
                  "zstd, loaded at run time, when libzstd.so.1 is installed)");
