@@ -5,14 +5,20 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <system_error>
 
+#include "cli/byte_count_option.h"
 #include "cli/exit_status.h"
 #include "cli/process_command.h"
 #include "cli/process_stages.h"
+#include "exports/pprof/profile_series.h"
+#include "io/diagnostics.h"
 #include "io/standard_stream.h"
+#include "model/call_range.h"
+#include "pipeline/pipeline.h"
 #include "protocol/tracer_options.h"
 #include "recorder/attach/attached_recording.h"
 #include "recorder/module_catalog.h"
@@ -87,6 +93,17 @@ recorder::TracerSettings tracer_settings(const RecordOptions& o) {
         "--format sp-rtrace");
   }
   s.leak_check = o.leak_check;
+  const std::optional<std::uint64_t> sample_bytes = parse_byte_count(o.sample_bytes);
+  if (!sample_bytes) {
+    throw UsageError("--sample-bytes: '" + o.sample_bytes +
+                     "' is not a number of bytes (N, or N with K, KiB, M, MiB, G, GiB)");
+  }
+  s.sample_bytes = *sample_bytes;
+  if (s.leak_check && s.sample_bytes != 0) {
+    throw UsageError(
+        "--leak-check needs every block (it follows pointers from block to block); drop "
+        "--sample-bytes");
+  }
   return s;
 }
 
@@ -112,6 +129,45 @@ ProcessOptions postproc_options(const std::string& text) {
     throw UsageError(std::string("-P: ") + error.what());
   }
   return options;
+}
+
+// --profile-every's interval in nanoseconds: a time as --from takes one ("10s", "500ms").
+std::uint64_t profile_interval(const std::string& text) {
+  CallBound bound;
+  try {
+    bound = parse_call_bound(text);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(std::string("--profile-every: ") + error.what());
+  }
+  if (bound.unit != CallBound::Unit::Nanoseconds || bound.value < 1'000'000) {
+    throw UsageError("--profile-every: '" + text + "' is not an interval of at least 1 ms");
+  }
+  return bound.value;
+}
+
+// --profile-every: each trace, read as it comes, feeds a series of pprof files in `directory`.
+recorder::StreamObserver profile_series(std::uint64_t interval_ns, std::string directory) {
+  return [interval_ns, directory](InputStream& input, std::uint32_t /*peer_pid*/) {
+    exporters::ProfileSeries series(interval_ns, directory);
+    Pipeline pipeline({}, StageContext{}, series);
+    StderrDiagnostics diagnostics(false);
+    if (std::optional<InputError> damage = pipeline.run(input, diagnostics)) {
+      throw *damage;
+    }
+  };
+}
+
+// The directory --profile-every writes into: -o's, which must be one (the current one without).
+std::string profile_directory(const std::optional<std::string>& output) {
+  if (!output) {
+    return ".";
+  }
+  std::error_code error;
+  if (!std::filesystem::is_directory(*output, error)) {
+    throw UsageError("--profile-every: -o " + *output +
+                     " is not a directory (the profiles go into -o DIR)");
+  }
+  return *output;
 }
 
 // Turns one trace stream into text through the stages -P asks for.
@@ -147,6 +203,14 @@ recorder::RecordRequest record_request(const RecordOptions& o, std::vector<std::
   request.name_style = o.compatible || o.format == "sp-rtrace" ? recorder::TraceNameStyle::SpRtrace
                                                                : recorder::TraceNameStyle::Program;
   std::optional<std::string> output = o.output;
+  if (o.profile_every) {
+    if (o.postproc || o.managed || o.format != "compact") {
+      throw UsageError(
+          "--profile-every reads the compact trace as it comes to the recorder: drop -P, -m and "
+          "--format sp-rtrace");
+    }
+    request.observe = profile_series(profile_interval(*o.profile_every), profile_directory(output));
+  }
   if (o.postproc) {
     ProcessOptions process = postproc_options(*o.postproc);
     process.original_protocol = o.compatible;
@@ -342,6 +406,18 @@ void add_record_options(CLI::App& app, RecordOptions& o) {
                  "Classify the blocks left when the trace ends (exit, toggle off) as valgrind's "
                  "leak kinds: definitely, indirectly, possibly lost, still reachable; the tracer "
                  "scans the process's memory for pointers (docs/leak-kinds.md)");
+    app.add_option("--sample-bytes", o.sample_bytes,
+                   "Record allocations sampled as a Poisson process over the allocated bytes, "
+                   "one sample every N bytes on average (512K as tcmalloc, 4K as heapprofd); "
+                   "the reports then estimate every figure (docs/sampling.md). 0 (the default): "
+                   "every call")
+        ->option_text("N[K|M|G]");
+    app.add_option("--profile-every", o.profile_every,
+                   "Also write a pprof profile of the live heap and of what was allocated since "
+                   "the previous one every INTERVAL of the trace (10s, 500ms) and at its end, "
+                   "into -o DIR as NAME.PID.SEQ.pb.gz, for a continuous profiler's agent; "
+                   "rtrace report charts such a series")
+        ->option_text("INTERVAL");
     app.add_flag("--no-compress", o.no_compress,
                  "Write the compact trace uncompressed (by default the tracer compresses it with "
                  "zstd, loaded at run time, when libzstd.so.1 is installed)");

@@ -24,6 +24,10 @@ struct RecordOptions {
   std::string format = "compact";  // rtrace record --format: compact or sp-rtrace
   bool leak_check = false;         // rtrace record --leak-check: leak kinds at the trace's end
   bool no_compress = false;        // rtrace record --no-compress: a compact trace without zstd
+  // rtrace record --sample-bytes: record allocations sampled every N bytes ("0": all of them)
+  std::string sample_bytes = "0";
+  // rtrace record --profile-every: a pprof profile every INTERVAL of the trace's clock
+  std::optional<std::string> profile_every;
   // -b; without it, 64 frames in the compact format and 10 in the sp-rtrace protocol (the
   // compatible command, --format sp-rtrace): tracer_options::default_depth.
   std::optional<unsigned> depth;

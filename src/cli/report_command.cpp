@@ -17,6 +17,7 @@
 #include "cli/standard_input_once.h"
 #include "cli/time_range_options.h"
 #include "exports/html_report.h"
+#include "exports/pprof/profile_series_chart.h"
 #include "filters/leak_kinds_filter.h"
 #include "io/diagnostics.h"
 #include "io/input_stream.h"
@@ -235,9 +236,10 @@ std::vector<FileOption> file_options(const std::vector<std::string>& traces,
   return files;
 }
 
-int report(const ReportOptions& o) {
-  const std::vector<std::string> paths =
-      o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+// The chart of the pprof profiles among the inputs (rtrace record --profile-every's series), in
+// front of the reports of the traces among them.
+// The reports of the traces `paths` name (files, directories, "-").
+int report_traces(const ReportOptions& o, const std::vector<std::string>& paths) {
   if (std::ranges::count(paths, "-") > 0 && ::isatty(STDIN_FILENO) == 1) {
     return usage_error(
         "no trace to read: name a trace or a directory of traces, or pipe a trace into "
@@ -263,6 +265,9 @@ int report(const ReportOptions& o) {
   }
   if (!o.quiet) {
     for (const std::string& skipped : inputs.skipped) {
+      if (exporters::is_pprof_profile(skipped)) {
+        continue;  // charted in front of the reports
+      }
       fmt::print(stderr, "rtrace: {}: not a trace, skipped\n", skipped);
     }
   }
@@ -285,6 +290,30 @@ int report(const ReportOptions& o) {
     return report_one(reporter, inputs.traces.front());
   }
   return report_many(reporter, inputs, o.json);
+}
+
+int report_with_profiles(const ReportOptions& o, const std::vector<std::string>& profiles,
+                         const std::vector<std::string>& traces) {
+  if (!traces.empty() && (o.json || o.html || o.diff)) {
+    return usage_error(
+        "--json, --html and --diff take either traces or a series of pprof profiles: name the "
+        "profiles or the traces alone");
+  }
+  const std::vector<exporters::SeriesPoint> series = exporters::read_profile_series(profiles);
+  write_out(o.json ? exporters::series_chart_json(series) : exporters::series_chart_text(series));
+  if (traces.empty()) {
+    return 0;
+  }
+  write_out("\n");
+  return report_traces(o, traces);
+}
+
+int report(const ReportOptions& o) {
+  const std::vector<std::string> given =
+      o.inputs.empty() ? std::vector<std::string>{"-"} : o.inputs;
+  std::vector<std::string> paths;
+  const std::vector<std::string> profiles = exporters::take_pprof_profiles(given, paths);
+  return profiles.empty() ? report_traces(o, paths) : report_with_profiles(o, profiles, paths);
 }
 
 // A pattern std::regex refuses, refused with the options: before the trace is read.

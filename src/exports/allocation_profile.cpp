@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <stdexcept>
 
 namespace rtrace::exporters {
@@ -62,6 +64,22 @@ TypeProfile& AllocationProfile::type_profile(std::uint32_t id) {
 void AllocationProfile::resource_type(const ResourceType& type) {
   live_.add_type(type);
   type_profile(effective_resource_type(type.id)).type = type;
+  if (type.type == "memory") {
+    memory_type_ = effective_resource_type(type.id);
+  }
+}
+
+void AllocationProfile::module(const ModuleInfo& module) {
+  if (const std::optional<std::uint64_t> interval = sampling_interval(module.name)) {
+    sample_interval_ = *interval;
+  }
+}
+
+SampleEstimate AllocationProfile::estimate(const Call& call, std::uint32_t type) const {
+  if (sample_interval_ == 0 || type != memory_type_) {
+    return {.count = 1, .bytes = call.size};
+  }
+  return estimate_sample(call.size, sample_interval_, call.index);
 }
 
 std::uint64_t AllocationProfile::clock(const Call& call) {
@@ -123,33 +141,40 @@ void AllocationProfile::call(const CallRecord& record) {
   const ResourceKey key = resource_key(record.call);
   if (record.call.kind == CallKind::Alloc) {
     TypeProfile& type = type_profile(key.type);
-    ++type.allocations;
+    // What the call stands for: itself, unless the trace is sampled (model/sampling.h).
+    const SampleEstimate estimated = estimate(record.call, key.type);
+    type.allocations += estimated.count;
     LiveBlock* block = live_.allocate(key);
     if (block == nullptr) {
       return;  // one more reference to a live block of a refcounted type
     }
+    // A block stands for the same estimate until its release.
+    const auto count = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(estimated.count, std::numeric_limits<std::uint32_t>::max()));
+    const auto blocks = static_cast<std::int64_t>(count);
+    const auto bytes = static_cast<std::int64_t>(estimated.bytes);
     if (!with_sites_) {
-      *block = LiveBlock{.site = kNoSite, .size = record.call.size};
-      change_type_live(type, 1, static_cast<std::int64_t>(record.call.size), record.call, time_ns);
+      *block = LiveBlock{.site = kNoSite, .count = count, .size = estimated.bytes};
+      change_type_live(type, blocks, bytes, record.call, time_ns);
       return;
     }
     const std::uint32_t index = site_for(key.type, record.frames);
-    *block = LiveBlock{.site = index, .size = record.call.size};
+    *block = LiveBlock{.site = index, .count = count, .size = estimated.bytes};
     Site& site = sites_[index];
     if (counting_) {
-      ++site.allocations;
-      site.bytes_allocated += record.call.size;
+      site.allocations += estimated.count;
+      site.bytes_allocated += estimated.bytes;
     }
-    change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call, time_ns);
+    change_live(site, blocks, bytes, record.call, time_ns);
   } else if (record.call.kind == CallKind::Free) {
     if (const std::optional<LiveBlock> block = live_.release(key)) {
+      const auto blocks = -static_cast<std::int64_t>(block->count);
+      const auto bytes = -static_cast<std::int64_t>(block->size);
       if (block->site == kNoSite) {
-        change_type_live(types_[key.type], -1, -static_cast<std::int64_t>(block->size), record.call,
-                         time_ns);
+        change_type_live(types_[key.type], blocks, bytes, record.call, time_ns);
         return;
       }
-      change_live(sites_[block->site], -1, -static_cast<std::int64_t>(block->size), record.call,
-                  time_ns);
+      change_live(sites_[block->site], blocks, bytes, record.call, time_ns);
     }
   }
 }

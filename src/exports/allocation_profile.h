@@ -18,6 +18,7 @@
 #include "filters/live_resources.h"
 #include "model/backtrace_table.h"
 #include "model/export_options.h"
+#include "model/sampling.h"
 #include "model/trace_sink.h"
 
 namespace rtrace::exporters {
@@ -65,16 +66,11 @@ class AllocationProfile : public TraceSink {
   void process(const ProcessInfo& info) override;
   void mapping(const Mapping& mapping) override { mappings_.push_back(mapping); }
   void resource_type(const ResourceType& type) override;
+  void module(const ModuleInfo& module) override;
   void symbol(SymbolId id, const Symbol& symbol) override { symbols_[id] = symbol; }
   void call(const CallRecord& record) override;
 
- protected:
-  // Call once at the start of finish(): fixes every site's value at its type's peak.
-  void settle();
-  // After every change of a type's live bytes, the sites' figures already changed: for an
-  // export that samples the sites while the trace streams (massif's detailed snapshots).
-  virtual void live_changed(const TypeProfile& /*type*/, const TimelinePoint& /*point*/) {}
-
+  // What the trace built so far: for the exports, and the encoders they share (pprof's).
   const std::vector<Site>& sites() const { return sites_; }
   // Innermost first, as the trace has them.
   std::span<const Frame> frames(const Site& site) const {
@@ -93,16 +89,25 @@ class AllocationProfile : public TraceSink {
 
   // Every mapping the trace announced, in its order (repeats included).
   const std::vector<Mapping>& mappings() const { return mappings_; }
+  // A sampled trace's interval (model/sampling.h), 0 otherwise: the memory type's figures are
+  // then estimates, which the export should say.
+  std::uint64_t sample_interval() const { return sample_interval_; }
+  const std::string& process_name() const { return process_name_; }
+  std::uint32_t pid() const { return pid_; }
+  std::uint64_t first_time_ns() const { return first_time_ns_; }
+
+ protected:
+  // The time of a call: its timestamp, or the previous call's when it has none.
+  std::uint64_t clock(const Call& call);
   // Whether the next calls' allocations count in the sites' allocations and bytes allocated
   // (they always count in what is alive): an export of a stretch of the trace follows the blocks
   // allocated before it without counting them as its own.
   void count_allocations(bool counting) { counting_ = counting; }
-
-  const std::string& process_name() const { return process_name_; }
-  std::uint32_t pid() const { return pid_; }
-  std::uint64_t first_time_ns() const { return first_time_ns_; }
-  // The time of a call: its timestamp, or the previous call's when it has none.
-  std::uint64_t clock(const Call& call);
+  // Call once at the start of finish(): fixes every site's value at its type's peak.
+  void settle();
+  // After every change of a type's live bytes, the sites' figures already changed: for an
+  // export that samples the sites while the trace streams (massif's detailed snapshots).
+  virtual void live_changed(const TypeProfile& /*type*/, const TimelinePoint& /*point*/) {}
 
  private:
   TypeProfile& type_profile(std::uint32_t id);
@@ -112,8 +117,12 @@ class AllocationProfile : public TraceSink {
   void change_type_live(TypeProfile& type, std::int64_t blocks, std::int64_t bytes,
                         const Call& call, std::uint64_t time_ns);
 
+  SampleEstimate estimate(const Call& call, std::uint32_t type) const;
+
+  // The estimate of its allocation (the block itself and its size, unless the trace is sampled).
   struct LiveBlock {
     std::uint32_t site = 0;
+    std::uint32_t count = 1;
     std::uint64_t size = 0;
   };
 
@@ -125,6 +134,8 @@ class AllocationProfile : public TraceSink {
   std::uint64_t last_time_ns_ = 0;
   bool timed_ = false;
   bool counting_ = true;
+  std::uint32_t memory_type_ = 0;      // the type named "memory", the one the tracer samples
+  std::uint64_t sample_interval_ = 0;  // 0: not sampled
   std::unordered_map<std::uint32_t, TypeProfile> types_;
   std::vector<std::uint32_t> type_order_;
   BacktraceTable backtraces_;

@@ -50,7 +50,10 @@ class FlamegraphExport final : public AllocationProfile {
     const std::string title =
         fmt::format("{} {} of {}: {}", type == nullptr ? std::string("nothing") : type->type.type,
                     weight_name(), process_name().empty() ? "the trace" : process_name(),
-                    human_weight(tree_.nodes[0].value, weight_));
+                    human_weight(tree_.nodes[0].value, weight_)) +
+        (sample_interval() != 0 && type != nullptr && type->type.type == "memory"
+             ? ", " + sampling_note(sample_interval())
+             : std::string());
     std::string frames;
     int depth = 0;
     layout(0, 0.0, 0, frames, depth);

@@ -57,8 +57,11 @@ class MassifExport final : public AllocationProfile {
     const bool timed =
         !snapshots.empty() && snapshots.back().point.time_ns > snapshots.front().point.time_ns;
     out_.buffer() += fmt::format(
-        "desc: rtrace export massif{}\ncmd: {}\ntime_unit: {}\n",
+        "desc: rtrace export massif{}{}\ncmd: {}\ntime_unit: {}\n",
         type == nullptr ? "" : " (" + terminal_safe(type->type.type) + ")",
+        sample_interval() != 0 && type != nullptr && type->type.type == "memory"
+            ? ", " + sampling_note(sample_interval())
+            : std::string(),
         process_name().empty() ? "(unknown)" : terminal_safe(process_name()), timed ? "ms" : "i");
     if (snapshots.empty()) {
       // Nothing allocated: one empty snapshot, so that ms_print still reads the file.

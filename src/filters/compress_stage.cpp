@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <tuple>
 
+#include "filters/live_resources.h"
+#include "model/sampling.h"
+
 namespace rtrace {
 
 std::optional<GroupOrder> parse_group_order(std::string_view text) {
@@ -26,6 +29,20 @@ void CompressStage::header(const TraceHeader& header) {
   TraceHeader marked = header;
   marked.applied.compress = true;
   next().header(marked);
+}
+
+void CompressStage::module(const ModuleInfo& module) {
+  if (const std::optional<std::uint64_t> interval = sampling_interval(module.name)) {
+    sample_interval_ = *interval;
+  }
+  next().module(module);
+}
+
+void CompressStage::resource_type(const ResourceType& type) {
+  if (type.type == "memory") {
+    memory_type_ = effective_resource_type(type.id);
+  }
+  next().resource_type(type);
 }
 
 void CompressStage::call(const CallRecord& record) {
@@ -52,9 +69,16 @@ void CompressStage::call(const CallRecord& record) {
     group.first_index = std::min(group.first_index, stored.call.index);
   }
   Group& group = groups_[group_number - 1];
-  ++group.block_count;
+  const bool estimated = sample_interval_ != 0 &&
+                         effective_resource_type(record.call.resource_type) == memory_type_ &&
+                         record.call.kind == CallKind::Alloc;
+  const SampleEstimate estimate =
+      estimated ? estimate_sample(record.call.size, sample_interval_, record.call.index)
+                : SampleEstimate{.count = 1, .bytes = stored.call.size};
+  ++group.calls;
+  group.block_count += estimate.count;
   // Sizes near 2^64 (hostile text) saturate instead of wrapping (rtrace-process(1), -c).
-  if (__builtin_add_overflow(group.total_size, stored.call.size, &group.total_size)) {
+  if (__builtin_add_overflow(group.total_size, estimate.bytes, &group.total_size)) {
     group.total_size = UINT64_MAX;
   }
 }
@@ -97,7 +121,7 @@ void CompressStage::emit_group(const Group& group) {
   // releases), so no second copy of its calls.
   std::vector<CallRecord> records;
   std::vector<Argument> arguments;
-  records.reserve(group.block_count);
+  records.reserve(group.calls);
   store_.expand(
       [&](auto visit) {
         for (std::uint32_t i = group.first_call;; i = next_in_group_[i]) {

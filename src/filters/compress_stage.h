@@ -40,6 +40,8 @@ class CompressStage final : public ForwardingSink {
   CompressStage(TraceSink& next, GroupOrder order) : ForwardingSink(next), order_(order) {}
 
   void header(const TraceHeader& header) override;
+  void module(const ModuleInfo& module) override;
+  void resource_type(const ResourceType& type) override;
   void call(const CallRecord& record) override;
   void leak_summary(const LeakSummary& summary) override;
   void note(const Note& note) override;
@@ -49,7 +51,8 @@ class CompressStage final : public ForwardingSink {
   struct Group {
     BacktraceId backtrace = 0;
     std::uint64_t first_index = 0;
-    std::uint64_t block_count = 0;
+    std::uint64_t calls = 0;
+    std::uint64_t block_count = 0;  // the estimate in a sampled trace, else the calls
     std::uint64_t total_size = 0;
     std::uint32_t first_call = 0;  // into calls_, then chained through next_in_group_
     std::uint32_t last_call = 0;
@@ -59,6 +62,10 @@ class CompressStage final : public ForwardingSink {
   void emit_group(const Group& group);
 
   GroupOrder order_;
+  // A sampled trace (model/sampling.h): a group's blocks and size are the estimates of its memory
+  // calls.
+  std::uint64_t sample_interval_ = 0;
+  std::uint32_t memory_type_ = 0;
   CallStore store_;
   // Deques grow in chunks: no copy of every call when they grow.
   std::deque<StoredCall> calls_;

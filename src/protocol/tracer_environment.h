@@ -18,4 +18,8 @@ inline constexpr char kSocketVariable[] = "RTRACE_SOCKET";
 inline constexpr char kRootPidVariable[] = "RTRACE_ROOT_PID";
 inline constexpr int kRootPidWidth = 20;
 
+// A number that seeds the memory module's sampling generators (sample-bytes=N), so that a test
+// records the same samples at every run; without it each process seeds them from the clock.
+inline constexpr char kSampleSeedVariable[] = "RTRACE_SAMPLE_SEED";
+
 }  // namespace rtrace::tracer_environment

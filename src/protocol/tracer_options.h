@@ -28,13 +28,21 @@ inline constexpr char kCompact[] = "compact";                 // 1: the compact 
 inline constexpr char kCompress[] = "compress";               // zstd level of a compact trace
 inline constexpr char kAudit[] = "audit";                     // the audit module's patterns
 inline constexpr char kFileFromRecorder[] = "file-from-recorder";  // 1: the recorder gives a file
-inline constexpr char kLeakCheck[] = "leak-check";  // 1: classify the blocks left at the end
+inline constexpr char kLeakCheck[] = "leak-check";      // 1: classify the blocks left at the end
+inline constexpr char kSampleBytes[] = "sample-bytes";  // N > 0: sample allocations every N bytes
 }  // namespace key
 
 // The tracing module a process attached by `rtrace record -p` registers besides main: its traces
 // name it in their header (a module record), which tells the reports that the trace began while
 // the process was running (blocks released without their allocation came from before).
 inline constexpr char kAttachModuleName[] = "attach";
+
+// The tracing module a trace of sampled allocations (sample-bytes=N) registers besides memory:
+// its name, this prefix followed by N in decimal, tells every reader that each allocation was
+// recorded with the probability 1 - exp(-size / N) and its release only when it was
+// (model/sampling.h). A module record, which every format carries and old readers list as one
+// more module, so the rate survives every conversion.
+inline constexpr char kSampledModulePrefix[] = "sample-bytes=";
 
 // ',' separates the keys, so the lists inside a value (sizes) use ';'.
 inline constexpr char kListSeparator = ';';

@@ -157,6 +157,10 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
                                     std::span<const std::uint8_t> read_already) {
   try {
     OutputStream out = OutputStream::in_directory(names_.directory());
+    std::optional<StreamTap> tap;
+    if (observer_) {
+      tap.emplace(*observer_, peer_pid);
+    }
     PidSniffer sniffer;
     PacketStream packets(strip_extensions_);
     std::vector<std::uint8_t> buffer(std::size_t{1} << 16);
@@ -171,6 +175,9 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
       sniffer.feed(bytes);
       kept.clear();
       packets.feed(bytes, kept);
+      if (tap) {
+        tap->feed(bytes);
+      }
       total += n;
       progress_.advance(n);
       if (!write_error.empty()) {
@@ -187,6 +194,9 @@ bool RawTraceHandler::record_copied(int fd, std::uint32_t peer_pid, const std::s
                    "untraced\n",
                    peer_pid, write_error);
       }
+    }
+    if (tap) {
+      tap->close();  // its last output (the profile at the end) before the trace's
     }
     // A process that connected and wrote nothing (it died at once) leaves no file.
     if (total == 0) {

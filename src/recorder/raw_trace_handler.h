@@ -8,18 +8,21 @@
 // once complete, is announced on a line of its own: "rtrace: trace FILE, SIZE".
 // A process that asks for its file (file-from-recorder=1) is given the file's descriptor and
 // writes it itself (trace_file_passing.h): the file's name and content are the same. Not with
-// `strip_extensions`, which needs the stream.
+// `strip_extensions`, which needs the stream, nor with an observer (stream_tap.h), which reads the
+// stream as it comes besides.
 #pragma once
 
 #include <unistd.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "io/output_stream.h"
 #include "io/progress.h"
 #include "recorder/space_reserve.h"
+#include "recorder/stream_tap.h"
 #include "recorder/terminal_writers.h"
 #include "recorder/trace_file_names.h"
 #include "recorder/trace_handler.h"
@@ -28,10 +31,12 @@ namespace rtrace::recorder {
 
 class RawTraceHandler final : public TraceHandler {
  public:
-  RawTraceHandler(TraceFileNames names, bool quiet, bool strip_extensions)
+  RawTraceHandler(TraceFileNames names, bool quiet, bool strip_extensions,
+                  std::optional<StreamObserver> observer = std::nullopt)
       : names_(std::move(names)),
         quiet_(quiet),
         strip_extensions_(strip_extensions),
+        observer_(std::move(observer)),
         progress_("recording", std::nullopt, Progress::shown_on_stderr(quiet)) {
     progress_.draw_only_while([this] { return !terminal_writers_.any(); });
   }
@@ -61,6 +66,7 @@ class RawTraceHandler final : public TraceHandler {
   TraceFileNames names_;
   bool quiet_;
   bool strip_extensions_;
+  std::optional<StreamObserver> observer_;           // reads each stream as it comes besides
   TerminalWriters terminal_writers_{STDERR_FILENO};  // the progress line's terminal
   Progress progress_;                                // shared by the connections' threads
 };

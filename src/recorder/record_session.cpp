@@ -103,7 +103,8 @@ std::unique_ptr<TraceHandler> make_handler(const RecordRequest& request,
                                            const TraceFileNames& names,
                                            const PrivateSocket& socket) {
   if (!request.convert) {
-    return std::make_unique<RawTraceHandler>(names, request.quiet, request.original_protocol);
+    return std::make_unique<RawTraceHandler>(names, request.quiet, request.original_protocol,
+                                             request.observe);
   }
   std::optional<TraceFileNames> text_names;
   if (!request.text_to_stdout) {
@@ -172,8 +173,9 @@ RecordResult record(const RecordRequest& request) {
   TracerSettings tracer = request.tracer;
   tracer.attachments = directory;  // beside the traces (the current directory for -o stdout)
   // The process writes its trace file itself unless the recorder transforms the stream: -P, or the
-  // sp-rtrace command's stripping of rtrace's packets (trace_file_passing.h).
-  tracer.file_from_recorder = !request.convert && !request.original_protocol;
+  // sp-rtrace command's stripping of rtrace's packets (trace_file_passing.h), or an observer reads
+  // it as it comes.
+  tracer.file_from_recorder = !request.convert && !request.original_protocol && !request.observe;
   const std::vector<EnvironmentChange> environment =
       tracer_environment(request, tracer, &socket.path());
   const std::unique_ptr<TraceHandler> handler = make_handler(request, names, socket);

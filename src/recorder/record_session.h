@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "recorder/stream_tap.h"
 #include "recorder/text_trace_handler.h"
 #include "recorder/trace_file_names.h"
 #include "recorder/tracer_settings.h"
@@ -28,6 +29,8 @@ struct RecordRequest {
   TraceNameStyle name_style = TraceNameStyle::Program;
   // -P: post-process each trace in-process; without it the binary stream is kept as it came.
   std::optional<TraceConverter> convert;
+  // Without -P: reads each trace's stream as it comes, besides keeping it (--profile-every).
+  std::optional<StreamObserver> observe;
   bool quiet = false;
   // sp-rtrace: the trace files hold the original protocol only (rtrace's extension packets, the
   // command line and the trace end, are left out; docs/protocol-extensions.md).

@@ -43,6 +43,9 @@ std::string format_tracer_options(const TracerSettings& s) {
       text += fmt::format(",{}=1", key::kLeakCheck);
     }
   }
+  if (s.sample_bytes != 0) {
+    text += fmt::format(",{}={}", key::kSampleBytes, s.sample_bytes);
+  }
   if (s.file_from_recorder) {
     text += fmt::format(",{}=1", key::kFileFromRecorder);
   }

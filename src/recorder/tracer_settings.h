@@ -24,6 +24,7 @@ struct TracerSettings {
   bool arguments = false;              // function arguments (ARGS packets)
   bool compact = false;                // the compact format (docs/format.md), not sp-rtrace's
   bool leak_check = false;             // the leak check (compact only): leak kinds at the end
+  std::uint64_t sample_bytes = 0;      // --sample-bytes: the memory module samples; 0: all
   int compress_level = 0;              // the compact trace as a zstd frame at this level; 0: none
   std::optional<std::string> managed;  // -m: the directory the process writes its trace into
   bool extensions = true;  // false: the tracer writes the original protocol only (no RCMD/REND)

@@ -130,16 +130,28 @@ void ReportBuilder::change_live(Site& site, std::int64_t blocks, std::int64_t by
   }
 }
 
+SampleEstimate ReportBuilder::estimate(std::uint64_t size, std::uint32_t type,
+                                       std::uint64_t key) const {
+  if (sample_interval_ == 0 || type != memory_type_) {
+    return {.count = 1, .bytes = size};
+  }
+  return estimate_sample(size, sample_interval_, key);
+}
+
 void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   TypeState& state = type_state(key.type);
   TypeTotals& totals = state.totals;
   const bool counted = position_ == RangePosition::Inside;
+  // What this call stands for (itself, unless the trace is sampled) among the allocations, and
+  // as a live block (keyed by what its release knows too: id and size).
+  const SampleEstimate allocated = estimate(record.call.size, key.type, record.call.index);
+  const SampleEstimate live = live_estimate(key, record.call.size);
   if (counted) {
-    ++totals.allocations;
-    totals.bytes_allocated += record.call.size;
+    totals.allocations += allocated.count;
+    totals.bytes_allocated += allocated.bytes;
     totals.largest_allocation =
         std::max<std::uint64_t>(totals.largest_allocation, record.call.size);
-    ++totals.histogram[histogram_bucket(record.call.size)];
+    totals.histogram[histogram_bucket(record.call.size)] += allocated.count;
   }
 
   if (freed_.size() != 0) {
@@ -160,8 +172,8 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
                      .allocator = function_id(record.function) | (in_range ? kInRange : 0)};
   Site& site = sites_[site_index];
   if (counted) {
-    ++site.allocations;
-    site.bytes_allocated += record.call.size;
+    site.allocations += allocated.count;
+    site.bytes_allocated += allocated.bytes;
   }
   FunctionCount& by_function = function_counts_[allocator_of(*block)];
   by_function.allocations += counted ? 1 : 0;
@@ -169,10 +181,11 @@ void ReportBuilder::allocate(const CallRecord& record, const ResourceKey& key) {
   ++by_function.live_blocks;
   by_function.live_bytes += record.call.size;
   if (in_range) {
-    ++site.grown_blocks;
-    site.grown_bytes += record.call.size;
+    site.grown_blocks += live.count;
+    site.grown_bytes += live.bytes;
   }
-  change_live(site, 1, static_cast<std::int64_t>(record.call.size), record.call);
+  change_live(site, static_cast<std::int64_t>(live.count), static_cast<std::int64_t>(live.bytes),
+              record.call);
 }
 
 std::uint32_t ReportBuilder::function_id(std::string_view function) {
@@ -200,9 +213,9 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
     type_state(key.type).totals.null_releases += counted ? 1 : 0;  // releases nothing
     return;
   }
-  type_state(key.type).totals.releases += counted ? 1 : 0;
   const std::optional<LiveBlock> block = live_.release(key);
   if (!block) {
+    type_state(key.type).totals.releases += counted ? 1 : 0;
     if (counted && key.id != 0 && !live_.contains(key)) {
       ++type_state(key.type).totals.released_before_tracing;
       note_invalid_release(record, key);
@@ -210,31 +223,39 @@ void ReportBuilder::release(const CallRecord& record, const ResourceKey& key) {
     return;
   }
   note_released(record, key, *block);
+  // What its allocation added as a live block, taken back.
+  const SampleEstimate live = live_estimate(key, block->size);
+  type_state(key.type).totals.releases += counted ? live.count : 0;
   Site& site = sites_[block->site];
   const bool allocated_in_range = (block->allocator & kInRange) != 0;
   if (allocated_in_range) {
-    --site.grown_blocks;
-    site.grown_bytes -= block->size;
+    site.grown_blocks -= live.count;
+    site.grown_bytes -= live.bytes;
   }
   // A temporary of a range: its allocation too is in it.
   if (just_allocated(record.call) == key && counted && (!range_ || allocated_in_range)) {
-    ++site.temporary;
-    ++state_of(key.type).totals.temporary;
+    site.temporary += live.count;
+    state_of(key.type).totals.temporary += live.count;
   }
-  change_live(site, -1, -static_cast<std::int64_t>(block->size), record.call);
+  change_live(site, -static_cast<std::int64_t>(live.count), -static_cast<std::int64_t>(live.bytes),
+              record.call);
   const std::uint32_t allocator = allocator_of(*block);
   --function_counts_[allocator].live_blocks;
   function_counts_[allocator].live_bytes -= block->size;
   if (counted && mismatched(function_families_[allocator], release_family(record.function))) {
     MismatchCount& count = mismatches_[{block->site, allocator, function_id(record.function),
                                         tree_->intern(record.frames)}];
-    ++count.blocks;
-    count.bytes += block->size;
+    count.blocks += live.count;
+    count.bytes += live.bytes;
   }
 }
 
 void ReportBuilder::module(const ModuleInfo& module) {
   data_.attached = data_.attached || module.name == tracer_options::kAttachModuleName;
+  if (const std::optional<std::uint64_t> interval = sampling_interval(module.name)) {
+    sample_interval_ = *interval;
+    data_.sample_bytes = interval;
+  }
 }
 
 void ReportBuilder::set_range(const CallRange& range) {

@@ -24,6 +24,7 @@
 #include "filters/resource_map.h"
 #include "filters/suppression_rules.h"
 #include "model/call_range.h"
+#include "model/sampling.h"
 #include "model/trace_sink.h"
 #include "reports/allocator_family.h"
 #include "reports/checkpoint_profile.h"
@@ -110,6 +111,13 @@ class ReportBuilder final : public TraceSink {
   TypeState& type_state(std::uint32_t type);
   std::uint32_t site_for(std::uint32_t type, std::span<const Frame> frames, std::uint64_t index);
   void change_live(Site& site, std::int64_t blocks, std::int64_t bytes, const Call& call);
+  // What an allocation of `size` bytes of `type` stands for (model/sampling.h): itself, unless
+  // the trace is sampled and the type is memory, the one the tracer samples.
+  SampleEstimate estimate(std::uint64_t size, std::uint32_t type, std::uint64_t key) const;
+  // A live block's, the same at its allocation and its release.
+  SampleEstimate live_estimate(const ResourceKey& key, std::uint64_t size) const {
+    return estimate(size, key.type, key.id * 0x9e3779b97f4a7c15ULL ^ size);
+  }
   void allocate(const CallRecord& record, const ResourceKey& key);
   void release(const CallRecord& record, const ResourceKey& key);
   std::uint32_t function_id(std::string_view function);
@@ -161,7 +169,8 @@ class ReportBuilder final : public TraceSink {
   void note_released(const CallRecord& record, const ResourceKey& key, const LiveBlock& block);
   void note_invalid_release(const CallRecord& record, const ResourceKey& key);
   void finish_invalid_releases();
-  std::uint32_t memory_type_ = 0;  // the type named "memory", whose blocks the check classifies
+  std::uint32_t memory_type_ = 0;      // the type named "memory", whose blocks the check classifies
+  std::uint64_t sample_interval_ = 0;  // the trace's sampling (model/sampling.h); 0: none
   void finish_leak_kinds();
 
   std::shared_ptr<const SuppressionRules> suppressions_;

@@ -187,6 +187,9 @@ struct ReportData {
   // The tracer was attached to the running process (rtrace record -p): what it allocated before
   // is not in the trace, and releases of it are counted apart.
   bool attached = false;
+  // A sampled trace's interval (rtrace record --sample-bytes): the memory type's counts and bytes
+  // are estimates (model/sampling.h).
+  std::optional<std::uint64_t> sample_bytes;
   std::uint64_t calls = 0;
   std::optional<ReportRange> range;  // the whole trace when absent
   // The earliest timestamp of the calls (none without times): times are shown since then.

@@ -262,5 +262,33 @@ TEST(PprofExport, TruncatedTraceSaysWhatOtherExportsSay) {
   EXPECT_EQ(pprof_total(dir / "cut.pb.gz", "alloc_space"), folded_bytes);
 }
 
+// speedscope (tests/browser/speedscope_view.mjs, npm, in headless Chromium) opens the export of
+// the demo's trace: it reads it as a pprof profile, without an error, and its sandwich view lists
+// the functions of the allocations' stacks with the profile's default sample type, in-use bytes.
+TEST(PprofExport, SpeedscopeShowsTheStacks) {
+  const test::ScratchDir dir;
+  const std::string trace = record_demo(dir);
+  const test::CommandResult exported =
+      test::run_command(rtrace() + " export pprof " + trace + " -o " + quoted(dir / "p.pb.gz"));
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const test::CommandResult viewed =
+      test::run_command(std::string(RTRACE_NODE_PROGRAM) + " " +
+                        quoted(test::source_dir() / "tests" / "browser" / "speedscope_view.mjs") +
+                        " " + quoted(dir / "p.pb.gz"));
+  ASSERT_EQ(viewed.status, 0) << viewed.err;
+  const nlohmann::json shown = nlohmann::json::parse(viewed.out);
+  EXPECT_EQ(shown.at("errors"), nlohmann::json::array()) << viewed.out;
+  const std::vector<std::string> console = shown.at("console");
+  EXPECT_NE(std::ranges::find(console, "Importing as protobuf encoded pprof file"), console.end())
+      << viewed.out;
+  const std::string text = shown.at("text").get<std::string>() + "\n";
+  EXPECT_NE(text.find("Total\tSelf\tSymbol Name\n"), std::string::npos) << text;
+  // leaky.c's blocks alive at exit: allocated by document_open and grow_log, called from main.
+  for (const char* function : {"document_open", "grow_log", "main"}) {
+    EXPECT_NE(text.find(std::string("\t") + function + "\n"), std::string::npos) << function << "\n"
+                                                                                 << text;
+  }
+}
+
 }  // namespace
 }  // namespace rtrace

@@ -1,10 +1,12 @@
 // The process a report is about: its program and pid, its command line, how the trace ended,
-// its memory (peak RSS, the heap's last statistics in the text), and the number of calls.
+// its memory (peak RSS, the heap's last statistics in the text), whether its memory figures are
+// estimates of a sampled trace, and the number of calls.
 #include <fmt/format.h>
 
 #include <iterator>
 
 #include "model/command_line.h"
+#include "model/sampling.h"
 #include "pipeline/completeness_check.h"
 #include "reports/human_units.h"
 #include "reports/section_table.h"
@@ -44,6 +46,10 @@ void append_memory(std::string& out, const ReportData& data) {
   if (data.attached) {
     out += "traced from: an attach to the running process (rtrace record -p)\n";
   }
+  if (data.sample_bytes) {
+    fmt::format_to(std::back_inserter(out), "memory figures: {}\n",
+                   sampling_note(*data.sample_bytes));
+  }
   if (data.end) {
     fmt::format_to(std::back_inserter(out), "trace ended by: {}\n", end_description(*data.end));
     fmt::format_to(std::back_inserter(out), "peak RSS: {} (RSS at the end: {})\n",
@@ -77,12 +83,18 @@ void json(const SectionInput& input, JsonLines& out) {
   out.push_back({{"pid", input.data.pid}});
   out.push_back(trace_ending_json(input.data));
   out.push_back({{"calls", input.data.calls}});
+  if (input.data.sample_bytes) {
+    out.push_back({{"sampled_every_bytes", *input.data.sample_bytes}});
+  }
 }
 
 void html(const SectionInput& input, HtmlSectionParts& out) {
   Json line = {{"process", json_text(input.data.process)}, {"pid", input.data.pid}};
   line.update(trace_ending_json(input.data));
   line["calls"] = input.data.calls;
+  if (input.data.sample_bytes) {
+    line["sampled_every_bytes"] = *input.data.sample_bytes;
+  }
   out.members.push_back(std::move(line));
 }
 

@@ -17,6 +17,11 @@ extern "C" {
 // Non-zero while a trace is being recorded. Wrappers read it (relaxed) before doing any work.
 RTRACE_EXPORT extern int rtrace_tracing;
 
+// The memory module's sampling interval in bytes (the option sample-bytes), 0: every allocation
+// is recorded. Set by the session from its options before any module registers; read (relaxed)
+// on every allocation.
+RTRACE_EXPORT extern std::uint64_t rtrace_sample_bytes;
+
 // Non-zero while this thread runs the tracer's own code (the set-up, unwinding, encoding, the
 // control thread): no module records what it calls. A module's wrappers also have a guard of
 // their own (OwnGuard, module_sdk.h) for the real functions they run.

@@ -104,6 +104,8 @@ void apply(const char* key, const char* key_end, const char* value, const char* 
     options.file_from_recorder = number != 0;
   } else if (key_is(key, key_end, option_key::kLeakCheck)) {
     options.leak_check = number != 0;
+  } else if (key_is(key, key_end, option_key::kSampleBytes)) {
+    options.sample_bytes = number;
   } else if (key_is(key, key_end, option_key::kCompress)) {
     options.compress_level =
         number <= TracerOptions::kMaxCompressLevel ? static_cast<int>(number) : 0;

@@ -40,6 +40,9 @@ struct TracerOptions {
   // leak-check=1 (with compact=1): keep the live blocks and classify them when the trace ends
   // (output/live_blocks.h, session/leak_check.h)
   bool leak_check = false;
+  // sample-bytes=N: the memory module records an allocation with the probability of a Poisson
+  // process of mean interval N bytes hitting it (0: every allocation)
+  std::uint64_t sample_bytes = 0;
   std::uint64_t sizes[kMaxSizes] = {};  // sizes=N;M (-M): backtraces only for these sizes
   std::size_t size_count = 0;
   char managed_dir[PATH_MAX] = {};  // managed=<dir> (-m): write <dir>/<pid>-<n>.rtrace ourselves

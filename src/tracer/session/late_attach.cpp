@@ -104,6 +104,7 @@ int load_modules(const char* modules) {
 void take_options() {
   g_session.options = parse_options(g_options);
   g_session.options.start = false;
+  __atomic_store_n(&rtrace_sample_bytes, g_session.options.sample_bytes, __ATOMIC_RELAXED);
   std::memcpy(g_session.socket_path, g_socket, sizeof g_socket);
 }
 

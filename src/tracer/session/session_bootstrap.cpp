@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "tracer/api/tracer_api.h"
 #include "tracer/core/clock.h"
 #include "tracer/core/environment.h"
 #include "tracer/core/libc_memory.h"
@@ -89,6 +90,7 @@ bool initialize() {
   g_session.options = parse_options(
       attached != nullptr ? attached : environment_value(tracer_environment::kOptionsVariable));
   g_session.options.start = g_session.options.start && attached == nullptr;
+  __atomic_store_n(&rtrace_sample_bytes, g_session.options.sample_bytes, __ATOMIC_RELAXED);
   g_session.pid = ::getpid();
   if (attached == nullptr && !claim_root_process(g_session.pid) &&
       !g_session.options.follow_forks) {

@@ -30,6 +30,7 @@
 using rtrace::tracer::FinishReason;
 
 int rtrace_tracing = 0;
+std::uint64_t rtrace_sample_bytes = 0;
 __thread int rtrace_guard __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {

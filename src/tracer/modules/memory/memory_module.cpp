@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "protocol/tracer_options.h"
 #include "tracer/core/decimal.h"
 #include "tracer/modules/memory/bootstrap_heap.h"
 #include "tracer/modules/memory/memory_tracing.h"
@@ -23,8 +24,24 @@ bool resolve_real_functions() {
   return g_real.free != nullptr;
 }
 
+// A sampled trace names its interval in a module record of its own (tracer_options.h).
+void register_sampling() {
+  const std::uint64_t interval = sample_interval();
+  if (interval == 0) {
+    return;
+  }
+  read_sample_seed();
+  protect_sampled_blocks_across_fork();
+  char name[sizeof tracer_options::kSampledModulePrefix + 24];
+  std::memcpy(name, tracer_options::kSampledModulePrefix,
+              sizeof tracer_options::kSampledModulePrefix - 1);
+  format_decimal(name + sizeof tracer_options::kSampledModulePrefix - 1, interval);
+  rtrace_register_module(name, 1, 0);
+}
+
 void register_memory_module() {
   rtrace_register_module("memory", 1, 0);
+  register_sampling();
   g_memory_resource = rtrace_register_resource("memory", "memory allocation in bytes", 0);
   rtrace_module_ready();
 }

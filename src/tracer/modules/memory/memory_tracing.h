@@ -9,8 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <optional>
 
 #include "tracer/api/module_sdk.h"
+#include "tracer/modules/memory/byte_sampler.h"
+#include "tracer/modules/memory/sampled_blocks.h"
 
 namespace rtrace::tracer {
 
@@ -80,25 +83,71 @@ inline bool memory_tracing_now() {
   return tracing_now<MemoryModule>();
 }
 
+// Records an allocation (after the real call returned it), or, in a sampled trace, only the
+// allocations the sampler picks, whose addresses it remembers for their release.
 inline void record_memory_allocation(const char* name, std::size_t size, const void* pointer,
                                      const void* return_address, const RtraceArg* args = nullptr,
                                      std::uint32_t arg_count = 0) {
-  record_allocation(g_memory_resource, name, size, reinterpret_cast<std::uintptr_t>(pointer),
-                    return_address, args, arg_count);
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  if (const std::uint64_t interval = sample_interval(); interval != 0) {
+    if (!sample_allocation(interval, size) || !remember_sampled(address)) {
+      return;
+    }
+  }
+  record_allocation(g_memory_resource, name, size, address, return_address, args, arg_count);
 }
 
+// An allocation by `allocate` (which returns the pointer, null on failure), recorded under
+// `name`. The real function runs under the module's guard: what it allocates inside is not
+// recorded again.
 template <typename Allocate>
 void* traced_memory_allocation(const char* name, std::size_t size, const void* return_address,
                                Allocate&& allocate) {
-  return traced_allocation<MemoryModule>(g_memory_resource, name, size, return_address, allocate);
+  if (!memory_tracing_now()) {
+    return allocate();
+  }
+  MemoryGuard guard;
+  void* pointer = allocate();
+  if (pointer != nullptr) {
+    record_memory_allocation(name, size, pointer, return_address);
+  }
+  return pointer;
 }
 
-// The release of `pointer` (see ReleaseRecorder).
-class MemoryRelease : public ReleaseRecorder {
+// The release of `pointer` (see ReleaseRecorder). In a sampled trace, only the release of a
+// block whose allocation was recorded; cancel() puts the block back among the sampled ones (the
+// release did not happen: a failed realloc).
+class MemoryRelease {
  public:
   MemoryRelease(const char* name, const void* pointer, const void* return_address)
-      : ReleaseRecorder(g_memory_resource, name, reinterpret_cast<std::uintptr_t>(pointer),
-                        return_address) {}
+      : address_(reinterpret_cast<std::uintptr_t>(pointer)) {
+    sampled_ = sample_interval() != 0;
+    if (!sampled_ || forget_sampled(address_)) {
+      recorder_.emplace(g_memory_resource, name, address_, return_address);
+    }
+  }
+  MemoryRelease(const MemoryRelease&) = delete;
+  MemoryRelease& operator=(const MemoryRelease&) = delete;
+  ~MemoryRelease() = default;
+
+  void commit() {
+    if (recorder_) {
+      recorder_->commit();
+    }
+  }
+  void cancel() {
+    if (recorder_) {
+      recorder_->cancel();
+      if (sampled_) {
+        remember_sampled(address_);
+      }
+    }
+  }
+
+ private:
+  std::uintptr_t address_;
+  bool sampled_ = false;
+  std::optional<ReleaseRecorder> recorder_;
 };
 
 // Writes `value` in decimal into `out` (24 bytes are enough).
