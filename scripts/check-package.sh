@@ -105,7 +105,7 @@ cp "$root"/tests/install/package/* "$root/examples/leaky.c" "$scratch/smoke/"
 mmdebstrap --variant=custom --skip=update \
   --setup-hook="tar-in $base /" \
   --customize-hook="copy-in $scratch/packages $scratch/smoke /root" \
-  --customize-hook='chroot "$1" apt-get install -y --no-install-recommends /root/packages/*.deb' \
+  --customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends /root/packages/*.deb"' \
   --customize-hook='chroot "$1" bash /root/smoke/smoke-test.sh /root/smoke' \
   "$suite" /dev/null
 echo "== check-package: the packages work on a fresh Debian 12" >&2
