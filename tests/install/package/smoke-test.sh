@@ -115,13 +115,23 @@ expect_match "$page" "^ +rtrace +- trace how a program allocates" "man rtrace"
 man -w rtrace-record > /dev/null || fail "man rtrace-record: no page"
 
 echo "== smoke test: bash completion" >&2
-# As an interactive shell does: bash-completion loads the completion of a command from the file
-# named after it, the first time it is completed.
+# As a user's shell does: an interactive login shell (bash -il) gets bash-completion from
+# /etc/profile.d, whose default completion loads a command's completion from the file named after
+# it on the first Tab; the function `complete -p rtrace` then names completes the words. bash
+# -i without a terminal says so on stderr (kept in bash.err, shown on a failure).
 completion_of() {
-  bash -c 'source /usr/share/bash-completion/bash_completion && __load_completion rtrace &&
-           COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && _rtrace_complete &&
-           printf "%s\n" "${COMPREPLY[@]}"' completion "$@"
+  bash -il -c 'loader=$(complete -p -D) && loader=${loader#*-F } && "${loader%% *}" rtrace
+               spec=$(complete -p rtrace) || exit 1
+               [[ $# -eq 0 ]] && { echo "$spec"; exit 0; }
+               function=${spec#*-F } && function=${function%% *}
+               COMP_WORDS=("$@") && COMP_CWORD=$(($# - 1)) && COMP_LINE="$*" &&
+                 COMP_POINT=${#COMP_LINE}
+               "$function" rtrace "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+               printf "%s\n" "${COMPREPLY[@]}"' completion "$@" 2> "$work/bash.err" ||
+    fail "bash -il: completion of $*: $(cat "$work/bash.err")"
 }
+spec=$(completion_of)
+expect_match "$spec" "^complete( -[a-zA-Z]+)* -F [_a-zA-Z0-9]+ rtrace$" "complete -p rtrace"
 [[ $(completion_of rtrace rec) == record ]] || fail "completing 'rtrace rec': $(completion_of rtrace rec)"
 # The -e values come from the installed recorder's module list: every module but main.
 aliases=$(awk 'NR > 1 && !/^\(in / && $1 != "main" { print $1 }' <<< "$modules" | sort)
