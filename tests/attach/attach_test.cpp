@@ -287,10 +287,14 @@ TEST(Attach, InterruptingTheRecorderDetachesAndTheProcessCanBeAttachedAgain) {
     EXPECT_EQ(report_lines_of(trace),
               (std::vector<std::string>{
                   "traced from: an attach to the running process (rtrace record -p)",
-                  fmt::format("  memory (memory allocation in bytes): 8 calls, 5 allocations of "
-                              "6170 bytes, 3 releases ({} freed, allocated before tracing), 0 "
-                              "temporary",
-                              round == 0 ? 3 : 0)}));
+                  // The second time the server's three blocks are gone: it frees null pointers,
+                  // which release nothing.
+                  round == 0 ? "  memory (memory allocation in bytes): 8 calls, 5 allocations of "
+                               "6170 bytes, 3 releases (3 freed, allocated before tracing), 0 "
+                               "temporary"
+                             : "  memory (memory allocation in bytes): 8 calls, 5 allocations of "
+                               "6170 bytes, 0 releases (0 freed, allocated before tracing), 3 "
+                               "null releases, 0 temporary"}));
     ASSERT_TRUE(server.command('r'));
   }
   ASSERT_TRUE(server.command('x'));
@@ -401,24 +405,6 @@ TEST(Attach, TracesFilesAndMemoryWithTwoModules) {
        "# Resource - memory (memory allocation in bytes):",
        "# 5 block(s) leaked with total size of 6170 bytes"});
   EXPECT_EQ(leaks, expected);
-}
-
-// The same server linked with mimalloc: its malloc and free, mimalloc's, are traced from the
-// attach on as the C library's are.
-TEST(Attach, TracesAProgramLinkedWithMimalloc) {
-  const ScratchDir out;
-  Child server({RTRACE_ATTACH_SERVER_MIMALLOC}, true, false);
-  ASSERT_TRUE(server.read_until("ok\n"));
-  AttachedRecorder recorder(server.pid(), out.path());
-  ASSERT_TRUE(recorder.attached(server.pid())) << recorder.rest_of_output();
-  ASSERT_TRUE(server.command('p'));
-  ASSERT_TRUE(server.command('l'));
-  EXPECT_EQ(detach(server.pid()).status, 0);
-  EXPECT_EQ(recorder.wait(), 0) << recorder.rest_of_output();
-  ASSERT_TRUE(server.command('r'));
-  ASSERT_TRUE(server.command('x'));
-  EXPECT_EQ(server.wait(), 7);
-  EXPECT_EQ(leaks_of(only_trace(out.path())), kFiveLeaks);
 }
 
 // ---- what cannot be attached --------------------------------------------------------------------
