@@ -186,16 +186,23 @@ void* traced_allocation(std::uint32_t resource, const char* name, std::size_t si
 // is written (rtrace_prepare_held): a string literal.
 class ReleaseRecorder {
  public:
+  // Holds nothing: a release not recorded, unless hold() starts one later.
+  ReleaseRecorder() = default;
   ReleaseRecorder(std::uint32_t resource, const char* name, std::uint64_t id,
                   const void* return_address, const RtraceArg* args = nullptr,
                   std::uint32_t arg_count = 0) {
-    const RtraceCall call{resource, sprtrace::kCallFree, name, 0, id, args, arg_count};
-    held_ = rtrace_prepare_held(&call, return_address);
+    hold(resource, name, id, return_address, args, arg_count);
   }
   ReleaseRecorder(const ReleaseRecorder&) = delete;
   ReleaseRecorder& operator=(const ReleaseRecorder&) = delete;
   ~ReleaseRecorder() { cancel(); }
 
+  // What the constructor with arguments does, for one made holding nothing.
+  void hold(std::uint32_t resource, const char* name, std::uint64_t id, const void* return_address,
+            const RtraceArg* args = nullptr, std::uint32_t arg_count = 0) {
+    const RtraceCall call{resource, sprtrace::kCallFree, name, 0, id, args, arg_count};
+    held_ = rtrace_prepare_held(&call, return_address);
+  }
   void commit() { settle(1); }
   void cancel() { settle(0); }
 

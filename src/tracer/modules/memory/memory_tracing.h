@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
-#include <optional>
 
 #include "tracer/api/module_sdk.h"
 #include "tracer/modules/memory/byte_sampler.h"
@@ -122,32 +121,28 @@ class MemoryRelease {
   MemoryRelease(const char* name, const void* pointer, const void* return_address)
       : address_(reinterpret_cast<std::uintptr_t>(pointer)) {
     sampled_ = sample_interval() != 0;
-    if (!sampled_ || forget_sampled(address_)) {
-      recorder_.emplace(g_memory_resource, name, address_, return_address);
+    recording_ = !sampled_ || forget_sampled(address_);
+    if (recording_) {
+      recorder_.hold(g_memory_resource, name, address_, return_address);
     }
   }
   MemoryRelease(const MemoryRelease&) = delete;
   MemoryRelease& operator=(const MemoryRelease&) = delete;
   ~MemoryRelease() = default;
 
-  void commit() {
-    if (recorder_) {
-      recorder_->commit();
-    }
-  }
+  void commit() { recorder_.commit(); }
   void cancel() {
-    if (recorder_) {
-      recorder_->cancel();
-      if (sampled_) {
-        remember_sampled(address_);
-      }
+    recorder_.cancel();
+    if (recording_ && sampled_) {
+      remember_sampled(address_);
     }
   }
 
  private:
   std::uintptr_t address_;
   bool sampled_ = false;
-  std::optional<ReleaseRecorder> recorder_;
+  bool recording_ = false;
+  ReleaseRecorder recorder_;  // holds nothing when the release is not recorded
 };
 
 // Writes `value` in decimal into `out` (24 bytes are enough).
