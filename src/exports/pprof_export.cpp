@@ -62,7 +62,7 @@ class PprofExport final : public AllocationProfile {
     if (type == nullptr && !types().empty()) {
       type = types().front();  // nothing allocates: an empty profile in the trace's own units
     }
-    out_.write(encoder_.encode(type, heap_columns(unit_of(type)), header(type)));
+    out_.write(encoder_.encode(type, heap_columns(unit_of(type)), profile_header(type)));
     out_.flush();
   }
 
@@ -78,7 +78,7 @@ class PprofExport final : public AllocationProfile {
     return reports::resource_unit(totals);
   }
 
-  ProfileHeader header(const TypeProfile* type) const {
+  ProfileHeader profile_header(const TypeProfile* type) const {
     ProfileHeader header;
     std::string comment = fmt::format(
         "rtrace export pprof: {} of {}", type == nullptr ? "nothing allocated" : type->type.type,
