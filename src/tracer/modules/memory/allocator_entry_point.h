@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <utility>
 
 #include "tracer/api/real_symbol.h"
 #include "tracer/modules/memory/bootstrap_heap.h"
@@ -84,12 +85,8 @@ void entry_point_release(const char* name, void* pointer, const void* return_add
   record.commit();
 }
 
-// What a resizing call did to the old block when it returned null: kept it (realloc), or
-// released it all the same (mimalloc's reallocf).
-enum class OnFailure { KeepsOld, FreesOld };
-
-// A resizing call (`reallocate` returns the new block or null): the release of `old`, then the
-// allocation of the new block, both under `name`, as the memory module records realloc.
+// A resizing entry point (`reallocate` returns the new block or null), recorded as the memory
+// module records realloc (traced_reallocation), once the bootstrap heap has had its say.
 template <typename Reallocate>
 void* entry_point_reallocation(const char* name, void* old, std::size_t size,
                                const void* return_address, OnFailure on_failure,
@@ -100,28 +97,8 @@ void* entry_point_reallocation(const char* name, void* old, std::size_t size,
   if (!memory_module_ready()) {
     return bootstrap_allocate(size, 16);
   }
-  if (!memory_tracing_now()) {
-    return reallocate();
-  }
-  MemoryGuard guard;
-  if (old == nullptr) {
-    void* pointer = reallocate();
-    if (pointer != nullptr) {
-      record_memory_allocation(name, size, pointer, return_address);
-    }
-    return pointer;
-  }
-  MemoryRelease release(name, old, return_address);
-  void* pointer = reallocate();
-  if (pointer != nullptr || size == 0 || on_failure == OnFailure::FreesOld) {
-    release.commit();
-  } else {
-    release.cancel();
-  }
-  if (pointer != nullptr) {
-    record_memory_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
+  return traced_reallocation(name, old, size, return_address, on_failure,
+                             std::forward<Reallocate>(reallocate));
 }
 
 // The fallbacks' aligned allocation over the C allocator: null when `alignment` is not a power

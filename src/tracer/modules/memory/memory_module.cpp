@@ -59,8 +59,10 @@ using rtrace::tracer::memory_module_ready;
 using rtrace::tracer::memory_tracing_now;
 using rtrace::tracer::MemoryGuard;
 using rtrace::tracer::MemoryRelease;
+using rtrace::tracer::OnFailure;
 using rtrace::tracer::record_memory_allocation;
 using rtrace::tracer::traced_memory_allocation;
+using rtrace::tracer::traced_reallocation;
 
 namespace {
 
@@ -103,34 +105,6 @@ void* traced_aligned(const char* name, std::size_t alignment, std::size_t size,
   return pointer;
 }
 
-// realloc and reallocarray: the release of the old block, then the new block.
-template <typename Reallocate>
-void* traced_reallocation(const char* name, void* old, std::size_t size, const void* return_address,
-                          Reallocate&& reallocate) {
-  if (!memory_tracing_now()) {
-    return reallocate();
-  }
-  MemoryGuard guard;
-  if (old == nullptr) {
-    void* pointer = reallocate();
-    if (pointer != nullptr) {
-      record_memory_allocation(name, size, pointer, return_address);
-    }
-    return pointer;
-  }
-  MemoryRelease release(name, old, return_address);
-  void* pointer = reallocate();
-  if (pointer != nullptr || size == 0) {
-    release.commit();
-  } else {
-    release.cancel();
-  }
-  if (pointer != nullptr) {
-    record_memory_allocation(name, size, pointer, return_address);
-  }
-  return pointer;
-}
-
 }  // namespace
 
 namespace rtrace::tracer {
@@ -166,7 +140,7 @@ RTRACE_EXPORT void* realloc(void* old, std::size_t size) {
   if (!memory_module_ready()) {
     return bootstrap_allocate(size, 16);
   }
-  return traced_reallocation("realloc", old, size, __builtin_return_address(0),
+  return traced_reallocation("realloc", old, size, __builtin_return_address(0), OnFailure::KeepsOld,
                              [&] { return g_real.realloc(old, size); });
 }
 
@@ -183,6 +157,7 @@ RTRACE_EXPORT void* reallocarray(void* old, std::size_t count, std::size_t size)
     return realloc(old, total);
   }
   return traced_reallocation("reallocarray", old, total, __builtin_return_address(0),
+                             OnFailure::KeepsOld,
                              [&] { return g_real.reallocarray(old, count, size); });
 }
 

@@ -145,6 +145,40 @@ class MemoryRelease {
   ReleaseRecorder recorder_;  // holds nothing when the release is not recorded
 };
 
+// What a resizing call did to the old block when it returned null: kept it (realloc), or
+// released it all the same (mimalloc's reallocf).
+enum class OnFailure { KeepsOld, FreesOld };
+
+// A resizing call (`reallocate` returns the new block or null): the release of `old`, then the
+// allocation of the new block, both under `name` (realloc, reallocarray, the other allocators'
+// own resizing calls).
+template <typename Reallocate>
+void* traced_reallocation(const char* name, void* old, std::size_t size, const void* return_address,
+                          OnFailure on_failure, Reallocate&& reallocate) {
+  if (!memory_tracing_now()) {
+    return reallocate();
+  }
+  MemoryGuard guard;
+  if (old == nullptr) {
+    void* pointer = reallocate();
+    if (pointer != nullptr) {
+      record_memory_allocation(name, size, pointer, return_address);
+    }
+    return pointer;
+  }
+  MemoryRelease release(name, old, return_address);
+  void* pointer = reallocate();
+  if (pointer != nullptr || size == 0 || on_failure == OnFailure::FreesOld) {
+    release.commit();
+  } else {
+    release.cancel();
+  }
+  if (pointer != nullptr) {
+    record_memory_allocation(name, size, pointer, return_address);
+  }
+  return pointer;
+}
+
 // Writes `value` in decimal into `out` (24 bytes are enough).
 void format_decimal(char* out, std::uint64_t value);
 
